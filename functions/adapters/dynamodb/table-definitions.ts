@@ -1,0 +1,105 @@
+/**
+ * The DynamoDB tables, defined once: the CDK stack and the local runtime both create
+ * tables from these definitions, and repositories read their names from `envVar`.
+ */
+export type AttributeType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: AttributeType;
+}
+
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+}
+
+export interface TableDefinition {
+  /** Construct id in the stack and suffix of the local table name. */
+  id: string;
+  /** Environment variable that carries the table name to the functions. */
+  envVar: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  globalIndexes?: IndexDefinition[];
+  timeToLiveAttribute?: string;
+}
+
+export const ARTICLE_INDEX = {
+  /** Sparse: only generated articles carry `generatedSeq` (dense 1..n per account). */
+  generated: 'generated',
+  /** Sparse: only articles not generated yet carry `queueSortKey`. */
+  queue: 'queue',
+  /** Sparse: articles the sweeper must look at again (`sweepBucket`, due at `sweepAt`). */
+  sweep: 'sweep',
+} as const;
+
+export const WEBSITE_INDEX = {
+  /** Sparse: website items (not URL guard items) carry `listSortKey`. */
+  byCreation: 'byCreation',
+} as const;
+
+export const tableDefinitions = {
+  accounts: {
+    id: 'Accounts',
+    envVar: 'ACCOUNTS_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+  },
+  apiTokens: {
+    id: 'ApiTokens',
+    envVar: 'API_TOKENS_TABLE',
+    partitionKey: { name: 'tokenHash', type: 'S' },
+  },
+  dailyUsage: {
+    id: 'DailyUsage',
+    envVar: 'DAILY_USAGE_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'day', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+  },
+  websites: {
+    id: 'Websites',
+    envVar: 'WEBSITES_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'websiteKey', type: 'S' },
+    globalIndexes: [
+      {
+        indexName: WEBSITE_INDEX.byCreation,
+        partitionKey: { name: 'accountId', type: 'S' },
+        sortKey: { name: 'listSortKey', type: 'S' },
+      },
+    ],
+  },
+  categories: {
+    id: 'Categories',
+    envVar: 'CATEGORIES_TABLE',
+    partitionKey: { name: 'websiteUuid', type: 'S' },
+    sortKey: { name: 'categoryUuid', type: 'S' },
+  },
+  articles: {
+    id: 'Articles',
+    envVar: 'ARTICLES_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'articleUuid', type: 'S' },
+    globalIndexes: [
+      {
+        indexName: ARTICLE_INDEX.generated,
+        partitionKey: { name: 'accountId', type: 'S' },
+        sortKey: { name: 'generatedSeq', type: 'N' },
+      },
+      {
+        indexName: ARTICLE_INDEX.queue,
+        partitionKey: { name: 'accountId', type: 'S' },
+        sortKey: { name: 'queueSortKey', type: 'S' },
+      },
+      {
+        indexName: ARTICLE_INDEX.sweep,
+        partitionKey: { name: 'sweepBucket', type: 'S' },
+        sortKey: { name: 'sweepAt', type: 'S' },
+      },
+    ],
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableName = keyof typeof tableDefinitions;

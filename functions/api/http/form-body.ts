@@ -1,0 +1,85 @@
+/**
+ * Parses request bodies of create operations: multipart/form-data (as SPEC.md says),
+ * application/x-www-form-urlencoded and JSON, all as UTF-8. Values stay raw; the zod schema
+ * of each operation decides what they mean.
+ */
+import busboy from 'busboy';
+import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
+
+export type FormFields = Record<string, unknown>;
+
+/** Largest body accepted by any operation. */
+export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_FIELDS = 50;
+
+export interface RawBody {
+  body: string | null;
+  isBase64Encoded: boolean;
+  contentType: string | undefined;
+}
+
+export async function parseFormBody({ body, isBase64Encoded, contentType }: RawBody): Promise<FormFields> {
+  const bytes = body === null ? Buffer.alloc(0) : Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  if (bytes.length === 0) return {};
+
+  const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  switch (mediaType) {
+    case 'application/json':
+      return parseJson(bytes);
+    case 'application/x-www-form-urlencoded':
+      return collect(new URLSearchParams(bytes.toString('utf8')).entries());
+    case 'multipart/form-data':
+      return parseMultipart(bytes, contentType ?? '');
+    default:
+      throw new UnsupportedMediaTypeError(mediaType || 'none');
+  }
+}
+
+function parseJson(bytes: Buffer): FormFields {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new MalformedBodyError('invalid JSON.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new MalformedBodyError('a JSON body must be an object.');
+  }
+  return parsed as FormFields;
+}
+
+function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: { fields: MAX_FIELDS, fieldSize: MAX_BODY_BYTES, files: 0 },
+      });
+    } catch (error) {
+      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
+      return;
+    }
+    const entries: [string, string][] = [];
+    parser.on('field', (name, value) => entries.push([name, value]));
+    parser.on('file', (_name, stream) => stream.resume());
+    parser.on('error', (error: unknown) =>
+      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.')),
+    );
+    parser.on('close', () => resolve(collect(entries)));
+    parser.end(bytes);
+  });
+}
+
+/** A field sent twice becomes an array, so that schemas reject it instead of guessing. */
+function collect(entries: Iterable<[string, string]>): FormFields {
+  const fields: FormFields = {};
+  for (const [name, value] of entries) {
+    const previous = fields[name];
+    if (previous === undefined) fields[name] = value;
+    else fields[name] = Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return fields;
+}

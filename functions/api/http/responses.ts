@@ -1,0 +1,70 @@
+/**
+ * Every HTTP response body and status of the API comes from here: successes, and the
+ * mapping of named domain errors to HTTP (the only place that does it).
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import {
+  DomainError,
+  MalformedBodyError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnauthenticatedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../core/errors';
+import { logger } from '../../shared/logger';
+
+export interface ApiResult {
+  statusCode: number;
+  body: unknown;
+}
+
+export const errorBodies = {
+  unauthenticated: { message: 'Unauthenticated.' },
+  forbidden: { message: 'Forbidden.' },
+  notFound: { message: 'Not found.' },
+  methodNotAllowed: { message: 'Method not allowed.' },
+  payloadTooLarge: { message: 'The request body is too large.' },
+  tooManyRequests: { message: 'Too many requests.' },
+  serverError: { message: 'Server error.' },
+} as const;
+
+export function ok(body: unknown): ApiResult {
+  return { statusCode: 200, body };
+}
+
+export function created(body: unknown): ApiResult {
+  return { statusCode: 201, body };
+}
+
+export function accepted(body: unknown): ApiResult {
+  return { statusCode: 202, body };
+}
+
+/** Maps an error thrown by a use case to its HTTP result; unknown errors are a logged 500. */
+export function errorResult(error: unknown, requestId: string): ApiResult {
+  if (error instanceof ValidationError) {
+    return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors } };
+  }
+  if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
+  if (error instanceof UnauthenticatedError) return { statusCode: 401, body: errorBodies.unauthenticated };
+  if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
+  if (error instanceof UnsupportedMediaTypeError)
+    return { statusCode: 415, body: { message: error.message } };
+  if (error instanceof MalformedBodyError) return { statusCode: 400, body: { message: error.message } };
+  if (error instanceof DomainError) return { statusCode: 400, body: { message: error.message } };
+  logger.error('Unhandled error', { error: error instanceof Error ? error : String(error), requestId });
+  return { statusCode: 500, body: { ...errorBodies.serverError, request_id: requestId } };
+}
+
+export function toProxyResult(result: ApiResult, requestId: string): APIGatewayProxyResult {
+  return {
+    statusCode: result.statusCode,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Request-Id': requestId,
+    },
+    body: JSON.stringify(result.body),
+  };
+}

@@ -1,0 +1,5 @@
+import { listLanguages } from '../core/languages';
+import { apiHandler } from './http/api-handler';
+import { ok } from './http/responses';
+
+export const handler = apiHandler(async () => ok({ data: listLanguages() }));

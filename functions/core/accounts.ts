@@ -1,0 +1,121 @@
+/** Accounts, credits and API tokens. Tokens are 256-bit random and stored only as SHA-256. */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { NotFoundError, UnauthenticatedError, ValidationError } from './errors';
+
+export interface Account {
+  accountId: string;
+  name: string;
+  credits: number;
+  dailyLimit: number;
+  /** Number of generated articles; the dense sequence behind article-list pagination. */
+  generatedCount: number;
+  createdAt: string;
+}
+
+export interface ApiTokenRecord {
+  tokenHash: string;
+  accountId: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export interface AccountStore {
+  create(account: Account): Promise<void>;
+  get(accountId: string): Promise<Account | undefined>;
+  /** Adds credits atomically; throws NotFoundError for an unknown account. */
+  addCredits(accountId: string, amount: number): Promise<Account>;
+}
+
+export interface TokenStore {
+  put(record: ApiTokenRecord): Promise<void>;
+  get(tokenHash: string): Promise<ApiTokenRecord | undefined>;
+  /** Marks the token revoked; returns false when no such token exists. */
+  revoke(tokenHash: string, revokedAt: string): Promise<boolean>;
+}
+
+export const DEFAULT_DAILY_LIMIT = 100;
+const TOKEN_PREFIX = 'ink_';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+function newToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export async function createAccount(
+  deps: { accounts: AccountStore; tokens: TokenStore; now?: () => Date },
+  input: { name: string; credits: number; dailyLimit?: number },
+): Promise<{ account: Account; token: string }> {
+  const name = input.name.trim();
+  if (name === '') throw ValidationError.forField('name', 'The name is required.');
+  assertWholeNumber('credits', input.credits, 0);
+  const dailyLimit = input.dailyLimit ?? DEFAULT_DAILY_LIMIT;
+  assertWholeNumber('daily_limit', dailyLimit, 1);
+  const createdAt = (deps.now?.() ?? new Date()).toISOString();
+  const account: Account = {
+    accountId: randomUUID(),
+    name,
+    credits: input.credits,
+    dailyLimit,
+    generatedCount: 0,
+    createdAt,
+  };
+  await deps.accounts.create(account);
+  const token = await issueToken(deps, account.accountId);
+  return { account, token };
+}
+
+/** Creates a new token for an existing account; the plain token is returned once, never stored. */
+export async function issueToken(
+  deps: { accounts: AccountStore; tokens: TokenStore; now?: () => Date },
+  accountId: string,
+): Promise<string> {
+  if (!(await deps.accounts.get(accountId))) throw new NotFoundError('Account');
+  const token = newToken();
+  await deps.tokens.put({
+    tokenHash: hashToken(token),
+    accountId,
+    createdAt: (deps.now?.() ?? new Date()).toISOString(),
+  });
+  return token;
+}
+
+export async function revokeToken(
+  deps: { tokens: TokenStore; now?: () => Date },
+  token: string,
+): Promise<void> {
+  const revoked = await deps.tokens.revoke(
+    hashToken(token.trim()),
+    (deps.now?.() ?? new Date()).toISOString(),
+  );
+  if (!revoked) throw new NotFoundError('Token');
+}
+
+/** Maps an `Authorization` header value (`Bearer <token>`) to its account id. */
+export async function authenticate(
+  deps: { tokens: TokenStore },
+  authorization: string | undefined,
+): Promise<string> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const token = match?.[1];
+  if (!token) throw new UnauthenticatedError();
+  const record = await deps.tokens.get(hashToken(token));
+  if (!record || record.revokedAt) throw new UnauthenticatedError();
+  return record.accountId;
+}
+
+export async function addCredits(
+  deps: { accounts: AccountStore },
+  input: { accountId: string; amount: number },
+): Promise<Account> {
+  assertWholeNumber('amount', input.amount, 1);
+  return deps.accounts.addCredits(input.accountId, input.amount);
+}
+
+function assertWholeNumber(field: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw ValidationError.forField(field, `The ${field} must be a whole number of at least ${min}.`);
+  }
+}

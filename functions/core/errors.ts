@@ -1,0 +1,63 @@
+/**
+ * Named domain errors. Use cases throw these; `functions/api/http/error-response.ts` is the
+ * one place that turns them into HTTP responses.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export abstract class DomainError extends Error {
+  override readonly name: string = this.constructor.name;
+}
+
+/** Input that breaks a rule; nothing was changed. */
+export class ValidationError extends DomainError {
+  constructor(
+    readonly fieldErrors: FieldErrors,
+    message = firstMessage(fieldErrors) ?? 'The given data was invalid.',
+  ) {
+    super(message);
+  }
+
+  static forField(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+}
+
+/** The record does not exist for this account (another account's records do not exist either). */
+export class NotFoundError extends DomainError {
+  constructor(readonly resource: string) {
+    super(`${resource} not found.`);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor() {
+    super('Unauthenticated.');
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  constructor(readonly limitBytes: number) {
+    super(`The request body is larger than ${limitBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(contentType: string) {
+    super(
+      `Unsupported content type "${contentType}". Send multipart/form-data, application/x-www-form-urlencoded or application/json.`,
+    );
+  }
+}
+
+export class MalformedBodyError extends DomainError {
+  constructor(detail: string) {
+    super(`The request body could not be parsed: ${detail}`);
+  }
+}
+
+function firstMessage(fieldErrors: FieldErrors): string | undefined {
+  for (const messages of Object.values(fieldErrors)) {
+    if (messages[0]) return messages[0];
+  }
+  return undefined;
+}

@@ -1,0 +1,16 @@
+/** Settings shared by the stack, the local runtime and the functions. */
+export const runtimeSettings = {
+  /** Worker Lambda timeout; the queue's visibility timeout is 6x this. */
+  workerTimeoutSeconds: 300,
+  /** Deliveries of one generation message before it goes to the dead-letter queue. */
+  maxReceiveCount: 5,
+  /** Messages handed to one worker invocation. */
+  workerBatchSize: 5,
+  /** Minutes between sweeper runs. */
+  sweeperIntervalMinutes: 1,
+  /** Seconds an authorizer decision is cached by API Gateway (token revocation delay). */
+  authorizerCacheSeconds: 60,
+  apiTimeoutSeconds: 29,
+} as const;
+
+export const visibilityTimeoutSeconds = runtimeSettings.workerTimeoutSeconds * 6;

@@ -1,0 +1,24 @@
+/** Unit tests run alone; integration tests share emulators started once per run. */
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+const common = {
+  testEnvironment: 'node',
+  transform,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/emulators-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/emulators-global-teardown.ts',
+    },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+  ],
+  testTimeout: 60_000,
+};

@@ -1,0 +1,48 @@
+"""moto_server with KMS keys that survive a restart.
+
+moto keeps everything in memory, so a key created again after a restart would get a new
+id and new key material, and site passwords encrypted earlier could not be decrypted.
+This launcher derives key ids and key material from a seed kept in the local data folder:
+the n-th key created gets the same id and material on every run. Local use only.
+
+Usage: python3 moto_server.py STATE_DIR [moto_server arguments...]
+"""
+import hashlib
+import itertools
+import os
+import secrets
+import sys
+import uuid
+
+import moto.kms.models as kms_models
+from moto.server import main
+
+state_dir = sys.argv.pop(1)
+os.makedirs(state_dir, exist_ok=True)
+seed_path = os.path.join(state_dir, "kms-seed")
+if not os.path.exists(seed_path):
+    with open(seed_path, "w") as seed_file:
+        seed_file.write(secrets.token_hex(32))
+with open(seed_path) as seed_file:
+    seed = seed_file.read().strip()
+
+key_numbers = itertools.count()
+current = {"n": 0}
+
+
+def seeded_key_id(multi_region=False):
+    current["n"] = next(key_numbers)
+    digest = hashlib.sha256(f"{seed}:id:{current['n']}".encode()).digest()
+    key_id = str(uuid.UUID(bytes=digest[:16], version=4))
+    return "mrk-" + key_id.replace("-", "") if multi_region else key_id
+
+
+def seeded_master_key():
+    return hashlib.sha256(f"{seed}:material:{current['n']}".encode()).digest()
+
+
+kms_models.generate_key_id = seeded_key_id
+kms_models.generate_master_key = seeded_master_key
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

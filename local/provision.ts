@@ -1,0 +1,140 @@
+/**
+ * Creates what the functions need in the local emulators, idempotently: the tables (from the
+ * shared table definitions), the generation queue with its dead-letter queue, and the KMS key.
+ */
+import {
+  type AttributeDefinition,
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  CreateAliasCommand,
+  CreateKeyCommand,
+  DescribeKeyCommand,
+  type KMSClient,
+  NotFoundException,
+} from '@aws-sdk/client-kms';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type TableDefinition,
+  type TableName,
+  tableDefinitions,
+} from '../functions/adapters/dynamodb/table-definitions';
+import { runtimeSettings, visibilityTimeoutSeconds } from '../functions/shared/runtime-settings';
+
+export interface ProvisionedResources {
+  /** Environment variables that point the functions at the provisioned resources. */
+  env: Record<string, string>;
+  tableNames: Record<TableName, string>;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  keyId: string;
+}
+
+export async function provision(
+  clients: { dynamodb: DynamoDBClient; sqs: SQSClient; kms: KMSClient },
+  options: { prefix: string },
+): Promise<ProvisionedResources> {
+  const tableNames = {} as Record<TableName, string>;
+  const env: Record<string, string> = {};
+  for (const [name, definition] of Object.entries(tableDefinitions) as [TableName, TableDefinition][]) {
+    const tableName = `${options.prefix}-${definition.id}`;
+    await ensureTable(clients.dynamodb, tableName, definition);
+    tableNames[name] = tableName;
+    env[definition.envVar] = tableName;
+  }
+
+  const deadLetterQueueUrl = await ensureQueue(clients.sqs, `${options.prefix}-generation-dlq`, {});
+  const { Attributes } = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const queueUrl = await ensureQueue(clients.sqs, `${options.prefix}-generation`, {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: Attributes?.QueueArn,
+      maxReceiveCount: runtimeSettings.maxReceiveCount,
+    }),
+  });
+  env.GENERATION_QUEUE_URL = queueUrl;
+
+  const keyId = await ensureKey(clients.kms, `alias/${options.prefix}-site-passwords`);
+  env.SITE_PASSWORD_KEY_ID = keyId;
+
+  return { env, tableNames, queueUrl, deadLetterQueueUrl, keyId };
+}
+
+async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  definition: TableDefinition,
+): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const attributes = new Map<string, AttributeDefinition>();
+  const addAttribute = (key: { name: string; type: 'S' | 'N' }) =>
+    attributes.set(key.name, { AttributeName: key.name, AttributeType: key.type });
+  addAttribute(definition.partitionKey);
+  if (definition.sortKey) addAttribute(definition.sortKey);
+  for (const index of definition.globalIndexes ?? []) {
+    addAttribute(index.partitionKey);
+    if (index.sortKey) addAttribute(index.sortKey);
+  }
+  const keySchema = (partition: { name: string }, sort?: { name: string }) => [
+    { AttributeName: partition.name, KeyType: 'HASH' as const },
+    ...(sort ? [{ AttributeName: sort.name, KeyType: 'RANGE' as const }] : []),
+  ];
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes.values()],
+      KeySchema: keySchema(definition.partitionKey, definition.sortKey),
+      GlobalSecondaryIndexes: definition.globalIndexes?.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: keySchema(index.partitionKey, index.sortKey),
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  if (definition.timeToLiveAttribute) {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
+      }),
+    );
+  }
+}
+
+async function ensureQueue(
+  client: SQSClient,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<string> {
+  const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  if (!QueueUrl) throw new Error(`CreateQueue returned no URL for ${name}`);
+  return QueueUrl;
+}
+
+async function ensureKey(client: KMSClient, alias: string): Promise<string> {
+  try {
+    const { KeyMetadata } = await client.send(new DescribeKeyCommand({ KeyId: alias }));
+    if (KeyMetadata?.KeyId) return KeyMetadata.KeyId;
+  } catch (error) {
+    if (!(error instanceof NotFoundException)) throw error;
+  }
+  const { KeyMetadata } = await client.send(
+    new CreateKeyCommand({ Description: 'Inkpress site passwords (local)' }),
+  );
+  const keyId = KeyMetadata?.KeyId;
+  if (!keyId) throw new Error('CreateKey returned no key id');
+  await client.send(new CreateAliasCommand({ AliasName: alias, TargetKeyId: keyId }));
+  return keyId;
+}

@@ -1,0 +1,85 @@
+import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import * as deps from '../../functions/adapters/dependencies';
+import { handler as authorize } from '../../functions/api/authorizer';
+import { handler as listLanguages } from '../../functions/api/list-languages';
+import * as accounts from '../../functions/core/accounts';
+import { apiEvent, loadEvent } from '../support/events';
+import { provisionTestResources } from '../support/test-resources';
+
+beforeAll(async () => {
+  await provisionTestResources();
+});
+
+function authorizerEvent(authorization: string): APIGatewayTokenAuthorizerEvent {
+  return {
+    ...loadEvent<APIGatewayTokenAuthorizerEvent>('authorizer.json'),
+    authorizationToken: authorization,
+  };
+}
+
+describe('bearer tokens', () => {
+  it('maps a valid token to its account, with a policy covering the whole API', async () => {
+    const { account, token } = await accounts.createAccount(
+      { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+      { name: 'Acme', credits: 10 },
+    );
+    const result = await authorize(authorizerEvent(`Bearer ${token}`));
+    expect(result.context).toEqual({ accountId: account.accountId });
+    expect(result.policyDocument.Statement[0]).toMatchObject({
+      Effect: 'Allow',
+      Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/prod/*',
+    });
+  });
+
+  it.each([
+    ['no header', ''],
+    ['no Bearer scheme', 'Basic abc'],
+    ['unknown token', 'Bearer ink_unknown'],
+  ])('rejects %s with Unauthorized', async (_label, header) => {
+    await expect(authorize(authorizerEvent(header))).rejects.toThrow('Unauthorized');
+  });
+
+  it('rejects a revoked token', async () => {
+    const { token } = await accounts.createAccount(
+      { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+      { name: 'Revoked', credits: 0 },
+    );
+    await accounts.revokeToken({ tokens: deps.tokenStore() }, token);
+    await expect(authorize(authorizerEvent(`Bearer ${token}`))).rejects.toThrow('Unauthorized');
+  });
+
+  it('stores only the SHA-256 of a token', async () => {
+    const { token } = await accounts.createAccount(
+      { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+      { name: 'Hashed', credits: 0 },
+    );
+    expect(await deps.tokenStore().get(token)).toBeUndefined();
+    expect(await deps.tokenStore().get(accounts.hashToken(token))).toMatchObject({
+      tokenHash: accounts.hashToken(token),
+    });
+  });
+});
+
+describe('GET /v1/languages', () => {
+  it('lists supported language codes and names as JSON with a request id', async () => {
+    const response = await listLanguages(apiEvent('list-languages'));
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.['Content-Type']).toMatch(/^application\/json/);
+    expect(response.headers?.['X-Request-Id']).toBe('c6af9ac6-7b61-11e6-9a41-93e8deadbeef');
+    const body = JSON.parse(response.body);
+    expect(body.data).toEqual(
+      expect.arrayContaining([
+        { code: 'en', name: 'English' },
+        { code: 'de', name: 'German' },
+      ]),
+    );
+  });
+
+  it('answers 401 JSON when no account reached the handler', async () => {
+    const event = apiEvent('list-languages');
+    event.requestContext.authorizer = null;
+    const response = await listLanguages(event);
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body)).toEqual({ message: 'Unauthenticated.' });
+  });
+});
