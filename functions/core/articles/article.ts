@@ -1,0 +1,61 @@
+/** The article record: one item from creation, through generation, to publication. */
+import type { AiModel } from '../pricing';
+
+/**
+ * Generation state. `queued`: credits reserved, waiting for or in generation.
+ * `not_enough_credits` / `daily_limit_reached`: deferred, nothing charged; the sweeper
+ * re-attempts the reservation. `generated`: done. `error`: failed for good, refunded.
+ */
+export type ArticleState = 'queued' | 'not_enough_credits' | 'daily_limit_reached' | 'generated' | 'error';
+
+/** Publication to the linked website. `pending`: not yet on the site (first try or retrying). */
+export type PublishState = 'pending' | 'published';
+
+export interface ArticleRequest {
+  keyword: string;
+  h2Count: number;
+  aiModel: AiModel;
+  language: string;
+  title?: string;
+  needBold: boolean;
+  websiteUuid?: string;
+  categoryUuid?: string;
+  /** ISO time; only with a website. */
+  publishAt?: string;
+  draft: boolean;
+}
+
+export interface Article extends ArticleRequest {
+  accountId: string;
+  articleUuid: string;
+  state: ArticleState;
+  createdAt: string;
+  /** Price at creation. */
+  estimatedCredits: number;
+  /** Credits held for this article now (0 when deferred or refunded). */
+  creditsCharged: number;
+  /** When generation starts (or was deferred to). */
+  startGenerationAt?: string;
+
+  // Generation results
+  generatedTitle?: string;
+  content?: string;
+  totalWords?: number;
+  generatedAt?: string;
+  /** Model name the provider was asked for, and the tokens it reported. */
+  providerModel?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Position in the account's generated list (1..n, dense). */
+  generatedSeq?: number;
+  /** Last generation failure, for the operator. */
+  lastError?: string;
+
+  // Publication
+  slug?: string;
+  publishState?: PublishState;
+  publishAttempts?: number;
+  cmsId?: string;
+  cmsPermalink?: string;
+  publishedAt?: string;
+}

@@ -1,0 +1,66 @@
+/** Websites (registered WordPress sites) and their categories, and how they look on the wire. */
+import { toBit, toWireTime } from '../wire';
+
+export interface Website {
+  accountId: string;
+  websiteUuid: string;
+  /** Normalised site URL (scheme + host + path, no trailing slash). */
+  url: string;
+  login: string;
+  /** Base64 KMS ciphertext of the password, bound to {accountId, websiteUuid}. Never returned. */
+  passwordCiphertext: string;
+  loginIsUnauthorized: boolean;
+  isUnreachable: boolean;
+  totalCreditsUsed: number;
+  articlesCount: number;
+  categoriesCount: number;
+  createdAt: string;
+  /** Last time the sweeper checked the site (ISO). */
+  checkedAt?: string;
+}
+
+export interface Category {
+  websiteUuid: string;
+  categoryUuid: string;
+  /** Term id on the WordPress site. */
+  cmsId: string;
+  name: string;
+  slug: string;
+  /** Term id of the parent category on the site, when it has one. */
+  parentCmsId?: string;
+}
+
+export interface WebsiteData {
+  uuid: string;
+  url: string;
+  total_credits_used: number;
+  articles_count: number;
+  categories_count: number;
+  created_at: string | null;
+}
+
+export function websiteData(website: Website): WebsiteData {
+  return {
+    uuid: website.websiteUuid,
+    url: website.url,
+    total_credits_used: website.totalCreditsUsed,
+    articles_count: website.articlesCount,
+    categories_count: website.categoriesCount,
+    created_at: toWireTime(website.createdAt),
+  };
+}
+
+/** The website record of SPEC.md: `{ data, status }`. */
+export function presentWebsite(website: Website) {
+  return {
+    data: websiteData(website),
+    status: {
+      login_is_unauthorized: toBit(website.loginIsUnauthorized),
+      is_unreachable: toBit(website.isUnreachable),
+    },
+  };
+}
+
+export function presentCategory(category: Category) {
+  return { uuid: category.categoryUuid, name: category.name, slug: category.slug, cms_id: category.cmsId };
+}
