@@ -1,0 +1,227 @@
+/**
+ * HTTP(S) requests to customer sites behind the SSRF guard: every hop (the first URL and each
+ * redirect, followed by hand) is checked, and the connection is pinned to the addresses that
+ * were checked, so a DNS answer cannot change between the check and the connect. Connect and
+ * total timeouts, a redirect limit and a response size cap bound every call.
+ */
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import {
+  BlockedDestinationError,
+  checkDestination,
+  type DestinationPolicy,
+  type ResolvedAddress,
+} from './ssrf-guard';
+
+export interface OutboundPolicy extends DestinationPolicy {
+  connectTimeoutMs: number;
+  /** Deadline of the whole call, redirects included. */
+  totalTimeoutMs: number;
+  maxResponseBytes: number;
+  maxRedirects: number;
+}
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** The URL that answered (after redirects). */
+  url: string;
+}
+
+export type OutboundFailure = 'blocked' | 'timeout' | 'network' | 'too_large' | 'redirects';
+
+/** A call that got no usable HTTP answer. The message never carries request headers or bodies. */
+export class OutboundError extends Error {
+  override readonly name = 'OutboundError';
+  constructor(
+    readonly failure: OutboundFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Headers that carry the site credentials; dropped when a redirect leaves the original host. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-inkpress-authorization'];
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Sends a request under the policy, following up to `maxRedirects` redirects, each re-checked. */
+export async function guardedRequest(
+  request: OutboundRequest,
+  policy: OutboundPolicy,
+): Promise<OutboundResponse> {
+  const deadline = Date.now() + policy.totalTimeoutMs;
+  let current = { ...request, headers: { ...request.headers } };
+  for (let hop = 0; ; hop++) {
+    const url = parseUrl(current.url);
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new OutboundError('timeout', `No answer from ${url.host} in time`);
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await withTimeout(checkDestination(url, policy), remaining, url);
+    } catch (error) {
+      if (error instanceof BlockedDestinationError) throw new OutboundError('blocked', error.message);
+      if (error instanceof OutboundError) throw error;
+      throw new OutboundError('network', `Could not resolve ${url.hostname}`);
+    }
+    const response = await sendOnce(url, current, addresses, policy, deadline);
+    const location = response.headers.location;
+    if (!REDIRECT_STATUSES.has(response.status) || !location) return response;
+    if (hop >= policy.maxRedirects) {
+      throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
+    }
+    current = redirected(current, url, new URL(location, url), response.status);
+  }
+}
+
+function parseUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new OutboundError('blocked', 'Invalid URL');
+  }
+}
+
+/** The next request after a redirect: 303 becomes a GET; credentials stay only on the same host over a non-downgraded scheme. */
+function redirected(previous: OutboundRequest, from: URL, to: URL, status: number): OutboundRequest {
+  const headers = { ...previous.headers };
+  const sameHost = to.hostname === from.hostname;
+  const downgrade = from.protocol === 'https:' && to.protocol !== 'https:';
+  if (!sameHost || downgrade) {
+    for (const name of Object.keys(headers)) {
+      if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) delete headers[name];
+    }
+  }
+  if (status === 303 && previous.method !== 'GET') {
+    for (const name of Object.keys(headers)) {
+      if (name.toLowerCase() === 'content-type') delete headers[name];
+    }
+    return { method: 'GET', url: to.toString(), headers };
+  }
+  return { ...previous, url: to.toString(), headers };
+}
+
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
+    const usable = wanted ? addresses.filter((entry) => entry.family === wanted) : addresses;
+    const first = usable[0];
+    if (!first) {
+      callback(Object.assign(new Error('No checked address for this family'), { code: 'ENOTFOUND' }), '', 4);
+      return;
+    }
+    if (options.all) {
+      (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, usable);
+    } else {
+      callback(null, first.address, first.family);
+    }
+  };
+}
+
+function sendOnce(
+  url: URL,
+  request: OutboundRequest,
+  addresses: ResolvedAddress[],
+  policy: OutboundPolicy,
+  deadline: number,
+): Promise<OutboundResponse> {
+  return new Promise((resolve, reject) => {
+    const transport = url.protocol === 'https:' ? https : http;
+    const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+    const headers: Record<string, string> = { ...request.headers };
+    if (body) headers['Content-Length'] = String(body.length);
+    let settled = false;
+    const fail = (error: OutboundError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(totalTimer);
+      clearTimeout(connectTimer);
+      req.destroy();
+      reject(error);
+    };
+    const req = transport.request(url, {
+      method: request.method,
+      headers,
+      agent: false,
+      lookup: pinnedLookup(addresses),
+    });
+    const totalTimer = setTimeout(
+      () => fail(new OutboundError('timeout', `No complete answer from ${url.host} in time`)),
+      Math.max(1, deadline - Date.now()),
+    );
+    let connectTimer: NodeJS.Timeout | undefined;
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(
+        () => fail(new OutboundError('timeout', `Could not connect to ${url.host} in time`)),
+        policy.connectTimeoutMs,
+      );
+      socket.once('connect', () => clearTimeout(connectTimer));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      fail(new OutboundError('network', `Could not reach ${url.host} (${error.code ?? 'network error'})`)),
+    );
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > policy.maxResponseBytes) {
+          fail(
+            new OutboundError(
+              'too_large',
+              `The answer from ${url.host} exceeds ${policy.maxResponseBytes} bytes`,
+            ),
+          );
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('error', () =>
+        fail(new OutboundError('network', `The answer from ${url.host} was cut off`)),
+      );
+      response.on('aborted', () =>
+        fail(new OutboundError('network', `The answer from ${url.host} was cut off`)),
+      );
+      response.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(totalTimer);
+        clearTimeout(connectTimer);
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+          url: url.toString(),
+        });
+      });
+    });
+    req.end(body);
+  });
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, url: URL): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(
+          () => reject(new OutboundError('timeout', `Could not resolve ${url.hostname} in time`)),
+          ms,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
