@@ -50,6 +50,8 @@ export interface Article extends ArticleRequest {
   generatedSeq?: number;
   /** Last generation failure, for the operator. */
   lastError?: string;
+  /** Times the sweeper re-sent the generation message of this article. */
+  requeues?: number;
 
   // Publication
   slug?: string;

@@ -1,0 +1,507 @@
+/**
+ * Articles in DynamoDB. Credits, daily usage, the list sequence and website counters change in
+ * the same transactions as the article, so retries and concurrency never charge twice.
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Article, ArticleState } from '../../core/articles/article';
+import type {
+  ArticlePage,
+  ArticleStore,
+  GenerationResult,
+  Reservation,
+  ReservationOutcome,
+} from '../../core/articles/ports';
+import { slugify } from '../../core/slug';
+import { articleKeys, SWEEP_BUCKET, websiteKeys } from './keys';
+import { ARTICLE_INDEX } from './table-definitions';
+import {
+  backoff,
+  cancellationCodes,
+  isConditionFailure,
+  isRetryableCancellation,
+  MAX_TRANSACTION_ATTEMPTS,
+} from './transactions';
+
+export interface ArticleTables {
+  articles: string;
+  accounts: string;
+  dailyUsage: string;
+  websites: string;
+}
+
+/** Attributes that only serve the indexes; stripped when reading. */
+const INDEX_ATTRIBUTES = ['queueSortKey', 'sweepBucket', 'sweepAt'] as const;
+/** Daily usage items expire a few days after their day. */
+const DAILY_USAGE_TTL_SECONDS = 3 * 24 * 3600;
+/** Time the worker has to publish before the sweeper takes over. */
+const PUBLISH_GRACE_MS = 5 * 60 * 1000;
+
+type Item = Record<string, unknown>;
+
+export class DynamoArticleRepository implements ArticleStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: ArticleTables,
+  ) {}
+
+  async createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
+    const outcome = await this.reserve(article, reservation, (queued) => ({
+      Put: {
+        TableName: this.tables.articles,
+        Item: queued,
+        ConditionExpression: 'attribute_not_exists(articleUuid)',
+      },
+    }));
+    if (outcome === 'reserved') return outcome;
+    if (outcome === undefined) throw new Error(`Article ${article.articleUuid} already exists`);
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tables.articles,
+        Item: deferredItem(article, outcome, reservation),
+        ConditionExpression: 'attribute_not_exists(articleUuid)',
+      }),
+    );
+    return outcome;
+  }
+
+  async retryReservation(
+    article: Article,
+    reservation: Reservation,
+  ): Promise<ReservationOutcome | undefined> {
+    const outcome = await this.reserve(article, reservation, (queued) => ({
+      Update: {
+        TableName: this.tables.articles,
+        Key: articleKeys.article(article.accountId, article.articleUuid),
+        UpdateExpression:
+          'SET #state = :queued, creditsCharged = :price, startGenerationAt = :now, sweepBucket = :bucket, sweepAt = :sweepAt',
+        ConditionExpression: '#state IN (:notEnoughCredits, :dailyLimitReached)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':queued': 'queued',
+          ':price': queued.creditsCharged,
+          ':now': queued.startGenerationAt,
+          ':bucket': queued.sweepBucket,
+          ':sweepAt': queued.sweepAt,
+          ':notEnoughCredits': 'not_enough_credits',
+          ':dailyLimitReached': 'daily_limit_reached',
+        },
+      },
+    }));
+    if (outcome === undefined || outcome === 'reserved') return outcome;
+    const deferred = deferredItem(article, outcome, reservation);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.articles,
+          Key: articleKeys.article(article.accountId, article.articleUuid),
+          UpdateExpression: `SET #state = :state, sweepAt = :sweepAt${deferred.startGenerationAt ? ', startGenerationAt = :start' : ''}`,
+          ConditionExpression: '#state IN (:notEnoughCredits, :dailyLimitReached)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':state': outcome,
+            ':sweepAt': deferred.sweepAt,
+            ':notEnoughCredits': 'not_enough_credits',
+            ':dailyLimitReached': 'daily_limit_reached',
+            ...(deferred.startGenerationAt ? { ':start': deferred.startGenerationAt } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+      throw error;
+    }
+    return outcome;
+  }
+
+  /**
+   * One transaction: the article write, credits >= price then subtract, today's count below the
+   * limit then add one. Returns why it could not reserve, or undefined when the article write's
+   * own condition failed (someone else already moved it on).
+   */
+  private async reserve(
+    article: Article,
+    reservation: Reservation,
+    articleWrite: (
+      queued: Item,
+    ) => NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number],
+  ): Promise<ReservationOutcome | undefined> {
+    const queued = queuedItem(article, reservation);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              articleWrite(queued),
+              {
+                Update: {
+                  TableName: this.tables.accounts,
+                  Key: { accountId: article.accountId },
+                  UpdateExpression: 'SET credits = credits - :price',
+                  ConditionExpression: 'credits >= :price',
+                  ExpressionAttributeValues: { ':price': reservation.price },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.tables.dailyUsage,
+                  Key: { accountId: article.accountId, day: reservation.day },
+                  UpdateExpression:
+                    'SET generations = if_not_exists(generations, :zero) + :one, expiresAt = :expiresAt',
+                  ConditionExpression: 'attribute_not_exists(generations) OR generations < :limit',
+                  ExpressionAttributeValues: {
+                    ':zero': 0,
+                    ':one': 1,
+                    ':limit': reservation.dailyLimit,
+                    ':expiresAt':
+                      Math.floor(Date.parse(`${reservation.day}T00:00:00Z`) / 1000) + DAILY_USAGE_TTL_SECONDS,
+                  },
+                },
+              },
+            ],
+          }),
+        );
+        return 'reserved';
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        if (isConditionFailure(codes[0])) return undefined;
+        if (isConditionFailure(codes[1])) return 'not_enough_credits';
+        if (isConditionFailure(codes[2])) return 'daily_limit_reached';
+        if (!isRetryableCancellation(codes) || attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
+        await backoff(attempt);
+      }
+    }
+  }
+
+  async get(accountId: string, articleUuid: string): Promise<Article | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.articles,
+        Key: articleKeys.article(accountId, articleUuid),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
+    let countOnWebsite = article.websiteUuid !== undefined;
+    for (let attempt = 0; ; attempt++) {
+      const { Item: account } = await this.client.send(
+        new GetCommand({
+          TableName: this.tables.accounts,
+          Key: { accountId: article.accountId },
+          ProjectionExpression: 'generatedCount',
+          ConsistentRead: true,
+        }),
+      );
+      const previous = Number(account?.generatedCount ?? 0);
+      const onWebsite = article.websiteUuid !== undefined;
+      const slug = onWebsite ? (article.slug ?? slugify(result.title)) : undefined;
+      const values: Item = {
+        ':generated': 'generated',
+        ':queued': 'queued',
+        ':title': result.title,
+        ':content': result.content,
+        ':words': result.totalWords,
+        ':providerModel': result.providerModel,
+        ':promptTokens': result.promptTokens,
+        ':completionTokens': result.completionTokens,
+        ':generatedAt': result.generatedAt,
+        ':seq': previous + 1,
+      };
+      let update =
+        'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+      if (onWebsite) {
+        update +=
+          ', slug = :slug, publishState = :pending, sweepBucket = :publication, sweepAt = :publishCheck REMOVE queueSortKey';
+        Object.assign(values, {
+          ':slug': slug,
+          ':pending': 'pending',
+          ':publication': SWEEP_BUCKET.publication,
+          ':publishCheck': new Date(Date.parse(result.generatedAt) + PUBLISH_GRACE_MS).toISOString(),
+        });
+      } else {
+        update += ' REMOVE queueSortKey, sweepBucket, sweepAt';
+      }
+      const transactItems: NonNullable<
+        ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+      > = [
+        {
+          Update: {
+            TableName: this.tables.articles,
+            Key: articleKeys.article(article.accountId, article.articleUuid),
+            UpdateExpression: update,
+            ConditionExpression: '#state = :queued',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: values,
+          },
+        },
+        {
+          Update: {
+            TableName: this.tables.accounts,
+            Key: { accountId: article.accountId },
+            UpdateExpression: 'SET generatedCount = :seq',
+            ConditionExpression:
+              previous === 0
+                ? 'attribute_not_exists(generatedCount) OR generatedCount = :previous'
+                : 'generatedCount = :previous',
+            ExpressionAttributeValues: { ':seq': previous + 1, ':previous': previous },
+          },
+        },
+      ];
+      if (countOnWebsite && article.websiteUuid) {
+        transactItems.push({
+          Update: {
+            TableName: this.tables.websites,
+            Key: websiteKeys.website(article.accountId, article.websiteUuid),
+            UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
+            ConditionExpression: 'attribute_exists(websiteKey)',
+            ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+          },
+        });
+      }
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: transactItems }));
+        return true;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        if (isConditionFailure(codes[0])) return false;
+        // The website was deleted meanwhile: the article is still generated, just not counted there.
+        if (isConditionFailure(codes[2])) countOnWebsite = false;
+        else if (!isConditionFailure(codes[1]) && !isRetryableCancellation(codes)) throw error;
+        if (attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
+        await backoff(attempt);
+      }
+    }
+  }
+
+  async failGeneration(article: Article, reason: string, failedAt: string): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(article.accountId, article.articleUuid);
+      if (current?.state !== 'queued') return false;
+      const refund = current.creditsCharged;
+      const transactItems: NonNullable<
+        ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+      > = [
+        {
+          Update: {
+            TableName: this.tables.articles,
+            Key: articleKeys.article(article.accountId, article.articleUuid),
+            UpdateExpression:
+              'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt',
+            ConditionExpression: '#state = :queued AND creditsCharged = :refund',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: {
+              ':error': 'error',
+              ':zero': 0,
+              ':reason': reason.slice(0, 500),
+              ':failedAt': failedAt,
+              ':queued': 'queued',
+              ':refund': refund,
+            },
+          },
+        },
+      ];
+      if (refund > 0) {
+        transactItems.push({
+          Update: {
+            TableName: this.tables.accounts,
+            Key: { accountId: article.accountId },
+            UpdateExpression: 'ADD credits :refund',
+            ExpressionAttributeValues: { ':refund': refund },
+          },
+        });
+      }
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: transactItems }));
+        return true;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        if (isConditionFailure(codes[0])) return false;
+        if (!isRetryableCancellation(codes) || attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
+        await backoff(attempt);
+      }
+    }
+  }
+
+  async postponeStuckCheck(article: Article, nextCheckAt: string): Promise<void> {
+    await this.updateQueuedSweep(article, nextCheckAt, false);
+  }
+
+  async markRequeued(article: Article, nextCheckAt: string): Promise<void> {
+    await this.updateQueuedSweep(article, nextCheckAt, true);
+  }
+
+  private async updateQueuedSweep(
+    article: Article,
+    nextCheckAt: string,
+    countRequeue: boolean,
+  ): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.articles,
+          Key: articleKeys.article(article.accountId, article.articleUuid),
+          UpdateExpression: countRequeue
+            ? 'SET sweepAt = :at, requeues = if_not_exists(requeues, :zero) + :one'
+            : 'SET sweepAt = :at',
+          ConditionExpression: '#state = :queued',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':at': nextCheckAt,
+            ':queued': 'queued',
+            ...(countRequeue ? { ':zero': 0, ':one': 1 } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+
+  async listGenerated(accountId: string, page: number, perPage: number): Promise<ArticlePage> {
+    const { Item: account } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.accounts,
+        Key: { accountId },
+        ProjectionExpression: 'generatedCount',
+      }),
+    );
+    const total = Number(account?.generatedCount ?? 0);
+    const highestSeq = total - (page - 1) * perPage;
+    if (highestSeq < 1) return { items: [], total };
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.articles,
+        IndexName: ARTICLE_INDEX.generated,
+        KeyConditionExpression: 'accountId = :accountId AND generatedSeq <= :highest',
+        ExpressionAttributeValues: { ':accountId': accountId, ':highest': highestSeq },
+        ScanIndexForward: false,
+        Limit: perPage,
+      }),
+    );
+    return { items: (Items ?? []).map(fromItem), total };
+  }
+
+  async listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage> {
+    const wanted = page * perPage;
+    const items: Item[] = [];
+    let exclusiveStartKey: Item | undefined;
+    do {
+      const { Items, LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.articles,
+          IndexName: ARTICLE_INDEX.queue,
+          KeyConditionExpression: 'accountId = :accountId',
+          ExpressionAttributeValues: { ':accountId': accountId },
+          ScanIndexForward: false,
+          Limit: wanted - items.length,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      items.push(...(Items ?? []));
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey && items.length < wanted);
+    const pageItems = items.slice((page - 1) * perPage).map(fromItem);
+    // The total is known only when the query reached the end of the queue.
+    return exclusiveStartKey ? { items: pageItems } : { items: pageItems, total: items.length };
+  }
+
+  async listDue(bucket: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.articles,
+        IndexName: ARTICLE_INDEX.sweep,
+        KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
+        ExpressionAttributeValues: { ':bucket': SWEEP_BUCKET[bucket], ':dueBy': dueBy },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(fromItem);
+  }
+
+  async makeCreditDeferralsDue(accountId: string, now: string): Promise<number> {
+    let updated = 0;
+    let exclusiveStartKey: Item | undefined;
+    do {
+      const query: QueryCommandInput = {
+        TableName: this.tables.articles,
+        IndexName: ARTICLE_INDEX.queue,
+        KeyConditionExpression: 'accountId = :accountId',
+        FilterExpression: '#state = :state',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':accountId': accountId, ':state': 'not_enough_credits' },
+        ProjectionExpression: 'accountId, articleUuid',
+        ExclusiveStartKey: exclusiveStartKey,
+      };
+      const { Items, LastEvaluatedKey } = await this.client.send(new QueryCommand(query));
+      for (const item of Items ?? []) {
+        try {
+          await this.client.send(
+            new UpdateCommand({
+              TableName: this.tables.articles,
+              Key: articleKeys.article(accountId, String(item.articleUuid)),
+              UpdateExpression: 'SET sweepAt = :now',
+              ConditionExpression: '#state = :state',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':now': now, ':state': 'not_enough_credits' },
+            }),
+          );
+          updated++;
+        } catch (error) {
+          if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+        }
+      }
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey);
+    return updated;
+  }
+}
+
+function queuedItem(article: Article, reservation: Reservation): Item {
+  return {
+    ...article,
+    state: 'queued',
+    creditsCharged: reservation.price,
+    startGenerationAt: reservation.now,
+    queueSortKey: articleKeys.queueSortKey(article.createdAt, article.articleUuid),
+    sweepBucket: SWEEP_BUCKET.generation,
+    sweepAt: reservation.stuckAfter,
+  };
+}
+
+function deferredItem(
+  article: Article,
+  state: Exclude<ReservationOutcome, 'reserved'>,
+  reservation: Reservation,
+): Item {
+  const retryAt =
+    state === 'daily_limit_reached' ? reservation.retryDailyLimitAt : reservation.retryCreditsAt;
+  const deferredState: ArticleState = state;
+  return {
+    ...article,
+    state: deferredState,
+    creditsCharged: 0,
+    queueSortKey: articleKeys.queueSortKey(article.createdAt, article.articleUuid),
+    sweepBucket: SWEEP_BUCKET.reservation,
+    sweepAt: retryAt,
+    ...(state === 'daily_limit_reached' ? { startGenerationAt: reservation.retryDailyLimitAt } : {}),
+  };
+}
+
+function fromItem(item: Item): Article {
+  const article = { ...item };
+  for (const attribute of INDEX_ATTRIBUTES) delete article[attribute];
+  return article as unknown as Article;
+}

@@ -1,0 +1,84 @@
+/**
+ * A deterministic writer for local use without a language-model key. Its text says that it is
+ * offline filler; it is never used when deployed.
+ */
+import type {
+  ArticleBrief,
+  ArticleModel,
+  ArticleModelProvider,
+  Outline,
+  SectionPart,
+  TokenUsage,
+} from '../../core/articles/article-model';
+
+const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+const ASPECTS = [
+  'what it is',
+  'why it matters',
+  'how to get started',
+  'common mistakes',
+  'best practices',
+  'tools that help',
+  'costs and budget',
+  'measuring results',
+  'advanced tips',
+  'frequently asked questions',
+];
+
+export const OFFLINE_NOTICE =
+  'Offline draft: written by the Inkpress offline writer, not by a language model.';
+
+export class OfflineArticleModel implements ArticleModel {
+  readonly providerModel = 'inkpress-offline-writer';
+
+  async outline(brief: ArticleBrief): Promise<{ outline: Outline; usage: TokenUsage }> {
+    const topic = primaryKeyword(brief);
+    const headings = Array.from(
+      { length: brief.h2Count },
+      (_, index) => `${capitalize(topic)}: ${ASPECTS[index % ASPECTS.length]}`,
+    );
+    return {
+      outline: { title: brief.title ?? `${capitalize(topic)}: a practical guide`, headings },
+      usage: NO_USAGE,
+    };
+  }
+
+  async write(brief: ArticleBrief, part: SectionPart): Promise<{ html: string; usage: TokenUsage }> {
+    const topic = primaryKeyword(brief);
+    const key = brief.needBold ? `<strong>${topic}</strong>` : topic;
+    const note = `[${brief.language}] `;
+    switch (part.kind) {
+      case 'introduction':
+        return {
+          html: `<p><em>${OFFLINE_NOTICE}</em></p><p>${note}This article covers ${key} in ${part.outline.headings.length} sections.</p>`,
+          usage: NO_USAGE,
+        };
+      case 'conclusion':
+        return {
+          html: `<p>${note}That is the essential about ${key}. Set OPENAI_API_KEY for real text.</p>`,
+          usage: NO_USAGE,
+        };
+      case 'section':
+        return {
+          html: `<p>${note}Section ${part.index + 1} explains ${part.heading.toLowerCase()} for ${key}.</p><ul><li>One point about ${topic}.</li><li>Another point about ${topic}.</li></ul>`,
+          usage: NO_USAGE,
+        };
+    }
+  }
+}
+
+export class OfflineModelProvider implements ArticleModelProvider {
+  private readonly model = new OfflineArticleModel();
+
+  async modelFor(): Promise<ArticleModel> {
+    return this.model;
+  }
+}
+
+function primaryKeyword(brief: ArticleBrief): string {
+  return (brief.keyword.split(',')[0] ?? brief.keyword).trim();
+}
+
+function capitalize(value: string): string {
+  return value.charAt(0).toUpperCase() + value.slice(1);
+}

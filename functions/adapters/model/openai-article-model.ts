@@ -1,0 +1,133 @@
+/** Article generation through the `openai` client (OpenAI or any compatible server). */
+import OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
+import {
+  type ArticleBrief,
+  type ArticleModel,
+  type ArticleModelProvider,
+  MalformedModelOutputError,
+  type Outline,
+  type SectionPart,
+  type TokenUsage,
+} from '../../core/articles/article-model';
+import type { AiModel } from '../../core/pricing';
+
+const outlineSchema = z.object({
+  title: z.string().describe('SEO title of the article'),
+  headings: z.array(z.string()).describe('The H2 headings, in order'),
+});
+
+function usageOf(usage: OpenAI.CompletionUsage | undefined): TokenUsage {
+  return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
+}
+
+const SYSTEM_PROMPT =
+  'You are an expert SEO copywriter. You write accurate, helpful, original articles. You answer only with what is asked, no preamble.';
+
+export class OpenAiArticleModel implements ArticleModel {
+  constructor(
+    private readonly client: OpenAI,
+    readonly providerModel: string,
+  ) {}
+
+  async outline(brief: ArticleBrief): Promise<{ outline: Outline; usage: TokenUsage }> {
+    const titleRule = brief.title
+      ? `The title is fixed: "${brief.title}". Return it unchanged.`
+      : 'Write a compelling SEO title (at most 70 characters).';
+    let completion: Awaited<ReturnType<OpenAI['chat']['completions']['parse']>>;
+    try {
+      completion = await this.client.chat.completions.parse({
+        model: this.providerModel,
+        messages: [
+          { role: 'system', content: SYSTEM_PROMPT },
+          {
+            role: 'user',
+            content: [
+              `Plan an article in ${brief.languageName} (language code ${brief.language}) for the keyword(s): ${brief.keyword}.`,
+              titleRule,
+              `Give exactly ${brief.h2Count} H2 headings (plain text, no numbering), in ${brief.languageName}.`,
+            ].join('\n'),
+          },
+        ],
+        response_format: zodResponseFormat(outlineSchema, 'outline'),
+      });
+    } catch (error) {
+      if (error instanceof OpenAI.APIError) throw error;
+      throw new MalformedModelOutputError(
+        `Unusable outline: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const parsed = outlineSchema.safeParse(completion.choices[0]?.message.parsed);
+    if (!parsed.success) throw new MalformedModelOutputError('The model returned no usable outline.');
+    return { outline: parsed.data, usage: usageOf(completion.usage) };
+  }
+
+  async write(brief: ArticleBrief, part: SectionPart): Promise<{ html: string; usage: TokenUsage }> {
+    const completion = await this.client.chat.completions.create({
+      model: this.providerModel,
+      messages: [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: sectionPrompt(brief, part) },
+      ],
+    });
+    const html = completion.choices[0]?.message.content;
+    if (!html) throw new MalformedModelOutputError(`The model returned no text for the ${part.kind}.`);
+    return { html, usage: usageOf(completion.usage) };
+  }
+}
+
+function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {
+  const headings = part.outline.headings.map((heading, index) => `${index + 1}. ${heading}`).join('\n');
+  const task =
+    part.kind === 'introduction'
+      ? 'Write the introduction (2 short paragraphs).'
+      : part.kind === 'conclusion'
+        ? 'Write the conclusion (1-2 paragraphs), without a heading.'
+        : `Write the body of the section "${part.heading}" (2-4 paragraphs; a list where it helps), without repeating its heading.`;
+  return [
+    `Article title: ${part.outline.title}`,
+    `Keyword(s): ${brief.keyword}`,
+    `Sections:\n${headings}`,
+    task,
+    `Write in ${brief.languageName} (language code ${brief.language}).`,
+    'Answer in HTML using only <p>, <h3>, <ul>, <ol>, <li>, <em>, <blockquote> and <a href="https://...">. No <h1> or <h2>, no markdown.',
+    brief.needBold
+      ? 'Wrap the most important key phrases (2-4 per section) in <strong>.'
+      : 'Do not use <strong> or <b>.',
+  ].join('\n');
+}
+
+export interface OpenAiSettings {
+  apiKey: () => Promise<string>;
+  baseURL?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Provider model name for each ai_model value. */
+  providerModels: Record<AiModel, string>;
+}
+
+export class OpenAiModelProvider implements ArticleModelProvider {
+  private client: Promise<OpenAI> | undefined;
+
+  constructor(private readonly settings: OpenAiSettings) {}
+
+  async modelFor(aiModel: AiModel): Promise<ArticleModel> {
+    this.client ??= this.settings.apiKey().then(
+      (apiKey) =>
+        new OpenAI({
+          apiKey,
+          timeout: this.settings.timeoutMs,
+          maxRetries: this.settings.maxRetries,
+          ...(this.settings.baseURL ? { baseURL: this.settings.baseURL } : {}),
+        }),
+    );
+    return new OpenAiArticleModel(
+      await this.client.catch((error) => {
+        this.client = undefined;
+        throw error;
+      }),
+      this.settings.providerModels[aiModel],
+    );
+  }
+}

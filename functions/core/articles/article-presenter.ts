@@ -1,0 +1,81 @@
+/** Article records on the wire (SPEC.md "Article record" and "Queued article record"). */
+import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
+import { toBit, toWireTime } from '../wire';
+import type { Article, ArticleState } from './article';
+
+export interface Linked {
+  website?: Website;
+  category?: Category;
+}
+
+/** Outer status of `show` for an article not generated yet. */
+const showStatus: Record<Exclude<ArticleState, 'generated'>, string> = {
+  queued: 'in_progress',
+  not_enough_credits: 'not_enough_credits',
+  daily_limit_reached: 'daily_limit_reached',
+  error: 'error',
+};
+
+/** 1 when the article is (to be) published live on its website, 0 for drafts and unlinked articles. */
+function publishBit(article: Article): 0 | 1 {
+  return toBit(article.websiteUuid !== undefined && !article.draft);
+}
+
+function linkedObjects(linked: Linked) {
+  return {
+    website: linked.website ? websiteData(linked.website) : null,
+    category: linked.category ? presentCategory(linked.category) : null,
+  };
+}
+
+export function presentGeneratedArticle(article: Article, linked: Linked) {
+  const onWebsite = article.websiteUuid !== undefined;
+  return {
+    data: {
+      uuid: article.articleUuid,
+      title: article.generatedTitle ?? article.title ?? '',
+      content: article.content ?? '',
+      language: article.language,
+      slug: onWebsite ? (article.slug ?? null) : null,
+      status: publishBit(article),
+      cms_id: onWebsite ? (article.cmsId ?? null) : null,
+      cms_permalink: onWebsite ? (article.cmsPermalink ?? null) : null,
+      credits_used: article.creditsCharged,
+      ai_model: article.aiModel,
+      total_words: article.totalWords ?? 0,
+      created_at: toWireTime(article.createdAt),
+      published_at: onWebsite ? toWireTime(article.publishedAt) : null,
+      ...linkedObjects(linked),
+    },
+    status: 'generated',
+  };
+}
+
+export function presentQueuedArticle(article: Article, linked: Linked, outerStatus: string) {
+  return {
+    data: {
+      uuid: article.articleUuid,
+      keyword: article.keyword,
+      title: article.title ?? null,
+      language: article.language,
+      slug: article.websiteUuid !== undefined ? (article.slug ?? null) : null,
+      status: publishBit(article),
+      h2_count: article.h2Count,
+      need_bold: toBit(article.needBold),
+      estimated_credits: article.estimatedCredits,
+      not_enough_credits: toBit(article.state === 'not_enough_credits'),
+      generation_error: toBit(article.state === 'error'),
+      daily_limit_reached: toBit(article.state === 'daily_limit_reached'),
+      start_generation_at: toWireTime(article.startGenerationAt),
+      ...linkedObjects(linked),
+    },
+    status: outerStatus,
+  };
+}
+
+/** The record `show` returns: generated, or queued with its generation status. */
+export function presentArticle(article: Article, linked: Linked) {
+  return article.state === 'generated'
+    ? presentGeneratedArticle(article, linked)
+    : presentQueuedArticle(article, linked, showStatus[article.state]);
+}

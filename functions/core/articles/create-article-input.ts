@@ -1,0 +1,76 @@
+/** The input of `POST /v1/articles/create`, with every rule of SPEC.md. */
+import { z } from 'zod';
+import { isSupportedLanguage } from '../languages';
+import { AI_MODELS } from '../pricing';
+import { formBoolean, formInteger, optionalField } from '../schema-helpers';
+
+export const MAX_KEYWORDS = 5;
+export const MAX_KEYWORD_LENGTH = 100;
+export const MAX_TITLE_LENGTH = 200;
+
+const requiredText = (label: string) =>
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
+    })
+    .trim()
+    .min(1, { error: `The ${label} field is required.` });
+
+const uuidField = (label: string) =>
+  z
+    .string({ error: `The ${label} must be text.` })
+    .trim()
+    .pipe(z.uuid({ error: `The ${label} must be a valid UUID.` }));
+
+export const createArticleSchema = z.object({
+  keyword: requiredText('keyword').superRefine((value, context) => {
+    const keywords = value.split(',').map((keyword) => keyword.trim());
+    if (keywords.some((keyword) => keyword === '')) {
+      context.addIssue({ code: 'custom', message: 'The keyword field may not contain empty keywords.' });
+    } else if (keywords.length > MAX_KEYWORDS) {
+      context.addIssue({
+        code: 'custom',
+        message: `The keyword field may contain at most ${MAX_KEYWORDS} keywords.`,
+      });
+    } else if (keywords.some((keyword) => keyword.length > MAX_KEYWORD_LENGTH)) {
+      context.addIssue({
+        code: 'custom',
+        message: `Each keyword may be at most ${MAX_KEYWORD_LENGTH} characters long.`,
+      });
+    }
+  }),
+  h2_count: z.preprocess((value) => (value === '' ? undefined : value), formInteger(1, 10, 'h2_count')),
+  ai_model: requiredText('ai_model').pipe(
+    z.enum(AI_MODELS, { error: `The ai_model must be one of: ${AI_MODELS.join(', ')}.` }),
+  ),
+  language: requiredText('language')
+    .transform((value) => value.toLowerCase())
+    .refine(isSupportedLanguage, { error: 'The language is not supported; see GET /v1/languages.' }),
+  title: optionalField(
+    z
+      .string({ error: 'The title must be text.' })
+      .trim()
+      .max(MAX_TITLE_LENGTH, {
+        error: `The title may not be longer than ${MAX_TITLE_LENGTH} characters.`,
+      }),
+  ),
+  need_bold: optionalField(formBoolean).default(false),
+  website_uuid: optionalField(uuidField('website_uuid')),
+  category_uuid: optionalField(uuidField('category_uuid')),
+  publish_at: optionalField(
+    z
+      .string({ error: 'The publish_at must be an ISO 8601 date-time.' })
+      .trim()
+      .pipe(
+        z.iso.datetime({
+          offset: true,
+          local: false,
+          error: 'The publish_at must be an ISO 8601 date-time, like 2026-12-01T09:30:00.000Z.',
+        }),
+      ),
+  ),
+  draft: optionalField(formBoolean).default(false),
+});
+
+export type CreateArticleInput = z.infer<typeof createArticleSchema>;

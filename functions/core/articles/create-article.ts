@@ -1,0 +1,97 @@
+/** Queue a new article: validate, price, reserve credits and a daily slot, send to generation. */
+import { randomUUID } from 'node:crypto';
+import type { AccountStore } from '../accounts';
+import { UnauthenticatedError, ValidationError } from '../errors';
+import { priceOf } from '../pricing';
+import { slugify } from '../slug';
+import type { Article, ArticleRequest } from './article';
+import type { CreateArticleInput } from './create-article-input';
+import type { ArticleStore, CategoryLookup, Clock, GenerationQueue, WebsiteLookup } from './ports';
+import { reservationAt } from './reservation-policy';
+
+export interface CreateArticleDeps {
+  articles: ArticleStore;
+  accounts: AccountStore;
+  websites: WebsiteLookup;
+  categories: CategoryLookup;
+  queue: GenerationQueue;
+  clock: Clock;
+  /** Called when the message could not be sent; the sweeper re-sends stuck articles. */
+  onEnqueueFailure?: (error: unknown, article: Article) => void;
+}
+
+export async function createArticle(
+  deps: CreateArticleDeps,
+  accountId: string,
+  input: CreateArticleInput,
+): Promise<Article> {
+  const request = await resolveRequest(deps, accountId, input);
+  const account = await deps.accounts.get(accountId);
+  if (!account) throw new UnauthenticatedError();
+
+  const now = deps.clock();
+  const price = priceOf(request);
+  const article: Article = {
+    ...request,
+    accountId,
+    articleUuid: randomUUID(),
+    state: 'queued',
+    createdAt: now.toISOString(),
+    estimatedCredits: price,
+    creditsCharged: 0,
+    ...(request.websiteUuid && request.title ? { slug: slugify(request.title) } : {}),
+  };
+  const outcome = await deps.articles.createWithReservation(
+    article,
+    reservationAt(now, price, account.dailyLimit),
+  );
+  if (outcome === 'reserved') {
+    try {
+      await deps.queue.enqueue({ accountId, articleUuid: article.articleUuid });
+    } catch (error) {
+      // The reservation stands; the sweeper re-sends articles whose generation never started.
+      deps.onEnqueueFailure?.(error, article);
+      await deps.articles.postponeStuckCheck(article, now.toISOString()).catch(() => undefined);
+    }
+  }
+  return { ...article, state: outcome === 'reserved' ? 'queued' : outcome };
+}
+
+/** Checks the website and category; drops the publishing options when no website is given. */
+async function resolveRequest(
+  deps: Pick<CreateArticleDeps, 'websites' | 'categories'>,
+  accountId: string,
+  input: CreateArticleInput,
+): Promise<ArticleRequest> {
+  const base = {
+    keyword: input.keyword
+      .split(',')
+      .map((keyword) => keyword.trim())
+      .join(', '),
+    h2Count: input.h2_count,
+    aiModel: input.ai_model,
+    language: input.language,
+    needBold: input.need_bold,
+    ...(input.title ? { title: input.title } : {}),
+  };
+  if (!input.website_uuid) return { ...base, draft: false };
+
+  const website = await deps.websites.get(accountId, input.website_uuid);
+  if (!website) throw ValidationError.forField('website_uuid', 'The selected website does not exist.');
+  if (input.category_uuid) {
+    const category = await deps.categories.get(website.websiteUuid, input.category_uuid);
+    if (!category) {
+      throw ValidationError.forField(
+        'category_uuid',
+        'The selected category does not belong to the website.',
+      );
+    }
+  }
+  return {
+    ...base,
+    websiteUuid: website.websiteUuid,
+    draft: input.draft,
+    ...(input.category_uuid ? { categoryUuid: input.category_uuid } : {}),
+    ...(input.publish_at ? { publishAt: new Date(input.publish_at).toISOString() } : {}),
+  };
+}
