@@ -1,0 +1,207 @@
+/**
+ * The CmsClient for WordPress sites running the Inkpress Connector plugin. Every call goes
+ * through the SSRF-guarded HTTP layer to `<site>/?rest_route=/inkpress/v1/<route>` (which
+ * works with and without pretty permalinks) and every failure becomes a named CmsError.
+ */
+import { z } from 'zod';
+import {
+  type CmsCategory,
+  type CmsClient,
+  CmsError,
+  type CmsPost,
+  type CmsPostResult,
+  type CmsStatus,
+  type SiteAccess,
+} from '../../core/websites/cms-client';
+import { guardedRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from './guarded-http';
+
+const NAMESPACE = 'inkpress/v1';
+const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector)';
+
+const statusSchema = z.object({
+  user: z.object({ id: z.number(), login: z.string(), roles: z.array(z.string()) }),
+  role_ok: z.boolean(),
+  wordpress_version: z.string(),
+  plugin_version: z.string(),
+});
+
+const categoriesSchema = z.object({
+  categories: z.array(
+    z.object({ id: z.number().int(), name: z.string(), slug: z.string(), parent: z.number().int() }),
+  ),
+});
+
+const postSchema = z.object({
+  id: z.number().int(),
+  link: z.string(),
+  status: z.string(),
+  slug: z.string().nullable(),
+  date_gmt: z.string().nullable(),
+  created: z.boolean(),
+});
+
+const wpErrorSchema = z.object({ code: z.string(), message: z.string().optional() });
+
+export class WordPressClient implements CmsClient {
+  constructor(private readonly policy: OutboundPolicy) {}
+
+  async status(site: SiteAccess): Promise<CmsStatus> {
+    const body = await this.call(site, 'GET', 'status', statusSchema);
+    return {
+      userLogin: body.user.login,
+      roles: body.user.roles,
+      roleOk: body.role_ok,
+      cmsVersion: body.wordpress_version,
+      pluginVersion: body.plugin_version,
+    };
+  }
+
+  async categories(site: SiteAccess): Promise<CmsCategory[]> {
+    const body = await this.call(site, 'GET', 'categories', categoriesSchema);
+    return body.categories.map((category) => ({
+      cmsId: String(category.id),
+      name: category.name,
+      slug: category.slug,
+      ...(category.parent > 0 ? { parentCmsId: String(category.parent) } : {}),
+    }));
+  }
+
+  async createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult> {
+    const body = await this.call(site, 'POST', 'posts', postSchema, {
+      article_uuid: post.articleUuid,
+      title: post.title,
+      content: post.content,
+      status: post.status,
+      ...(post.slug ? { slug: post.slug } : {}),
+      ...(post.dateGmt ? { date_gmt: toWordPressDate(post.dateGmt) } : {}),
+      ...(post.categoryCmsId ? { category_id: Number(post.categoryCmsId) } : {}),
+    });
+    return {
+      cmsId: String(body.id),
+      permalink: body.link,
+      status: body.status,
+      slug: body.slug,
+      dateGmt: body.date_gmt,
+      created: body.created,
+    };
+  }
+
+  private async call<T extends z.ZodType>(
+    site: SiteAccess,
+    method: 'GET' | 'POST',
+    route: string,
+    schema: T,
+    payload?: unknown,
+  ): Promise<z.infer<T>> {
+    const credentials = `Basic ${Buffer.from(`${site.login}:${site.password}`, 'utf8').toString('base64')}`;
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': USER_AGENT,
+      Authorization: credentials,
+      'X-Inkpress-Authorization': credentials,
+    };
+    if (payload !== undefined) headers['Content-Type'] = 'application/json; charset=utf-8';
+    let response: OutboundResponse;
+    try {
+      response = await guardedRequest(
+        {
+          method,
+          url: `${site.url.replace(/\/+$/, '')}/?rest_route=/${NAMESPACE}/${route}`,
+          headers,
+          ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+        },
+        this.policy,
+      );
+    } catch (error) {
+      if (error instanceof OutboundError) {
+        throw new CmsError(error.failure === 'blocked' ? 'blocked' : 'unreachable', error.message);
+      }
+      throw error;
+    }
+    return interpret(response, route, schema);
+  }
+}
+
+/** Maps one HTTP answer of a plugin route to its parsed body or a named CmsError. */
+function interpret<T extends z.ZodType>(response: OutboundResponse, route: string, schema: T): z.infer<T> {
+  const { status } = response;
+  const json = parseJson(response);
+  if (json === undefined) {
+    throw new CmsError(
+      'unreachable',
+      status >= 500
+        ? `The site answered ${status} (server error)`
+        : `The site answered ${status} with ${describeType(response)} instead of JSON`,
+      status,
+    );
+  }
+  const code = wpErrorSchema.safeParse(json).data?.code;
+
+  if (status >= 200 && status < 300) {
+    const parsed = schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
+  }
+  if (status === 401 || status === 403) {
+    if (code === 'inkpress_missing_role') {
+      throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role', status, code);
+    }
+    if (code?.startsWith('inkpress_')) {
+      throw new CmsError('unauthorized', 'The site refused the login or password', status, code);
+    }
+    // With the plugin active, every refusal on its routes carries an inkpress_ code.
+    throw new CmsError(
+      'plugin_missing',
+      `The site refused the request without the plugin (${code ?? status})`,
+      status,
+      code,
+    );
+  }
+  if (status === 404) {
+    throw new CmsError(
+      'plugin_missing',
+      `The site has no ${NAMESPACE} routes (${code ?? 404})`,
+      status,
+      code,
+    );
+  }
+  if (status === 400 || status === 422) {
+    throw new CmsError(
+      'invalid_request',
+      `The plugin rejected the request (${code ?? status})`,
+      status,
+      code,
+    );
+  }
+  throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
+}
+
+function parseJson(response: OutboundResponse): unknown {
+  const type = String(response.headers['content-type'] ?? '').toLowerCase();
+  if (!type.includes('json')) return undefined;
+  try {
+    return JSON.parse(response.body.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    return undefined;
+  }
+}
+
+function describeType(response: OutboundResponse): string {
+  const type = String(response.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim();
+  return type ? type : 'no content type';
+}
+
+/** `2030-01-02T03:04:05Z`: the plugin's date_gmt form (no milliseconds). */
+function toWordPressDate(iso: string): string {
+  return `${new Date(iso).toISOString().slice(0, 19)}Z`;
+}
+
+/** Timeouts and limits of calls to customer sites. */
+export const DEFAULT_SITE_LIMITS = {
+  connectTimeoutMs: 10_000,
+  totalTimeoutMs: 20_000,
+  maxResponseBytes: 5 * 1024 * 1024,
+  maxRedirects: 3,
+} as const;

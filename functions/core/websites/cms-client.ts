@@ -1,0 +1,92 @@
+/**
+ * The port to a customer's site (WordPress with the Inkpress Connector plugin), and the named
+ * failures every call can end in, so that registration and publishing can each decide what
+ * a failure means for them.
+ */
+
+/** Where and as whom to call a site. The password is plain text here and must never be logged. */
+export interface SiteAccess {
+  url: string;
+  login: string;
+  password: string;
+}
+
+export interface CmsStatus {
+  userLogin: string;
+  roles: string[];
+  roleOk: boolean;
+  cmsVersion: string;
+  pluginVersion: string;
+}
+
+export interface CmsCategory {
+  cmsId: string;
+  name: string;
+  slug: string;
+  /** Parent term id; absent for top-level categories. */
+  parentCmsId?: string;
+}
+
+export type CmsPostStatus = 'publish' | 'draft' | 'future';
+
+export interface CmsPost {
+  /** Idempotency key on the site: the same article never becomes two posts. */
+  articleUuid: string;
+  title: string;
+  content: string;
+  status: CmsPostStatus;
+  slug?: string;
+  /** ISO time (UTC); required for `future`. */
+  dateGmt?: string;
+  categoryCmsId?: string;
+}
+
+export interface CmsPostResult {
+  cmsId: string;
+  permalink: string;
+  status: string;
+  slug: string | null;
+  /** ISO time (UTC) of the post, when the site reports one. */
+  dateGmt: string | null;
+  /** False when the post already existed for this article (a retried publish). */
+  created: boolean;
+}
+
+/**
+ * Why a call failed:
+ * - `unreachable`: network error, timeout, 5xx, or an answer that is not the plugin's JSON;
+ * - `blocked`: the URL points at an address outbound calls may not reach;
+ * - `unauthorized`: the plugin refused the login or password (401/403);
+ * - `missing_role`: the user exists but lacks the Inkpress Editor role;
+ * - `plugin_missing`: the site answers, but not through the plugin's routes;
+ * - `invalid_request`: the plugin rejected what we sent (400/422).
+ */
+export type CmsFailureReason =
+  | 'unreachable'
+  | 'blocked'
+  | 'unauthorized'
+  | 'missing_role'
+  | 'plugin_missing'
+  | 'invalid_request';
+
+export class CmsError extends Error {
+  override readonly name = 'CmsError';
+  constructor(
+    readonly reason: CmsFailureReason,
+    message: string,
+    /** HTTP status of the site's answer, when there was one. */
+    readonly httpStatus?: number,
+    /** Error code the site gave (e.g. `rest_no_route`), when there was one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CmsClient {
+  /** Who the credentials log in as, and whether that user holds the role. */
+  status(site: SiteAccess): Promise<CmsStatus>;
+  categories(site: SiteAccess): Promise<CmsCategory[]>;
+  /** Creates the post for an article, or returns the one created earlier for it. */
+  createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult>;
+}

@@ -1,0 +1,306 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { OutboundPolicy } from '../../../functions/adapters/wordpress/guarded-http';
+import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
+import { WordPressClient } from '../../../functions/adapters/wordpress/wordpress-client';
+import { CmsError, type SiteAccess } from '../../../functions/core/websites/cms-client';
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  inkpressAuthorization: string | undefined;
+  contentType: string | undefined;
+  body: string;
+}
+
+let server: Server;
+let baseUrl: string;
+const seen: Seen[] = [];
+let answer: (request: IncomingMessage, response: ServerResponse, body: string) => void;
+
+const json = (response: ServerResponse, status: number, body: unknown) =>
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      seen.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        authorization: request.headers.authorization,
+        inkpressAuthorization: request.headers['x-inkpress-authorization'] as string | undefined,
+        contentType: request.headers['content-type'],
+        body,
+      });
+      answer(request, response, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const policy: OutboundPolicy = {
+  allowPrivate: true,
+  resolve: systemResolver,
+  connectTimeoutMs: 1_000,
+  totalTimeoutMs: 1_000,
+  maxResponseBytes: 100_000,
+  maxRedirects: 3,
+};
+const client = new WordPressClient(policy);
+const site = (): SiteAccess => ({ url: `${baseUrl}/blog`, login: 'inkpress', password: 'pä ss:word' });
+const expectedAuth = `Basic ${Buffer.from('inkpress:pä ss:word', 'utf8').toString('base64')}`;
+
+async function failureOf(promise: Promise<unknown>): Promise<CmsError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(CmsError);
+  return error as CmsError;
+}
+
+describe('successful calls', () => {
+  it('status: calls the plugin route with Basic auth in both headers', async () => {
+    answer = (_request, response) =>
+      json(response, 200, {
+        user: { id: 7, login: 'inkpress', roles: ['inkpress_editor'] },
+        role_ok: true,
+        wordpress_version: '6.1.9',
+        plugin_version: '1.0.0',
+        php_version: '8.2.0',
+      });
+    await expect(client.status(site())).resolves.toEqual({
+      userLogin: 'inkpress',
+      roles: ['inkpress_editor'],
+      roleOk: true,
+      cmsVersion: '6.1.9',
+      pluginVersion: '1.0.0',
+    });
+    expect(seen).toEqual([
+      expect.objectContaining({
+        method: 'GET',
+        url: '/blog/?rest_route=/inkpress/v1/status',
+        authorization: expectedAuth,
+        inkpressAuthorization: expectedAuth,
+      }),
+    ]);
+  });
+
+  it('categories: maps ids to strings and keeps parents', async () => {
+    answer = (_request, response) =>
+      json(response, 200, {
+        categories: [
+          { id: 1, name: 'Uncategorized', slug: 'uncategorized', parent: 0 },
+          { id: 5, name: 'Café & Bar', slug: 'cafe-bar', parent: 1 },
+        ],
+      });
+    await expect(client.categories(site())).resolves.toEqual([
+      { cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' },
+      { cmsId: '5', name: 'Café & Bar', slug: 'cafe-bar', parentCmsId: '1' },
+    ]);
+    expect(seen[0]?.url).toBe('/blog/?rest_route=/inkpress/v1/categories');
+  });
+
+  it('createPost: sends the JSON body the plugin expects and maps the answer', async () => {
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 42,
+        link: 'http://example.test/?p=42',
+        status: 'future',
+        slug: 'my-post',
+        date_gmt: '2030-01-02T03:04:05Z',
+        category_ids: [5],
+        article_uuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+        created: true,
+      });
+    const result = await client.createPost(site(), {
+      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'My post',
+      content: '<h2>One</h2><p>Text</p>',
+      status: 'future',
+      slug: 'my-post',
+      dateGmt: '2030-01-02T03:04:05.000Z',
+      categoryCmsId: '5',
+    });
+    expect(result).toEqual({
+      cmsId: '42',
+      permalink: 'http://example.test/?p=42',
+      status: 'future',
+      slug: 'my-post',
+      dateGmt: '2030-01-02T03:04:05Z',
+      created: true,
+    });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/blog/?rest_route=/inkpress/v1/posts',
+      contentType: 'application/json; charset=utf-8',
+    });
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
+      article_uuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'My post',
+      content: '<h2>One</h2><p>Text</p>',
+      status: 'future',
+      slug: 'my-post',
+      date_gmt: '2030-01-02T03:04:05Z',
+      category_id: 5,
+    });
+  });
+
+  it('createPost: an existing post (200, created false) is a success', async () => {
+    answer = (_request, response) =>
+      json(response, 200, {
+        id: 42,
+        link: 'http://example.test/my-post/',
+        status: 'publish',
+        slug: 'my-post',
+        date_gmt: '2024-01-01T00:00:00Z',
+        created: false,
+      });
+    const result = await client.createPost(site(), {
+      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'My post',
+      content: '<p>x</p>',
+      status: 'publish',
+    });
+    expect(result.created).toBe(false);
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
+      article_uuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'My post',
+      content: '<p>x</p>',
+      status: 'publish',
+    });
+  });
+
+  it('follows a redirect of the whole site (e.g. to a subfolder) keeping the credentials', async () => {
+    answer = (request, response) => {
+      if (request.url?.startsWith('/blog/')) {
+        response.writeHead(301, { Location: `/wp${request.url}` }).end();
+        return;
+      }
+      json(response, 200, { categories: [] });
+    };
+    await expect(client.categories(site())).resolves.toEqual([]);
+    expect(seen.map((request) => [request.url, request.inkpressAuthorization])).toEqual([
+      ['/blog/?rest_route=/inkpress/v1/categories', expectedAuth],
+      ['/wp/blog/?rest_route=/inkpress/v1/categories', expectedAuth],
+    ]);
+  });
+});
+
+describe('error mapping', () => {
+  it.each([
+    [
+      'a wrong password (401 inkpress_invalid_login)',
+      401,
+      {
+        code: 'inkpress_invalid_login',
+        message: 'Unknown user name or wrong password.',
+        data: { status: 401 },
+      },
+      'unauthorized',
+    ],
+    [
+      'no credentials accepted (401 inkpress_not_authenticated)',
+      401,
+      { code: 'inkpress_not_authenticated', message: 'Authentication required', data: { status: 401 } },
+      'unauthorized',
+    ],
+    ['a post refused (403 inkpress_forbidden)', 403, { code: 'inkpress_forbidden' }, 'unauthorized'],
+    [
+      'a user without the role (403)',
+      403,
+      { code: 'inkpress_missing_role', data: { status: 403 } },
+      'missing_role',
+    ],
+    ['a user without the role (401)', 401, { code: 'inkpress_missing_role' }, 'missing_role'],
+    [
+      'no plugin (404 rest_no_route)',
+      404,
+      { code: 'rest_no_route', data: { status: 404 } },
+      'plugin_missing',
+    ],
+    [
+      'no plugin, core refusing the Basic password (401 incorrect_password)',
+      401,
+      { code: 'incorrect_password', data: { status: 401 } },
+      'plugin_missing',
+    ],
+    [
+      'a rejected post (400)',
+      400,
+      { code: 'inkpress_invalid_status', data: { status: 400 } },
+      'invalid_request',
+    ],
+    ['an unknown category (422)', 422, { code: 'inkpress_unknown_category' }, 'invalid_request'],
+    ['a server error (500 JSON)', 500, { code: 'inkpress_insert_failed' }, 'unreachable'],
+    ['a busy lock (503 JSON)', 503, { code: 'inkpress_busy' }, 'unreachable'],
+    ['rate limiting (429)', 429, { code: 'too_many' }, 'unreachable'],
+    ['a 2xx that is not the plugin answer', 200, { name: 'Some site', routes: {} }, 'plugin_missing'],
+  ])('%s: HTTP %i, body %j -> %s', async (_label, status, body, reason) => {
+    answer = (_request, response) => json(response, status, body);
+    const error = await failureOf(client.status(site()));
+    expect(error.reason).toBe(reason);
+    expect(error.httpStatus).toBe(status);
+    expect(error.message).not.toContain('pä ss:word');
+  });
+
+  it.each([
+    ['HTML with 200 (a page where JSON was expected)', 200, 'text/html; charset=UTF-8', '<html>Home</html>'],
+    ['HTML with 404 (REST broken)', 404, 'text/html', '<html>Not found</html>'],
+    ['HTML with 500 (database down)', 500, 'text/html', '<h1>Error establishing a database connection</h1>'],
+    ['a 502 from a proxy', 502, 'text/plain', 'Bad gateway'],
+    ['broken JSON', 200, 'application/json', '{"user":'],
+  ])('%s -> unreachable', async (_label, status, contentType, body) => {
+    answer = (_request, response) => response.writeHead(status, { 'Content-Type': contentType }).end(body);
+    const error = await failureOf(client.categories(site()));
+    expect(error.reason).toBe('unreachable');
+    expect(error.httpStatus).toBe(status);
+  });
+
+  it('a timeout -> unreachable', async () => {
+    answer = () => undefined;
+    const error = await failureOf(client.status(site()));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toMatch(/in time/);
+  });
+
+  it('a refused connection -> unreachable', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await failureOf(client.status({ ...site(), url: `http://127.0.0.1:${port}` }));
+    expect(error.reason).toBe('unreachable');
+    expect(error.httpStatus).toBeUndefined();
+  });
+
+  it('a dropped connection -> unreachable', async () => {
+    answer = (request) => request.socket.destroy();
+    const error = await failureOf(client.status(site()));
+    expect(error.reason).toBe('unreachable');
+  });
+
+  it('a private address when private addresses are not allowed -> blocked, before any request', async () => {
+    const guarded = new WordPressClient({ ...policy, allowPrivate: false });
+    const error = await failureOf(guarded.status(site()));
+    expect(error.reason).toBe('blocked');
+    expect(seen).toEqual([]);
+  });
+});
