@@ -1,0 +1,326 @@
+<?php
+/**
+ * REST routes: GET status, GET categories, POST posts (namespace inkpress/v1).
+ *
+ * @package InkpressConnector
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * REST controller.
+ */
+final class Inkpress_Rest {
+
+	private const STATUSES       = array( 'publish', 'draft', 'future' );
+	private const LOCK_TIMEOUT_S = 15;
+	private const TERMS_PER_PAGE = 500;
+
+	/**
+	 * Hooks.
+	 */
+	public static function init(): void {
+		add_action( 'rest_api_init', array( __CLASS__, 'register_routes' ) );
+	}
+
+	/**
+	 * Routes.
+	 */
+	public static function register_routes(): void {
+		register_rest_route(
+			INKPRESS_CONNECTOR_NAMESPACE,
+			'/status',
+			array(
+				'methods'             => WP_REST_Server::READABLE,
+				'callback'            => array( __CLASS__, 'get_status' ),
+				'permission_callback' => array( __CLASS__, 'permission' ),
+			)
+		);
+		register_rest_route(
+			INKPRESS_CONNECTOR_NAMESPACE,
+			'/categories',
+			array(
+				'methods'             => WP_REST_Server::READABLE,
+				'callback'            => array( __CLASS__, 'get_categories' ),
+				'permission_callback' => array( __CLASS__, 'permission' ),
+			)
+		);
+		register_rest_route(
+			INKPRESS_CONNECTOR_NAMESPACE,
+			'/posts',
+			array(
+				'methods'             => WP_REST_Server::CREATABLE,
+				'callback'            => array( __CLASS__, 'create_post' ),
+				'permission_callback' => array( __CLASS__, 'permission' ),
+			)
+		);
+	}
+
+	/**
+	 * Every route: an authenticated user holding the role.
+	 *
+	 * @return true|WP_Error
+	 */
+	public static function permission() {
+		if ( ! is_user_logged_in() ) {
+			return new WP_Error( 'inkpress_not_authenticated', 'Authentication required (HTTP Basic or X-Inkpress-Authorization).', array( 'status' => 401 ) );
+		}
+		if ( ! Inkpress_Role::user_has_role( wp_get_current_user() ) ) {
+			return new WP_Error( 'inkpress_missing_role', 'This user does not have the Inkpress Editor role.', array( 'status' => 403 ) );
+		}
+		return true;
+	}
+
+	/**
+	 * GET status.
+	 */
+	public static function get_status(): WP_REST_Response {
+		$user = wp_get_current_user();
+		return new WP_REST_Response(
+			array(
+				'user'              => array(
+					'id'    => (int) $user->ID,
+					'login' => $user->user_login,
+					'roles' => array_values( (array) $user->roles ),
+				),
+				'role_ok'           => true,
+				'wordpress_version' => get_bloginfo( 'version' ),
+				'plugin_version'    => INKPRESS_CONNECTOR_VERSION,
+				'php_version'       => PHP_VERSION,
+				'site_url'          => home_url( '/' ),
+				'timezone'          => wp_timezone_string(),
+			),
+			200
+		);
+	}
+
+	/**
+	 * GET categories: all of them, paged through get_terms.
+	 *
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public static function get_categories() {
+		$out    = array();
+		$offset = 0;
+		do {
+			$terms = get_terms(
+				array(
+					'taxonomy'               => 'category',
+					'hide_empty'             => false,
+					'orderby'                => 'term_id',
+					'order'                  => 'ASC',
+					'number'                 => self::TERMS_PER_PAGE,
+					'offset'                 => $offset,
+					'update_term_meta_cache' => false,
+				)
+			);
+			if ( is_wp_error( $terms ) ) {
+				return new WP_Error( 'inkpress_categories_failed', $terms->get_error_message(), array( 'status' => 500 ) );
+			}
+			foreach ( $terms as $term ) {
+				$out[] = array(
+					'id'     => (int) $term->term_id,
+					'name'   => wp_specialchars_decode( $term->name, ENT_QUOTES ),
+					'slug'   => $term->slug,
+					'parent' => (int) $term->parent,
+				);
+			}
+			$offset += self::TERMS_PER_PAGE;
+		} while ( count( $terms ) === self::TERMS_PER_PAGE );
+
+		return new WP_REST_Response( array( 'categories' => $out ), 200 );
+	}
+
+	/**
+	 * Validation error.
+	 *
+	 * @param string $code    Code.
+	 * @param string $message Message.
+	 * @param string $param   Offending field.
+	 * @param int    $status  HTTP status.
+	 */
+	private static function invalid( string $code, string $message, string $param, int $status = 400 ): WP_Error {
+		return new WP_Error( $code, $message, array( 'status' => $status, 'param' => $param ) );
+	}
+
+	/**
+	 * POST posts. Idempotent on article_uuid.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public static function create_post( WP_REST_Request $request ) {
+		$body = $request->get_json_params();
+		if ( ! is_array( $body ) || array() === $body ) {
+			return self::invalid( 'inkpress_invalid_body', 'Expected a JSON object body (Content-Type: application/json).', 'body' );
+		}
+
+		// article_uuid.
+		$uuid = $body['article_uuid'] ?? null;
+		if ( ! is_string( $uuid ) || ! preg_match( '/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i', $uuid ) ) {
+			return self::invalid( 'inkpress_invalid_article_uuid', 'article_uuid is required and must be a UUID.', 'article_uuid' );
+		}
+		$uuid = strtolower( $uuid );
+
+		// title, content.
+		$title = $body['title'] ?? null;
+		if ( ! is_string( $title ) || '' === trim( $title ) ) {
+			return self::invalid( 'inkpress_invalid_title', 'title is required and must be a non-empty string.', 'title' );
+		}
+		$content = $body['content'] ?? null;
+		if ( ! is_string( $content ) ) {
+			return self::invalid( 'inkpress_invalid_content', 'content is required and must be a string of HTML.', 'content' );
+		}
+
+		// status.
+		$status = $body['status'] ?? null;
+		if ( ! is_string( $status ) || ! in_array( $status, self::STATUSES, true ) ) {
+			return self::invalid( 'inkpress_invalid_status', 'status must be one of publish, draft, future.', 'status' );
+		}
+
+		// slug.
+		$slug = '';
+		if ( isset( $body['slug'] ) && '' !== $body['slug'] ) {
+			if ( ! is_string( $body['slug'] ) ) {
+				return self::invalid( 'inkpress_invalid_slug', 'slug must be a string.', 'slug' );
+			}
+			$slug = sanitize_title( $body['slug'] );
+			if ( '' === $slug ) {
+				return self::invalid( 'inkpress_invalid_slug', 'slug has no usable characters.', 'slug' );
+			}
+		}
+
+		// date_gmt.
+		$date_gmt = null;
+		if ( isset( $body['date_gmt'] ) && '' !== $body['date_gmt'] ) {
+			$date_gmt = self::parse_date_gmt( $body['date_gmt'] );
+			if ( null === $date_gmt ) {
+				return self::invalid( 'inkpress_invalid_date', 'date_gmt must be YYYY-MM-DDTHH:MM:SS (UTC, optional trailing Z).', 'date_gmt' );
+			}
+		}
+		if ( 'future' === $status && null === $date_gmt ) {
+			return self::invalid( 'inkpress_missing_date', 'date_gmt is required when status is future.', 'date_gmt' );
+		}
+
+		// category_id.
+		$category_id = null;
+		if ( isset( $body['category_id'] ) ) {
+			$raw = $body['category_id'];
+			if ( ! ( is_int( $raw ) || ( is_string( $raw ) && ctype_digit( $raw ) ) ) || (int) $raw <= 0 ) {
+				return self::invalid( 'inkpress_invalid_category', 'category_id must be a positive integer.', 'category_id' );
+			}
+			$term = get_term( (int) $raw, 'category' );
+			if ( ! $term instanceof WP_Term ) {
+				return self::invalid( 'inkpress_unknown_category', 'No category with this id exists on the site.', 'category_id', 422 );
+			}
+			$category_id = (int) $term->term_id;
+		}
+
+		$cap = 'draft' === $status ? 'edit_posts' : 'publish_posts';
+		if ( ! current_user_can( $cap ) ) {
+			return new WP_Error( 'inkpress_forbidden', 'This user cannot ' . ( 'draft' === $status ? 'create' : 'publish' ) . ' posts.', array( 'status' => 403 ) );
+		}
+
+		global $wpdb;
+		$lock = 'inkpress:' . md5( DB_NAME . '|' . $wpdb->prefix . '|' . $uuid );
+		$got  = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $lock, self::LOCK_TIMEOUT_S ) );
+		if ( '1' !== (string) $got ) {
+			return new WP_Error( 'inkpress_busy', 'Another request for this article is in progress; retry.', array( 'status' => 503 ) );
+		}
+		try {
+			$existing = self::find_post_id( $uuid );
+			if ( null !== $existing ) {
+				return self::post_response( $existing, $uuid, false );
+			}
+
+			$postarr = array(
+				'post_type'    => 'post',
+				'post_author'  => get_current_user_id(),
+				'post_title'   => $title,
+				'post_content' => $content,
+				'post_status'  => $status,
+				'meta_input'   => array( INKPRESS_CONNECTOR_UUID_META => $uuid ),
+			);
+			if ( '' !== $slug ) {
+				$postarr['post_name'] = $slug;
+			}
+			if ( null !== $date_gmt ) {
+				$postarr['post_date_gmt'] = $date_gmt;
+				$postarr['post_date']     = get_date_from_gmt( $date_gmt );
+			}
+			if ( null !== $category_id ) {
+				$postarr['post_category'] = array( $category_id );
+			}
+
+			// wp_insert_post expects slashed data; kses applies (no unfiltered_html).
+			$post_id = wp_insert_post( wp_slash( $postarr ), true );
+			if ( is_wp_error( $post_id ) ) {
+				return new WP_Error( 'inkpress_insert_failed', $post_id->get_error_message(), array( 'status' => 500, 'wp_code' => $post_id->get_error_code() ) );
+			}
+			return self::post_response( (int) $post_id, $uuid, true );
+		} finally {
+			$wpdb->query( $wpdb->prepare( 'SELECT RELEASE_LOCK(%s)', $lock ) );
+		}
+	}
+
+	/**
+	 * "2030-01-02T03:04:05" or with "Z" / "+00:00" → MySQL datetime, or null.
+	 *
+	 * @param mixed $value Value.
+	 */
+	private static function parse_date_gmt( $value ): ?string {
+		if ( ! is_string( $value ) || ! preg_match( '/^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|\+00:?00)?$/', $value, $m ) ) {
+			return null;
+		}
+		if ( ! checkdate( (int) $m[2], (int) $m[3], (int) $m[1] ) || (int) $m[4] > 23 || (int) $m[5] > 59 || (int) $m[6] > 59 || (int) $m[1] < 1970 ) {
+			return null;
+		}
+		return sprintf( '%s-%s-%s %s:%s:%s', $m[1], $m[2], $m[3], $m[4], $m[5], $m[6] );
+	}
+
+	/**
+	 * The post created earlier for this article, in any status (trash included).
+	 *
+	 * @param string $uuid Article UUID.
+	 */
+	private static function find_post_id( string $uuid ): ?int {
+		global $wpdb;
+		$id = $wpdb->get_var(
+			$wpdb->prepare(
+				"SELECT pm.post_id FROM {$wpdb->postmeta} pm INNER JOIN {$wpdb->posts} p ON p.ID = pm.post_id
+				 WHERE pm.meta_key = %s AND pm.meta_value = %s ORDER BY pm.post_id ASC LIMIT 1",
+				INKPRESS_CONNECTOR_UUID_META,
+				$uuid
+			)
+		);
+		return null === $id ? null : (int) $id;
+	}
+
+	/**
+	 * Response body for a post.
+	 *
+	 * @param int    $post_id Post ID.
+	 * @param string $uuid    Article UUID.
+	 * @param bool   $created Whether this request created it.
+	 */
+	private static function post_response( int $post_id, string $uuid, bool $created ): WP_REST_Response {
+		clean_post_cache( $post_id );
+		$post       = get_post( $post_id );
+		$categories = wp_get_post_categories( $post_id );
+		$date_gmt   = ( $post && '0000-00-00 00:00:00' !== $post->post_date_gmt ) ? str_replace( ' ', 'T', $post->post_date_gmt ) . 'Z' : null;
+		$response   = new WP_REST_Response(
+			array(
+				'id'           => $post_id,
+				'link'         => (string) get_permalink( $post_id ),
+				'status'       => $post ? $post->post_status : null,
+				'slug'         => ( $post && '' !== $post->post_name ) ? $post->post_name : null,
+				'date_gmt'     => $date_gmt,
+				'category_ids' => array_map( 'intval', is_array( $categories ) ? $categories : array() ),
+				'article_uuid' => $uuid,
+				'created'      => $created,
+			),
+			$created ? 201 : 200
+		);
+		return $response;
+	}
+}

@@ -1,0 +1,33 @@
+<?php
+/**
+ * Plugin Name:       Inkpress Connector
+ * Plugin URI:        https://inkpress.app/
+ * Description:       Lets Inkpress publish articles to this site through a dedicated "Inkpress Editor" user and a small REST API (namespace inkpress/v1).
+ * Version:           1.0.0
+ * Requires at least: 6.1
+ * Requires PHP:      8.0
+ * Author:            Inkpress
+ * License:           GPLv2 or later
+ * License URI:       https://www.gnu.org/licenses/gpl-2.0.html
+ * Text Domain:       inkpress-connector
+ *
+ * @package InkpressConnector
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+define( 'INKPRESS_CONNECTOR_VERSION', '1.0.0' );
+define( 'INKPRESS_CONNECTOR_FILE', __FILE__ );
+define( 'INKPRESS_CONNECTOR_ROLE', 'inkpress_editor' );
+define( 'INKPRESS_CONNECTOR_NAMESPACE', 'inkpress/v1' );
+define( 'INKPRESS_CONNECTOR_UUID_META', '_inkpress_article_uuid' );
+
+require_once __DIR__ . '/includes/class-inkpress-role.php';
+require_once __DIR__ . '/includes/class-inkpress-auth.php';
+require_once __DIR__ . '/includes/class-inkpress-rest.php';
+
+register_activation_hook( __FILE__, array( 'Inkpress_Role', 'activate' ) );
+
+Inkpress_Role::init();
+Inkpress_Auth::init();
+Inkpress_Rest::init();
