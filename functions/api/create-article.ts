@@ -1,0 +1,29 @@
+import { articleDeps } from '../adapters/dependencies';
+import { createArticle } from '../core/articles/create-article';
+import { createArticleSchema } from '../core/articles/create-article-input';
+import { parseOrThrow } from '../core/schema-helpers';
+import { logger } from '../shared/logger';
+import { apiHandler } from './http/api-handler';
+import { accepted } from './http/responses';
+
+export const handler = apiHandler(async ({ accountId, baseUrl, fields }) => {
+  const input = parseOrThrow(createArticleSchema, fields);
+  const article = await createArticle(
+    {
+      ...articleDeps(),
+      onEnqueueFailure: (error, failed) =>
+        logger.error('Could not send the generation message; the sweeper will re-send it', {
+          error: error instanceof Error ? error : String(error),
+          articleUuid: failed.articleUuid,
+        }),
+    },
+    accountId,
+    input,
+  );
+  const articleUrl = `${baseUrl}/v1/articles/${article.articleUuid}/show`;
+  return accepted({
+    article_uuid: article.articleUuid,
+    article_url: articleUrl,
+    info: `The article is on the waiting list. Follow its progress at ${articleUrl}`,
+  });
+});

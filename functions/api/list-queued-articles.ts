@@ -1,0 +1,12 @@
+import { articleDeps } from '../adapters/dependencies';
+import { listQueuedArticles } from '../core/articles/read-articles';
+import { paginationEnvelope } from '../core/pagination';
+import { parsePage } from '../core/schema-helpers';
+import { apiHandler } from './http/api-handler';
+import { ok } from './http/responses';
+
+/** GET with `?page=` or POST with `page` as form data, as SPEC.md describes. */
+export const handler = apiHandler(async ({ accountId, baseUrl, query, fields }) => {
+  const page = await listQueuedArticles(articleDeps(), accountId, parsePage(query, fields));
+  return ok(paginationEnvelope(page, `${baseUrl}/v1/articles/queue`));
+});

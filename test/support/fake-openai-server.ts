@@ -1,0 +1,138 @@
+/**
+ * A fake OpenAI Chat Completions server on 127.0.0.1 for tests and benchmarks, driven through
+ * the real `openai` client. It answers outline requests (json_schema response format) with the
+ * number of headings the prompt asks for, and section requests with HTML. Behaviour is
+ * adjustable: latency per call, failures, malformed output.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeOpenAiBehaviour {
+  /** Milliseconds to wait before answering each call. */
+  latencyMs: number;
+  /** HTTP status to fail every call with (e.g. 500), or undefined to succeed. */
+  failWithStatus?: number;
+  /** Fail only the first N calls (with `failWithStatus` or 500). */
+  failFirst?: number;
+  /** Answer outline requests with this many headings instead of the requested number. */
+  wrongHeadingCount?: number;
+  /** Answer outline requests with text that is not JSON. */
+  malformedOutline?: boolean;
+}
+
+export interface FakeOpenAi {
+  baseURL: string;
+  behaviour: FakeOpenAiBehaviour;
+  /** Chat completion requests received so far (bodies), including failed ones. */
+  requests: Record<string, unknown>[];
+  /** Calls in flight right now, and the most seen at once. */
+  maxConcurrent: number;
+  close(): Promise<void>;
+}
+
+export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = {}): Promise<FakeOpenAi> {
+  const state: FakeOpenAi = {
+    baseURL: '',
+    behaviour: { latencyMs: 0, ...behaviour },
+    requests: [],
+    maxConcurrent: 0,
+    close: async () => undefined,
+  };
+  let inFlight = 0;
+  let calls = 0;
+
+  const server: Server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await readJson(request);
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+      send(response, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
+      return;
+    }
+    state.requests.push(body);
+    calls++;
+    inFlight++;
+    state.maxConcurrent = Math.max(state.maxConcurrent, inFlight);
+    try {
+      const { latencyMs, failWithStatus, failFirst } = state.behaviour;
+      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      const failing = failFirst !== undefined ? calls <= failFirst : failWithStatus !== undefined;
+      if (failing) {
+        send(response, failWithStatus ?? 500, { error: { message: 'fake failure', type: 'server_error' } });
+        return;
+      }
+      send(response, 200, completion(body, state.behaviour));
+    } finally {
+      inFlight--;
+    }
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  state.baseURL = `http://127.0.0.1:${port}/v1`;
+  state.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviour) {
+  const messages = (body.messages as { content: string }[] | undefined) ?? [];
+  const prompt = messages.map((message) => message.content).join('\n');
+  const isOutline = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
+  let content: string;
+  if (isOutline) {
+    const requested = Number(/exactly (\d+) H2 headings/.exec(prompt)?.[1] ?? '3');
+    const count = behaviour.wrongHeadingCount ?? requested;
+    const fixedTitle = /The title is fixed: "([^"]*)"/.exec(prompt)?.[1];
+    const keyword = /keyword\(s\): (.*)/.exec(prompt)?.[1]?.trim() ?? 'topic';
+    content = behaviour.malformedOutline
+      ? 'Sure! Here is your outline: Title - headings...'
+      : JSON.stringify({
+          title: fixedTitle ?? `Fake guide to ${keyword}`,
+          headings: Array.from({ length: count }, (_, index) => `Heading ${index + 1} about ${keyword}`),
+        });
+  } else {
+    const bold = prompt.includes('<strong>') && !prompt.includes('Do not use <strong>');
+    const phrase = bold ? '<strong>key phrase</strong>' : 'key phrase';
+    content = `<p>Fake paragraph with a ${phrase}.</p><h2>Model heading</h2><p>More text <script>alert(1)</script><a href="javascript:alert(1)">bad link</a> <a href="https://example.com/">good link</a>.</p>`;
+  }
+  return {
+    id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: String(body.model),
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
+  };
+}
+
+function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'));
+      } catch {
+        resolve({});
+      }
+    });
+  });
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
