@@ -15,7 +15,11 @@ import type {
 } from '../core/articles/ports';
 import type { ReadArticlesDeps } from '../core/articles/read-articles';
 import type { SweepArticlesDeps } from '../core/articles/sweep-articles';
-import { dynamoDocumentClient, secretsManagerClient, sqsClient } from '../shared/aws-clients';
+import type { CmsClient } from '../core/websites/cms-client';
+import type { WebsiteDeps } from '../core/websites/create-website';
+import type { PasswordCipher } from '../core/websites/password-cipher';
+import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
+import { dynamoDocumentClient, kmsClient, secretsManagerClient, sqsClient } from '../shared/aws-clients';
 import { envFlag, optionalEnv, requireEnv } from '../shared/env';
 import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
@@ -23,10 +27,13 @@ import { DynamoArticleRepository } from './dynamodb/article-repository';
 import { DynamoCategoryRepository } from './dynamodb/category-repository';
 import { tableNameOf } from './dynamodb/table-names';
 import { DynamoWebsiteRepository } from './dynamodb/website-repository';
+import { KmsPasswordCipher } from './kms/site-password-cipher';
 import { OfflineModelProvider } from './model/offline-article-model';
 import { OpenAiModelProvider } from './model/openai-article-model';
 import { readSecretApiKey } from './secrets/secret-api-key';
 import { SqsGenerationQueue } from './sqs/sqs-generation-queue';
+import { systemResolver } from './wordpress/ssrf-guard';
+import { DEFAULT_SITE_LIMITS, WordPressClient } from './wordpress/wordpress-client';
 
 function once<T>(create: () => T): () => T {
   let instance: T | undefined;
@@ -44,11 +51,11 @@ export const tokenStore = once<TokenStore>(
   () => new DynamoApiTokenRepository(dynamoDocumentClient(), tableNameOf('apiTokens')),
 );
 
-export const websiteStore = once(
+export const websiteStore = once<WebsiteStore>(
   () => new DynamoWebsiteRepository(dynamoDocumentClient(), tableNameOf('websites')),
 );
 
-export const categoryStore = once(
+export const categoryStore = once<CategoryStore>(
   () => new DynamoCategoryRepository(dynamoDocumentClient(), tableNameOf('categories')),
 );
 
@@ -117,4 +124,28 @@ export function generationDeps(): GenerateArticleDeps {
 
 export function sweepDeps(): SweepArticlesDeps {
   return { articles: articleStore(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };
+}
+
+export const passwordCipher = once<PasswordCipher>(
+  () => new KmsPasswordCipher(kmsClient(), requireEnv('SITE_PASSWORD_KEY_ID')),
+);
+
+/** Calls to customer sites; private addresses only when INKPRESS_ALLOW_PRIVATE_URLS is on (local mode). */
+export const cmsClient = once<CmsClient>(
+  () =>
+    new WordPressClient({
+      ...DEFAULT_SITE_LIMITS,
+      allowPrivate: envFlag('INKPRESS_ALLOW_PRIVATE_URLS', false),
+      resolve: systemResolver,
+    }),
+);
+
+/** Everything the website use cases need. */
+export function websiteDeps(): WebsiteDeps {
+  return {
+    websites: websiteStore(),
+    categories: categoryStore(),
+    cipher: passwordCipher(),
+    cms: cmsClient(),
+  };
 }

@@ -1,18 +1,276 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+/**
+ * Websites in DynamoDB. One table, partition `accountId`: the website item (`site#<uuid>`)
+ * and a URL guard item (`url#<identity>`) written in one transaction, so one account cannot
+ * register the same site twice even with concurrent requests. Only website items carry
+ * `listSortKey`, which feeds the sparse newest-first `byCreation` index.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  DuplicateWebsiteUrlError,
+  type WebsiteHealth,
+  type WebsitePage,
+  type WebsiteStore,
+} from '../../core/websites/ports';
+import { siteUrlIdentity } from '../../core/websites/site-url';
 import type { Website } from '../../core/websites/website';
 import { websiteKeys } from './keys';
+import { WEBSITE_INDEX } from './table-definitions';
+import { cancellationCodes, isConditionFailure } from './transactions';
 
-/** Websites in DynamoDB (read side for articles; the websites API extends this module). */
-export class DynamoWebsiteRepository {
+type Item = Record<string, unknown>;
+
+const WEBSITE_PREFIX = 'site#';
+
+export class DynamoWebsiteRepository implements WebsiteStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
   async get(accountId: string, websiteUuid: string): Promise<Website | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: websiteKeys.website(accountId, websiteUuid) }),
-    );
-    return Item as Website | undefined;
+    const item = await this.rawItem(accountId, websiteUuid);
+    return item ? fromItem(item) : undefined;
   }
+
+  async isUrlRegistered(accountId: string, urlIdentity: string): Promise<boolean> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: websiteKeys.urlGuard(accountId, urlIdentity),
+        ConsistentRead: true,
+      }),
+    );
+    return Item !== undefined;
+  }
+
+  async create(website: Website, urlIdentity: string): Promise<void> {
+    const guardKey = websiteKeys.urlGuard(website.accountId, urlIdentity);
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: toItem(website, guardKey.websiteKey),
+                ConditionExpression: 'attribute_not_exists(websiteKey)',
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...guardKey, websiteUuid: website.websiteUuid, createdAt: website.createdAt },
+                ConditionExpression: 'attribute_not_exists(websiteKey)',
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes && isConditionFailure(codes[1])) throw new DuplicateWebsiteUrlError(website.url);
+      throw error;
+    }
+  }
+
+  /**
+   * Newest first. The page is found by counting past the earlier pages in the index
+   * (`Select: COUNT`, so no items travel), then reading one page: O(total) read units, fine for
+   * the few websites an account has. The total comes from a count of the whole partition.
+   */
+  async list(accountId: string, page: number, perPage: number): Promise<WebsitePage> {
+    const base: QueryCommandInput = {
+      TableName: this.tableName,
+      IndexName: WEBSITE_INDEX.byCreation,
+      KeyConditionExpression: 'accountId = :accountId',
+      ExpressionAttributeValues: { ':accountId': accountId },
+      ScanIndexForward: false,
+    };
+    const total = await this.count(base);
+    const skip = (page - 1) * perPage;
+    if (skip >= total) return { items: [], total };
+    const start = skip > 0 ? await this.keyAfter(base, skip) : undefined;
+    if (skip > 0 && !start) return { items: [], total };
+    const items: Item[] = [];
+    let exclusiveStartKey = start;
+    do {
+      const { Items, LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({ ...base, Limit: perPage - items.length, ExclusiveStartKey: exclusiveStartKey }),
+      );
+      items.push(...(Items ?? []));
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey && items.length < perPage);
+    return { items: items.map(fromItem), total };
+  }
+
+  async delete(accountId: string, websiteUuid: string): Promise<Website | undefined> {
+    const item = await this.rawItem(accountId, websiteUuid);
+    if (!item) return undefined;
+    const website = fromItem(item);
+    const guardSortKey =
+      typeof item.urlGuardKey === 'string'
+        ? item.urlGuardKey
+        : websiteKeys.urlGuard(accountId, siteUrlIdentity(website.url)).websiteKey;
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: websiteKeys.website(accountId, websiteUuid),
+                ConditionExpression: 'attribute_exists(websiteKey)',
+              },
+            },
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: { accountId, websiteKey: guardSortKey },
+                // Only the guard of this website (a guard is never shared, but be exact).
+                ConditionExpression: 'attribute_not_exists(websiteKey) OR websiteUuid = :websiteUuid',
+                ExpressionAttributeValues: { ':websiteUuid': websiteUuid },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      // Deleted by a concurrent request.
+      if (codes && isConditionFailure(codes[0])) return undefined;
+      throw error;
+    }
+    return website;
+  }
+
+  async recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void> {
+    const names: Record<string, string> = {};
+    const values: Item = {};
+    const sets: string[] = [];
+    for (const [field, value] of Object.entries(health)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    if (sets.length === 0) return;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: websiteKeys.website(accountId, websiteUuid),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(websiteKey)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return;
+      throw error;
+    }
+  }
+
+  /**
+   * Scans website items (URL guards filtered out) whose last check is older than `checkedBefore`.
+   * A scan is proportionate here: the sweeper calls it on a slow schedule and websites are few
+   * next to articles.
+   */
+  async listDueForCheck(checkedBefore: string, limit: number): Promise<Website[]> {
+    const due: Website[] = [];
+    let exclusiveStartKey: Item | undefined;
+    do {
+      const { Items, LastEvaluatedKey } = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression:
+            'begins_with(websiteKey, :site) AND (attribute_not_exists(checkedAt) OR checkedAt < :before)',
+          ExpressionAttributeValues: { ':site': WEBSITE_PREFIX, ':before': checkedBefore },
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      due.push(...(Items ?? []).map(fromItem));
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey && due.length < limit);
+    return due.slice(0, limit);
+  }
+
+  private async rawItem(accountId: string, websiteUuid: string): Promise<Item | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: websiteKeys.website(accountId, websiteUuid),
+        ConsistentRead: true,
+      }),
+    );
+    return Item;
+  }
+
+  private async count(base: QueryCommandInput): Promise<number> {
+    let total = 0;
+    let exclusiveStartKey: Item | undefined;
+    do {
+      const { Count, LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }),
+      );
+      total += Count ?? 0;
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey);
+    return total;
+  }
+
+  /** The index key after the first `skip` items, counted without reading them. */
+  private async keyAfter(base: QueryCommandInput, skip: number): Promise<Item | undefined> {
+    let counted = 0;
+    let exclusiveStartKey: Item | undefined;
+    do {
+      const { Count, LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({
+          ...base,
+          Select: 'COUNT',
+          Limit: skip - counted,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      counted += Count ?? 0;
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey && counted < skip);
+    return counted === skip ? exclusiveStartKey : undefined;
+  }
+}
+
+function toItem(website: Website, urlGuardKey: string): Item {
+  return {
+    ...websiteKeys.website(website.accountId, website.websiteUuid),
+    ...website,
+    listSortKey: websiteKeys.listSortKey(website.createdAt, website.websiteUuid),
+    urlGuardKey,
+  };
+}
+
+function fromItem(item: Item): Website {
+  const website: Website = {
+    accountId: String(item.accountId),
+    websiteUuid: String(item.websiteUuid),
+    url: String(item.url),
+    login: String(item.login),
+    passwordCiphertext: String(item.passwordCiphertext),
+    loginIsUnauthorized: item.loginIsUnauthorized === true,
+    isUnreachable: item.isUnreachable === true,
+    totalCreditsUsed: Number(item.totalCreditsUsed ?? 0),
+    articlesCount: Number(item.articlesCount ?? 0),
+    categoriesCount: Number(item.categoriesCount ?? 0),
+    createdAt: String(item.createdAt),
+  };
+  if (typeof item.checkedAt === 'string') website.checkedAt = item.checkedAt;
+  return website;
 }

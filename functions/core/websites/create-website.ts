@@ -1,0 +1,103 @@
+/**
+ * `POST /v1/websites/create`: verifies the site through the plugin before storing anything,
+ * then stores the website (password encrypted, bound to it), its URL guard and its categories.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError } from '../errors';
+import { parseOrThrow } from '../schema-helpers';
+import { toCategories } from './categories';
+import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
+import type { PasswordCipher } from './password-cipher';
+import { type CategoryStore, DuplicateWebsiteUrlError, type WebsiteStore } from './ports';
+import { registrationError } from './site-failures';
+import { normalizeSiteUrl } from './site-url';
+import { presentWebsite, type Website } from './website';
+
+export interface WebsiteDeps {
+  websites: WebsiteStore;
+  categories: CategoryStore;
+  cipher: PasswordCipher;
+  cms: CmsClient;
+  now?: () => Date;
+}
+
+/** WordPress user logins are at most 60 characters. */
+const MAX_LOGIN_LENGTH = 60;
+const MAX_PASSWORD_LENGTH = 1000;
+
+const requiredString = (label: string) =>
+  z.string({
+    error: (issue) =>
+      issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
+  });
+
+export const createWebsiteSchema = z.object({
+  url: requiredString('url').trim().min(1, { error: 'The url field is required.' }),
+  login: requiredString('login')
+    .trim()
+    .min(1, { error: 'The login field is required.' })
+    .max(MAX_LOGIN_LENGTH, { error: `The login may not be longer than ${MAX_LOGIN_LENGTH} characters.` }),
+  // Passwords are taken as given: spaces may be part of them.
+  password: requiredString('password')
+    .min(1, { error: 'The password field is required.' })
+    .max(MAX_PASSWORD_LENGTH, {
+      error: `The password may not be longer than ${MAX_PASSWORD_LENGTH} characters.`,
+    }),
+});
+
+const duplicateUrl = () =>
+  ValidationError.forField('url', 'This website is already registered in your account.');
+
+export async function createWebsite(deps: WebsiteDeps, accountId: string, fields: Record<string, unknown>) {
+  const input = parseOrThrow(createWebsiteSchema, fields);
+  const { url, identity } = normalizeSiteUrl(input.url);
+  if (await deps.websites.isUrlRegistered(accountId, identity)) throw duplicateUrl();
+
+  const site: SiteAccess = { url, login: input.login, password: input.password };
+  const fromSite = await verifySite(deps.cms, site);
+
+  const websiteUuid = randomUUID();
+  const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid });
+  const categories = toCategories(websiteUuid, fromSite);
+  const website: Website = {
+    accountId,
+    websiteUuid,
+    url,
+    login: input.login,
+    passwordCiphertext,
+    loginIsUnauthorized: false,
+    isUnreachable: false,
+    totalCreditsUsed: 0,
+    articlesCount: 0,
+    categoriesCount: categories.length,
+    createdAt: (deps.now?.() ?? new Date()).toISOString(),
+  };
+  website.checkedAt = website.createdAt;
+
+  // Categories first: until the website item exists nothing can reach them.
+  await deps.categories.putAll(categories);
+  try {
+    await deps.websites.create(website, identity);
+  } catch (error) {
+    await deps.categories.deleteMany(
+      websiteUuid,
+      categories.map((category) => category.categoryUuid),
+    );
+    if (error instanceof DuplicateWebsiteUrlError) throw duplicateUrl();
+    throw error;
+  }
+  return presentWebsite(website);
+}
+
+/** Logs in through the plugin, checks the role and reads the categories; any failure is a 422. */
+async function verifySite(cms: CmsClient, site: SiteAccess) {
+  try {
+    const status = await cms.status(site);
+    if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
+    return await cms.categories(site);
+  } catch (error) {
+    if (error instanceof CmsError) throw registrationError(error, site.login);
+    throw error;
+  }
+}

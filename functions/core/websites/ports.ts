@@ -1,0 +1,46 @@
+/** What the website use cases need from storage. */
+import type { Category, Website } from './website';
+
+/** Flags and bookkeeping a health check or a publication attempt changes on a website. */
+export interface WebsiteHealth {
+  loginIsUnauthorized?: boolean;
+  isUnreachable?: boolean;
+  /** ISO time of the last check of the site. */
+  checkedAt?: string;
+  categoriesCount?: number;
+}
+
+export interface WebsitePage {
+  items: Website[];
+  total: number;
+}
+
+/** The same URL registered twice by one account (possibly by two concurrent requests). */
+export class DuplicateWebsiteUrlError extends Error {
+  override readonly name = 'DuplicateWebsiteUrlError';
+}
+
+export interface WebsiteStore {
+  get(accountId: string, websiteUuid: string): Promise<Website | undefined>;
+  /** Whether the account already registered a site with this URL identity (see `siteUrlIdentity`). */
+  isUrlRegistered(accountId: string, urlIdentity: string): Promise<boolean>;
+  /** Stores the website and its URL guard together; DuplicateWebsiteUrlError when the guard exists. */
+  create(website: Website, urlIdentity: string): Promise<void>;
+  /** The account's websites, newest first; `page` counts from 1. */
+  list(accountId: string, page: number, perPage: number): Promise<WebsitePage>;
+  /** Removes the website and its URL guard; returns what was removed, undefined if nothing was there. */
+  delete(accountId: string, websiteUuid: string): Promise<Website | undefined>;
+  /** Updates flags and check bookkeeping; does nothing for a website deleted meanwhile. */
+  recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void>;
+  /** Websites (of any account) not checked since `checkedBefore`, at most `limit`. */
+  listDueForCheck(checkedBefore: string, limit: number): Promise<Website[]>;
+}
+
+export interface CategoryStore {
+  get(websiteUuid: string, categoryUuid: string): Promise<Category | undefined>;
+  /** Every category of a website, in no particular order. */
+  listAll(websiteUuid: string): Promise<Category[]>;
+  /** Creates or replaces these categories. */
+  putAll(categories: Category[]): Promise<void>;
+  deleteMany(websiteUuid: string, categoryUuids: string[]): Promise<void>;
+}

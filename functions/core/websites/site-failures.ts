@@ -1,0 +1,60 @@
+/** What a failed call to a site means: for a client registering it, and for the website's flags. */
+import { ValidationError } from '../errors';
+import type { CmsError } from './cms-client';
+import type { WebsiteHealth } from './ports';
+
+/** The 422 a registration gets when the site cannot be verified, naming what failed. */
+export function registrationError(error: CmsError, login: string): ValidationError {
+  switch (error.reason) {
+    case 'blocked':
+      return ValidationError.forField(
+        'url',
+        'The url points to a private, loopback, link-local or reserved network address, which is not allowed.',
+      );
+    case 'unauthorized':
+      return new ValidationError({
+        password: ['The site refused this login and password: check the login and password of the user.'],
+        login: ['The site refused this login and password: check the login and password of the user.'],
+      });
+    case 'missing_role':
+      return ValidationError.forField(
+        'login',
+        `The user "${login}" logged in but does not have the Inkpress Editor role: give this user that role on the site.`,
+      );
+    case 'plugin_missing':
+      return ValidationError.forField(
+        'url',
+        'The Inkpress Connector plugin was not found on this site: install and activate it, then try again.',
+      );
+    case 'invalid_request':
+    case 'unreachable':
+      return ValidationError.forField(
+        'url',
+        error.httpStatus !== undefined && error.httpStatus < 500
+          ? `The site answered, but not like a WordPress site with the Inkpress Connector plugin (${error.message}).`
+          : `The site could not be reached (${error.message}).`,
+      );
+  }
+}
+
+/**
+ * The website flags after a failed call: a refused login sets `login_is_unauthorized` (and
+ * shows the site answered); anything that kept us from the plugin sets `is_unreachable`.
+ * A request the plugin rejected says nothing about the site's health.
+ */
+export function healthAfterFailure(error: CmsError): WebsiteHealth {
+  switch (error.reason) {
+    case 'unauthorized':
+    case 'missing_role':
+      return { loginIsUnauthorized: true, isUnreachable: false };
+    case 'unreachable':
+    case 'blocked':
+    case 'plugin_missing':
+      return { isUnreachable: true };
+    case 'invalid_request':
+      return {};
+  }
+}
+
+/** The website flags after a call that worked. */
+export const HEALTHY: WebsiteHealth = { loginIsUnauthorized: false, isUnreachable: false };

@@ -1,0 +1,49 @@
+/** The URL of a registered site: how it is written, and what makes two URLs the same site. */
+import { ValidationError } from '../errors';
+
+export const MAX_SITE_URL_LENGTH = 2000;
+
+export interface SiteUrl {
+  /** `scheme://host[:port][/path]`, lowercase host, no trailing slash, no query or fragment. */
+  url: string;
+  /** The same without the scheme: http and https of one address are one site. */
+  identity: string;
+}
+
+/**
+ * Normalises a site URL given by a client. Requires http or https; refuses credentials,
+ * a query string and a fragment; lowercases the host, drops a default port, a trailing dot of
+ * the host and trailing slashes.
+ */
+export function normalizeSiteUrl(input: string): SiteUrl {
+  const text = input.trim();
+  const invalid = (message: string) => ValidationError.forField('url', message);
+  if (!/^https?:\/\//i.test(text)) {
+    throw invalid('The url must be a full address starting with http:// or https://.');
+  }
+  if (text.length > MAX_SITE_URL_LENGTH) {
+    throw invalid(`The url may not be longer than ${MAX_SITE_URL_LENGTH} characters.`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw invalid('The url is not a valid address.');
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw invalid('The url may not contain a user name or password; send them as login and password.');
+  }
+  if (parsed.search !== '' || text.includes('?')) throw invalid('The url may not contain a query string.');
+  if (parsed.hash !== '' || text.includes('#')) throw invalid('The url may not contain a fragment (#).');
+  const host = parsed.hostname.replace(/\.$/, '');
+  if (host === '') throw invalid('The url must name a host.');
+  const port = parsed.port === '' ? '' : `:${parsed.port}`;
+  const path = parsed.pathname.replace(/\/+$/, '');
+  const identity = `${host}${port}${path}`;
+  return { url: `${parsed.protocol}//${identity}`, identity };
+}
+
+/** The identity of an already normalised URL. */
+export function siteUrlIdentity(url: string): string {
+  return url.replace(/^https?:\/\//i, '');
+}
