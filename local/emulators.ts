@@ -49,11 +49,7 @@ export function assertJavaAvailable(): void {
 export function motoServerCommand(): string {
   const command = process.env.MOTO_SERVER_COMMAND ?? 'moto_server';
   const result = spawnSync(command, ['--help'], { encoding: 'utf8' });
-  if (result.error || result.status !== 0) {
-    throw new MissingPrerequisiteError(
-      'moto_server is required for local SQS and KMS: install it with `pip install "moto[server]"` (Python 3.9+).',
-    );
-  }
+  if (result.error || result.status !== 0) throw missingMoto();
   return command;
 }
 
@@ -76,37 +72,72 @@ export async function startDynamoDbLocal(
 /**
  * Starts moto_server for SQS and KMS. `stateDir` keeps the KMS key seed, so that keys
  * re-created after a restart decrypt what earlier runs encrypted (see local/moto_server.py).
+ * Without Python's moto for the launcher, plain `moto_server` runs (keys do not persist).
  */
 export async function startMotoServer(
   options: { port?: number; stateDir?: string } = {},
 ): Promise<RunningEmulator> {
-  const command = motoServerCommand();
   const port = options.port ?? (await freePort());
-  const launcher = path.join(__dirname, 'moto_server.py');
-  const python = process.env.MOTO_PYTHON ?? 'python3';
-  const useLauncher =
-    options.stateDir !== undefined && spawnSync(python, ['-c', 'import moto.server']).status === 0;
-  const child = useLauncher
-    ? spawn(python, [launcher, options.stateDir as string, '-H', '127.0.0.1', '-p', String(port)], {
-        stdio: 'ignore',
-      })
-    : spawn(command, ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  return running('moto_server', port, child);
+  const serverArgs = ['-H', '127.0.0.1', '-p', String(port)];
+  if (options.stateDir !== undefined) {
+    const launcher = path.join(__dirname, 'moto_server.py');
+    const python = process.env.MOTO_PYTHON ?? 'python3';
+    const child = spawn(python, [launcher, options.stateDir, ...serverArgs], { stdio: 'ignore' });
+    try {
+      return await running('moto_server', port, child);
+    } catch (error) {
+      const noMoto = error instanceof StartUpError && (error.exitCode === 3 || error.code === 'ENOENT');
+      if (!noMoto) throw error;
+    }
+  }
+  const command = process.env.MOTO_SERVER_COMMAND ?? 'moto_server';
+  try {
+    return await running('moto_server', port, spawn(command, serverArgs, { stdio: 'ignore' }));
+  } catch (error) {
+    if (error instanceof StartUpError && error.code === 'ENOENT') throw missingMoto();
+    throw error;
+  }
+}
+
+function missingMoto(): MissingPrerequisiteError {
+  return new MissingPrerequisiteError(
+    'moto_server is required for local SQS and KMS: install it with `pip install "moto[server]"` (Python 3.9+).',
+  );
+}
+
+/** A child process ended (or could not be spawned) before it listened. */
+class StartUpError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 async function running(name: string, port: number, child: ChildProcess): Promise<RunningEmulator> {
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
+  let exit: { code: number | null; spawnError?: string } | undefined;
+  child.once('exit', (code) => {
+    exit ??= { code };
+  });
+  child.once('error', (error: NodeJS.ErrnoException) => {
+    exit ??= { code: null, spawnError: error.code ?? error.message };
   });
   const deadline = Date.now() + 30_000;
   while (!(await canConnect(port))) {
-    if (exited) throw new Error(`${name} exited during start-up (port ${port}).`);
+    if (exit) {
+      throw new StartUpError(
+        `${name} exited during start-up (port ${port}, ${exit.spawnError ?? `exit code ${exit.code}`}).`,
+        exit.code,
+        exit.spawnError,
+      );
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`${name} did not start listening on port ${port} within 30 s.`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
     name,

@@ -5,17 +5,27 @@ id and new key material, and site passwords encrypted earlier could not be decry
 This launcher derives key ids and key material from a seed kept in the local data folder:
 the n-th key created gets the same id and material on every run. Local use only.
 
+It also exits when its parent process goes away (even one killed with SIGKILL), so a local
+runtime never leaves an orphaned moto_server behind.
+
 Usage: python3 moto_server.py STATE_DIR [moto_server arguments...]
+Exit code 3: moto (with its server extras) is not installed for this Python.
 """
 import hashlib
 import itertools
 import os
 import secrets
 import sys
+import threading
+import time
 import uuid
 
-import moto.kms.models as kms_models
-from moto.server import main
+try:
+    import moto.kms.models as kms_models
+    from moto.server import main
+except ImportError as error:
+    print(f"moto is not installed for {sys.executable}: {error}", file=sys.stderr)
+    sys.exit(3)
 
 state_dir = sys.argv.pop(1)
 os.makedirs(state_dir, exist_ok=True)
@@ -41,8 +51,16 @@ def seeded_master_key():
     return hashlib.sha256(f"{seed}:material:{current['n']}".encode()).digest()
 
 
+def exit_with_parent(parent_pid):
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(0)
+        time.sleep(1)
+
+
 kms_models.generate_key_id = seeded_key_id
 kms_models.generate_master_key = seeded_master_key
 
 if __name__ == "__main__":
+    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
     sys.exit(main(sys.argv[1:]))

@@ -7,7 +7,10 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
+  type KeySchemaElement,
   ResourceNotFoundException,
+  type TableDescription,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -38,14 +41,7 @@ export async function provision(
   clients: { dynamodb: DynamoDBClient; sqs: SQSClient; kms: KMSClient },
   options: { prefix: string },
 ): Promise<ProvisionedResources> {
-  const tableNames = {} as Record<TableName, string>;
-  const env: Record<string, string> = {};
-  for (const [name, definition] of Object.entries(tableDefinitions) as [TableName, TableDefinition][]) {
-    const tableName = `${options.prefix}-${definition.id}`;
-    await ensureTable(clients.dynamodb, tableName, definition);
-    tableNames[name] = tableName;
-    env[definition.envVar] = tableName;
-  }
+  const { tableNames, env } = await provisionTables(clients.dynamodb, options);
 
   const deadLetterQueueUrl = await ensureQueue(clients.sqs, `${options.prefix}-generation-dlq`, {});
   const { Attributes } = await clients.sqs.send(
@@ -66,14 +62,30 @@ export async function provision(
   return { env, tableNames, queueUrl, deadLetterQueueUrl, keyId };
 }
 
+/** Creates the tables that are missing; returns their names and the variables that carry them. */
+export async function provisionTables(
+  dynamodb: DynamoDBClient,
+  options: { prefix: string },
+): Promise<{ tableNames: Record<TableName, string>; env: Record<string, string> }> {
+  const tableNames = {} as Record<TableName, string>;
+  const env: Record<string, string> = {};
+  for (const [name, definition] of Object.entries(tableDefinitions) as [TableName, TableDefinition][]) {
+    const tableName = `${options.prefix}-${definition.id}`;
+    await ensureTable(dynamodb, tableName, definition);
+    tableNames[name] = tableName;
+    env[definition.envVar] = tableName;
+  }
+  return { tableNames, env };
+}
+
 async function ensureTable(
   client: DynamoDBClient,
   tableName: string,
   definition: TableDefinition,
 ): Promise<void> {
+  let existing: TableDescription | undefined;
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    existing = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
@@ -90,6 +102,10 @@ async function ensureTable(
     { AttributeName: partition.name, KeyType: 'HASH' as const },
     ...(sort ? [{ AttributeName: sort.name, KeyType: 'RANGE' as const }] : []),
   ];
+  if (existing) {
+    await addMissingIndexes(client, existing, definition, attributes, keySchema);
+    return;
+  }
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
@@ -108,6 +124,38 @@ async function ensureTable(
       new UpdateTimeToLiveCommand({
         TableName: tableName,
         TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
+      }),
+    );
+  }
+}
+
+/**
+ * Local data outlives code changes: an index added to a table definition after the local table
+ * was created is added to it (one UpdateTable per index, as DynamoDB requires).
+ */
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  existing: TableDescription,
+  definition: TableDefinition,
+  attributes: Map<string, AttributeDefinition>,
+  keySchema: (partition: { name: string }, sort?: { name: string }) => KeySchemaElement[],
+): Promise<void> {
+  const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of definition.globalIndexes ?? []) {
+    if (present.has(index.indexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: existing.TableName,
+        AttributeDefinitions: [...attributes.values()],
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.indexName,
+              KeySchema: keySchema(index.partitionKey, index.sortKey),
+              Projection: { ProjectionType: 'ALL' },
+            },
+          },
+        ],
       }),
     );
   }

@@ -1,0 +1,270 @@
+/**
+ * The local runtime behind `npm start`: DynamoDB Local and moto_server as child processes with
+ * their data in the data folder, the resources provisioned idempotently, the functions'
+ * environment set in this process, and the API, the queue poller and the sweeper schedule
+ * running the same handlers as the deployed stack.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { accountStore, tokenStore } from '../functions/adapters/dependencies';
+import { authenticate, createAccount } from '../functions/core/accounts';
+import { UnauthenticatedError } from '../functions/core/errors';
+import { routes } from '../functions/routes';
+import { runtimeSettings } from '../functions/shared/runtime-settings';
+import { createApiServer } from './api-server';
+import { lockWhenFree, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './data-lock';
+import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
+import { HandlerLoader } from './handler-loader';
+import { LocalAuthorizer } from './local-authorizer';
+import {
+  dataPaths,
+  emulatorClientEnv,
+  LOCAL_PREFIX,
+  localDataDir,
+  localDefaults,
+  localFunctionEnv,
+} from './local-config';
+import { type ProvisionedResources, provision } from './provision';
+import { startQueuePoller } from './queue-poller';
+import { startScheduler } from './scheduler';
+
+export interface LocalRuntimeOptions {
+  /** API port; 0 picks a free one. Default 3000. */
+  port?: number;
+  host?: string;
+  /** Default `$INKPRESS_DATA_DIR` or `.inkpress/`. */
+  dataDir?: string;
+  /** Seconds between sweeper runs (0: only the first run). Default 60. */
+  sweepSeconds?: number;
+  firstSweepAfterMs?: number;
+  pollWaitSeconds?: number;
+  retryVisibilitySeconds?: number;
+  /** Authorizer decision cache TTL, as on the deployed API. Default runtimeSettings.authorizerCacheSeconds. */
+  authorizerCacheSeconds?: number;
+  /** Emulator ports; default free ports (an in-process restart reuses the previous ones). */
+  emulatorPorts?: { dynamodb?: number; moto?: number };
+  /** One line per request. */
+  logRequests?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface LocalRuntime {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  /** Bearer token of the local account (same across restarts on the same data folder). */
+  token: string;
+  accountId: string;
+  /** True when this start created the local account. */
+  accountCreated: boolean;
+  endpoints: { dynamodb: string; moto: string };
+  resources: ProvisionedResources;
+  /** Process ids of the emulators. */
+  childPids: number[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The functions' SDK clients are module singletons (as in a warm Lambda) that keep the endpoint
+ * they were created with, so a second start in the same process must reuse the emulator ports.
+ */
+let previousEmulatorPorts: { dynamodb: number; moto: number } | undefined;
+
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const dataDir = options.dataDir ?? localDataDir();
+  const paths = dataPaths(dataDir);
+  mkdirSync(dataDir, { recursive: true });
+
+  const lock = await lockWhenFree(dataDir, 'runtime', 30_000);
+  if (!('release' in lock)) {
+    const running = readRuntimeInfo(dataDir);
+    throw new Error(
+      lock.kind === 'runtime'
+        ? `Inkpress is already running on ${dataDir} (pid ${lock.pid}${running ? `, ${running.baseUrl}` : ''}).`
+        : `The data folder ${dataDir} is busy (admin command, pid ${lock.pid}); try again.`,
+    );
+  }
+
+  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const emulators: RunningEmulator[] = [];
+  const killChildren = () => {
+    for (const emulator of emulators) emulator.process.kill('SIGKILL');
+  };
+  process.on('exit', killChildren);
+  cleanups.push(() => {
+    process.off('exit', killChildren);
+  });
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.reverse().splice(0)) {
+      try {
+        await cleanup();
+      } catch (error) {
+        log(`Stopping: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  };
+
+  try {
+    const ports = await emulatorPorts(options.emulatorPorts);
+    const started = await Promise.allSettled([
+      startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb }),
+      startMotoServer({ port: ports.moto, stateDir: paths.moto }),
+    ]);
+    for (const result of started) if (result.status === 'fulfilled') emulators.push(result.value);
+    cleanups.push(() => Promise.all(emulators.map((emulator) => emulator.stop())).then(() => undefined));
+    const failure = started.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    previousEmulatorPorts = ports;
+    const [dynamodbEmulator, motoEmulator] = emulators as [RunningEmulator, RunningEmulator];
+    const endpoints = { dynamodb: dynamodbEmulator.endpoint, moto: motoEmulator.endpoint };
+
+    const clientConfig = clientSettings(endpoints);
+    const clients = {
+      dynamodb: new DynamoDBClient({ ...clientConfig, endpoint: endpoints.dynamodb }),
+      sqs: new SQSClient({ ...clientConfig, endpoint: endpoints.moto }),
+      kms: new KMSClient({ ...clientConfig, endpoint: endpoints.moto }),
+    };
+    cleanups.push(() => {
+      clients.dynamodb.destroy();
+      clients.sqs.destroy();
+      clients.kms.destroy();
+    });
+    const resources = await provision(clients, { prefix: LOCAL_PREFIX });
+    Object.assign(process.env, localFunctionEnv(resources.env, endpoints));
+
+    const account = await ensureLocalAccount(paths.token, log);
+
+    const loader = new HandlerLoader(log);
+    const authorizer = new LocalAuthorizer(
+      loader,
+      options.authorizerCacheSeconds ?? localDefaults.authorizerCacheSeconds,
+      log,
+    );
+    const api = createApiServer({
+      routes,
+      loader,
+      authorizer,
+      log,
+      logRequests: options.logRequests ?? false,
+    });
+    const host = options.host ?? localDefaults.host;
+    let port: number;
+    try {
+      port = await api.listen(options.port ?? localDefaults.port, host);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new Error(`Port ${options.port ?? localDefaults.port} is in use: set PORT to another port.`);
+      }
+      throw error;
+    }
+    cleanups.push(() => api.close());
+    const baseUrl = `http://${host}:${port}`;
+
+    const poller = startQueuePoller({
+      sqs: clients.sqs,
+      queueUrl: resources.queueUrl,
+      loader,
+      log,
+      batchSize: runtimeSettings.workerBatchSize,
+      waitTimeSeconds: options.pollWaitSeconds ?? localDefaults.pollWaitSeconds,
+      retryVisibilitySeconds: options.retryVisibilitySeconds ?? localDefaults.retryVisibilitySeconds,
+    });
+    cleanups.push(() => poller.stop());
+    const scheduler = startScheduler({
+      loader,
+      log,
+      intervalSeconds: options.sweepSeconds ?? localDefaults.sweepSeconds,
+      firstRunAfterMs: options.firstSweepAfterMs ?? 2_000,
+    });
+    cleanups.push(() => scheduler.stop());
+
+    writeRuntimeInfo(dataDir, {
+      pid: process.pid,
+      baseUrl,
+      dynamodbEndpoint: endpoints.dynamodb,
+      motoEndpoint: endpoints.moto,
+      startedAt: new Date().toISOString(),
+    });
+    cleanups.push(() => removeRuntimeInfo(dataDir));
+
+    let stopping: Promise<void> | undefined;
+    return {
+      baseUrl,
+      port,
+      dataDir,
+      token: account.token,
+      accountId: account.accountId,
+      accountCreated: account.created,
+      endpoints,
+      resources,
+      childPids: emulators.map((emulator) => emulator.process.pid ?? 0),
+      stop: () => {
+        stopping ??= cleanUp();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+async function emulatorPorts(requested: LocalRuntimeOptions['emulatorPorts']) {
+  const dynamodb = requested?.dynamodb ?? previousEmulatorPorts?.dynamodb ?? (await freePort());
+  const moto = requested?.moto ?? previousEmulatorPorts?.moto ?? (await freePort());
+  for (const [name, port] of [
+    ['DynamoDB Local', dynamodb],
+    ['moto_server', moto],
+  ] as const) {
+    if (!(await isPortFree(port))) throw new Error(`Port ${port} for ${name} is in use by another process.`);
+  }
+  return { dynamodb, moto };
+}
+
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function clientSettings(endpoints: { dynamodb: string; moto: string }) {
+  const env = emulatorClientEnv(endpoints);
+  return {
+    region: env.AWS_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  };
+}
+
+/**
+ * The local developer account: its token is kept in `local-token` (mode 600) so that every
+ * start prints the same one; a token that no longer works (data folder reset, token revoked)
+ * is replaced by a new account.
+ */
+async function ensureLocalAccount(
+  tokenFile: string,
+  log: (line: string) => void,
+): Promise<{ token: string; accountId: string; created: boolean }> {
+  const saved = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
+  if (saved !== '') {
+    try {
+      const accountId = await authenticate({ tokens: tokenStore() }, `Bearer ${saved}`);
+      return { token: saved, accountId, created: false };
+    } catch (error) {
+      if (!(error instanceof UnauthenticatedError)) throw error;
+      log(`The token in ${tokenFile} no longer works; creating a new local account.`);
+    }
+  }
+  const { account, token } = await createAccount(
+    { accounts: accountStore(), tokens: tokenStore() },
+    { name: localDefaults.account.name, credits: localDefaults.account.credits },
+  );
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  chmodSync(tokenFile, 0o600);
+  return { token, accountId: account.accountId, created: true };
+}

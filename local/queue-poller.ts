@@ -1,0 +1,227 @@
+/**
+ * A local stand-in for Lambda's SQS event source mapping with ReportBatchItemFailures:
+ * long-polls the queue, hands each batch to the worker as an SQSEvent, deletes the records
+ * that succeeded and leaves the failed ones for redelivery. Locally a failed record becomes
+ * visible again after `retryVisibilitySeconds` instead of the queue's visibility timeout, so
+ * retries come quickly; after `maxReceiveCount` receives moto moves it to the dead-letter queue.
+ */
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { generationWorker } from '../functions/routes';
+import { runtimeSettings } from '../functions/shared/runtime-settings';
+import type { HandlerLoader } from './handler-loader';
+import { lambdaContext } from './lambda-context';
+import { LOCAL_REGION } from './local-config';
+
+/** How long `stop()` waits for a running worker invocation. */
+const STOP_GRACE_MS = 10_000;
+
+type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | null>;
+
+export interface QueuePollerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  loader: HandlerLoader;
+  log: (line: string) => void;
+  batchSize?: number;
+  waitTimeSeconds?: number;
+  retryVisibilitySeconds: number;
+  /** Worker entry; defaults to the generation worker of the route table. */
+  entry?: string;
+}
+
+export interface QueuePoller {
+  stop(): Promise<void>;
+}
+
+export interface BatchOutcome {
+  succeeded: Message[];
+  failed: Message[];
+}
+
+export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
+  const entry = options.entry ?? generationWorker.entry;
+  const abort = new AbortController();
+  let stopping = false;
+  let queueArn: string | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      abort.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+
+  async function pollOnce(): Promise<void> {
+    // Receive only when there is a worker to give the messages to (they would sit invisible otherwise).
+    const loaded = options.loader.load<WorkerHandler>(entry);
+    if (loaded.status !== 'loaded') {
+      await sleep(5_000);
+      return;
+    }
+    queueArn ??= await fetchQueueArn(options.sqs, options.queueUrl, abort.signal);
+    const { Messages } = await options.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: options.batchSize ?? runtimeSettings.workerBatchSize,
+        WaitTimeSeconds: options.waitTimeSeconds ?? 5,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    if (!Messages || Messages.length === 0) return;
+    const outcome = await invokeWorker(loaded.handler, Messages, queueArn, options.log);
+    await settle(options, outcome);
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        await pollOnce();
+      } catch (error) {
+        if (stopping) break;
+        options.log(`Queue poller: ${error instanceof Error ? error.message : String(error)}; retrying.`);
+        await sleep(1_000);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      abort.abort();
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = await Promise.race([
+        loop.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (gaveUp) options.log('Queue poller: the worker is still running; its messages will be redelivered.');
+    },
+  };
+}
+
+/** Calls the worker with one batch and sorts its messages the way Lambda's event source does. */
+export async function invokeWorker(
+  handler: WorkerHandler,
+  messages: Message[],
+  eventSourceArn: string,
+  log: (line: string) => void,
+): Promise<BatchOutcome> {
+  const records = messages.map((message) => sqsRecord(message, eventSourceArn));
+  let response: SQSBatchResponse | undefined | null;
+  try {
+    response = await handler(
+      { Records: records },
+      lambdaContext(generationWorker.name, runtimeSettings.workerTimeoutSeconds),
+    );
+  } catch (error) {
+    log(`Worker failed the whole batch: ${error instanceof Error ? error.message : String(error)}`);
+    return { succeeded: [], failed: messages };
+  }
+  const failures = response?.batchItemFailures ?? [];
+  const ids = new Set(messages.map((message) => message.MessageId));
+  // Lambda fails the whole batch when a failure names no record of the batch.
+  if (failures.some((failure) => !failure.itemIdentifier || !ids.has(failure.itemIdentifier))) {
+    log('Worker reported an unknown batch item failure; the whole batch fails.');
+    return { succeeded: [], failed: messages };
+  }
+  const failed = new Set(failures.map((failure) => failure.itemIdentifier));
+  return {
+    succeeded: messages.filter((message) => !failed.has(message.MessageId ?? '')),
+    failed: messages.filter((message) => failed.has(message.MessageId ?? '')),
+  };
+}
+
+async function settle(options: QueuePollerOptions, outcome: BatchOutcome): Promise<void> {
+  for (const chunk of chunks(outcome.succeeded, 10)) {
+    await options.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: chunk.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+  }
+  for (const chunk of chunks(outcome.failed, 10)) {
+    await options.sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: chunk.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+          VisibilityTimeout: options.retryVisibilitySeconds,
+        })),
+      }),
+    );
+  }
+}
+
+async function fetchQueueArn(sqs: SQSClient, queueUrl: string, abortSignal: AbortSignal): Promise<string> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+    { abortSignal },
+  );
+  const arn = Attributes?.QueueArn;
+  if (!arn) throw new Error(`No QueueArn for ${queueUrl}`);
+  return arn;
+}
+
+/** One SQS message as Lambda's event source presents it. */
+export function sqsRecord(message: Message, eventSourceArn: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  const messageAttributes: SQSMessageAttributes = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = {
+      dataType: value.DataType ?? 'String',
+      ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+      ...(value.BinaryValue !== undefined
+        ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') }
+        : {}),
+      stringListValues: value.StringListValues ?? [],
+      binaryListValues: (value.BinaryListValues ?? []).map((item) => Buffer.from(item).toString('base64')),
+    };
+  }
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...(attributes.MessageGroupId ? { MessageGroupId: attributes.MessageGroupId } : {}),
+      ...(attributes.MessageDeduplicationId
+        ? { MessageDeduplicationId: attributes.MessageDeduplicationId }
+        : {}),
+      ...(attributes.SequenceNumber ? { SequenceNumber: attributes.SequenceNumber } : {}),
+      ...(attributes.AWSTraceHeader ? { AWSTraceHeader: attributes.AWSTraceHeader } : {}),
+    },
+    messageAttributes,
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: eventSourceArn,
+    awsRegion: LOCAL_REGION,
+  };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let index = 0; index < items.length; index += size) result.push(items.slice(index, index + size));
+  return result;
+}

@@ -1,0 +1,70 @@
+/**
+ * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM.
+ * Settings: PORT, INKPRESS_DATA_DIR, INKPRESS_SWEEP_SECONDS, INKPRESS_LOG_REQUESTS.
+ */
+import './process-defaults';
+import { envFlag } from '../functions/shared/env';
+import { MissingPrerequisiteError } from './emulators';
+import { languageModelDescription, localDefaults, numberFromEnv } from './local-config';
+import { type LocalRuntime, startLocalRuntime } from './local-runtime';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const runtime = await startLocalRuntime({
+    port: numberFromEnv('PORT', localDefaults.port),
+    sweepSeconds: numberFromEnv('INKPRESS_SWEEP_SECONDS', localDefaults.sweepSeconds),
+    logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
+    log: (line) => console.log(`[inkpress] ${line}`),
+  });
+  printBanner(runtime, Date.now() - started);
+  stopOnSignals(runtime);
+}
+
+function printBanner(runtime: LocalRuntime, elapsedMs: number): void {
+  const lines = [
+    '',
+    `Inkpress is running locally (ready in ${(elapsedMs / 1000).toFixed(1)} s).`,
+    '',
+    `  API         ${runtime.baseUrl}`,
+    `  Token       ${runtime.token}${runtime.accountCreated ? '  (new local account)' : ''}`,
+    `  Account     ${runtime.accountId}`,
+    `  Model       ${languageModelDescription()}`,
+    `  Data        ${runtime.dataDir}`,
+    '',
+    'Try it:',
+    `  curl -H "Authorization: Bearer ${runtime.token}" ${runtime.baseUrl}/v1/languages`,
+    '',
+    `Admin CLI (in another terminal): npm run --silent admin -- account show --account ${runtime.accountId}`,
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+function stopOnSignals(runtime: LocalRuntime): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.log('[inkpress] Forced exit.');
+      process.exit(130);
+    }
+    stopping = true;
+    console.log(`\n[inkpress] ${signal}: stopping…`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`[inkpress] Stop failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof MissingPrerequisiteError) console.error(error.message);
+  else console.error(`Inkpress could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
