@@ -49,5 +49,5 @@ function safeJson(body: string): unknown {
 }
 
 export async function handler(event: SQSEvent, context: Context) {
-  return processPartialResponse(event, processRecord, processor, { context });
+  return processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false });
 }

@@ -85,7 +85,7 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
     const requested = Number(/exactly (\d+) H2 headings/.exec(prompt)?.[1] ?? '3');
     const count = behaviour.wrongHeadingCount ?? requested;
     const fixedTitle = /The title is fixed: "([^"]*)"/.exec(prompt)?.[1];
-    const keyword = /keyword\(s\): (.*)/.exec(prompt)?.[1]?.trim() ?? 'topic';
+    const keyword = /keyword\(s\): (.*?)\.?$/m.exec(prompt)?.[1]?.trim() ?? 'topic';
     content = behaviour.malformedOutline
       ? 'Sure! Here is your outline: Title - headings...'
       : JSON.stringify({

@@ -1,0 +1,426 @@
+/**
+ * Articles end to end through the handlers: create (multipart, urlencoded, JSON), the queue,
+ * the worker against a fake OpenAI server via the real openai client, list and show; credits
+ * and the daily limit; redelivery, crashes and failures. Real DynamoDB Local and moto SQS.
+ */
+import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import * as deps from '../../functions/adapters/dependencies';
+import { handler as createArticleHandler } from '../../functions/api/create-article';
+import { handler as listArticlesHandler } from '../../functions/api/list-articles';
+import { handler as listQueueHandler } from '../../functions/api/list-queued-articles';
+import { handler as showArticleHandler } from '../../functions/api/show-article';
+import { addCredits, createAccount } from '../../functions/core/accounts';
+import { createArticle } from '../../functions/core/articles/create-article';
+import { retryDeferredReservations } from '../../functions/core/articles/sweep-articles';
+import { priceOf } from '../../functions/core/pricing';
+import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { handler as worker } from '../../functions/worker/generation-worker';
+import { handler as sweeper } from '../../functions/worker/sweeper';
+import type { ProvisionedResources } from '../../local/provision';
+import { apiEvent } from '../support/events';
+import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
+import { drainQueue, lambdaContext, receive, sqsEventOf } from '../support/generation-queue';
+import { multipartBody, urlencodedBody } from '../support/multipart';
+import { provisionTestResources } from '../support/test-resources';
+
+let resources: ProvisionedResources;
+let fakeOpenAi: FakeOpenAi;
+
+beforeAll(async () => {
+  fakeOpenAi = await startFakeOpenAi();
+  resources = await provisionTestResources({
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: fakeOpenAi.baseURL,
+    OPENAI_MAX_RETRIES: '0',
+    PUBLIC_BASE_URL: '',
+  });
+});
+
+afterAll(async () => {
+  await fakeOpenAi.close();
+});
+
+beforeEach(async () => {
+  fakeOpenAi.behaviour = { latencyMs: 0 };
+  await new SQSClient({}).send(new PurgeQueueCommand({ QueueUrl: resources.queueUrl }));
+});
+
+async function newAccount(credits: number, dailyLimit = 1000) {
+  const { account } = await createAccount(
+    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+    { name: 'Test', credits, dailyLimit },
+  );
+  return account.accountId;
+}
+
+function json(response: APIGatewayProxyResult) {
+  return JSON.parse(response.body);
+}
+
+async function create(
+  accountId: string,
+  fields: Record<string, string>,
+  encoding: 'multipart' | 'urlencoded' | 'json' = 'multipart',
+) {
+  const body =
+    encoding === 'multipart'
+      ? multipartBody(fields)
+      : encoding === 'urlencoded'
+        ? urlencodedBody(fields)
+        : { body: JSON.stringify(fields), contentType: 'application/json' };
+  return createArticleHandler(apiEvent('create-article', { accountId, ...body }));
+}
+
+const show = (accountId: string, uuid: string) =>
+  showArticleHandler(apiEvent('show-article', { accountId, pathParameters: { article_uuid: uuid } }));
+const list = (accountId: string, page?: number) =>
+  listArticlesHandler(
+    apiEvent('list-articles', { accountId, ...(page ? { query: { page: String(page) } } : {}) }),
+  );
+const queue = (accountId: string) => listQueueHandler(apiEvent('list-queued-articles', { accountId }));
+const credits = async (accountId: string) => (await deps.accountStore().get(accountId))?.credits;
+const generateAll = () => drainQueue(resources.queueUrl, worker);
+
+const validFields = {
+  keyword: 'trail running shoes',
+  h2_count: '3',
+  ai_model: 'gpt-3.5-turbo',
+  language: 'en',
+};
+const WIRE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+describe('create, queue, generate, list, show', () => {
+  it('takes a multipart request, queues the article, generates it with exactly h2_count H2s', async () => {
+    const accountId = await newAccount(100);
+    const response = await create(accountId, { ...validFields, need_bold: '1', title: 'Best trail shoes' });
+    expect(response.statusCode).toBe(202);
+    const created = json(response);
+    expect(created.article_url).toBe(`https://api.example.com/prod/v1/articles/${created.article_uuid}/show`);
+    expect(created.info).toContain(created.article_url);
+
+    const queued = json(await queue(accountId));
+    expect(queued.data).toHaveLength(1);
+    expect(queued.data[0].status).toBe('pending');
+    expect(queued.data[0].data).toEqual({
+      uuid: created.article_uuid,
+      keyword: 'trail running shoes',
+      title: 'Best trail shoes',
+      language: 'en',
+      slug: null,
+      status: 0,
+      h2_count: 3,
+      need_bold: 1,
+      estimated_credits: priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 3, needBold: true }),
+      not_enough_credits: 0,
+      generation_error: 0,
+      daily_limit_reached: 0,
+      start_generation_at: expect.stringMatching(WIRE_TIME),
+      website: null,
+      category: null,
+    });
+    expect(json(await show(accountId, created.article_uuid)).status).toBe('in_progress');
+
+    expect(await generateAll()).toBe(1);
+
+    expect(json(await queue(accountId)).data).toHaveLength(0);
+    const listed = json(await list(accountId));
+    expect(listed.data).toHaveLength(1);
+    const article = listed.data[0];
+    expect(article.status).toBe('generated');
+    expect(article.data).toEqual({
+      uuid: created.article_uuid,
+      title: 'Best trail shoes',
+      content: expect.any(String),
+      language: 'en',
+      slug: null,
+      status: 0,
+      cms_id: null,
+      cms_permalink: null,
+      credits_used: 5,
+      ai_model: 'gpt-3.5-turbo',
+      total_words: expect.any(Number),
+      created_at: expect.stringMatching(WIRE_TIME),
+      published_at: null,
+      website: null,
+      category: null,
+    });
+    const content: string = article.data.content;
+    expect(content.match(/<h2>/g)).toHaveLength(3);
+    expect(content).toContain('<strong>key phrase</strong>');
+    expect(content).not.toMatch(/<script|javascript:/);
+    expect(content).toContain('<a href="https://example.com/">good link</a>');
+    expect(article.data.total_words).toBeGreaterThan(20);
+    expect(json(await show(accountId, created.article_uuid))).toEqual(article);
+    expect(await credits(accountId)).toBe(95);
+  });
+
+  it('accepts urlencoded and JSON bodies, generates a title when none is given, and drops bold when not asked', async () => {
+    const accountId = await newAccount(100);
+    const fromForm = json(await create(accountId, { ...validFields, h2_count: '1' }, 'urlencoded'));
+    const fromJson = json(await create(accountId, { ...validFields, h2_count: '2', language: 'DE' }, 'json'));
+    await generateAll();
+    const first = json(await show(accountId, fromForm.article_uuid));
+    expect(first.data.title).toBe('Fake guide to trail running shoes');
+    expect(first.data.content).not.toContain('<strong>');
+    const second = json(await show(accountId, fromJson.article_uuid));
+    expect(second.data.language).toBe('de');
+    expect(second.data.content.match(/<h2>/g)).toHaveLength(2);
+    const outlineRequest = fakeOpenAi.requests.find((request) =>
+      JSON.stringify(request).includes('German (language code de)'),
+    );
+    expect(outlineRequest).toBeDefined();
+  });
+
+  it('keeps UTF-8 text intact through a multipart body', async () => {
+    const accountId = await newAccount(100);
+    const created = json(
+      await create(accountId, {
+        ...validFields,
+        keyword: 'crème brûlée, 東京',
+        title: 'Crème brûlée à Tōkyō',
+      }),
+    );
+    const queued = json(await show(accountId, created.article_uuid));
+    expect(queued.data.keyword).toBe('crème brûlée, 東京');
+    expect(queued.data.title).toBe('Crème brûlée à Tōkyō');
+  });
+
+  it("answers 404 for an unknown, malformed or another account's article", async () => {
+    const owner = await newAccount(100);
+    const other = await newAccount(100);
+    const created = json(await create(owner, validFields));
+    for (const [accountId, uuid] of [
+      [other, created.article_uuid],
+      [owner, '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e'],
+      [owner, 'not-a-uuid'],
+    ]) {
+      const response = await show(accountId as string, uuid as string);
+      expect(response.statusCode).toBe(404);
+      expect(json(response)).toEqual({ message: 'Article not found.' });
+    }
+    expect(json(await queue(other)).data).toHaveLength(0);
+  });
+});
+
+describe('validation', () => {
+  const cases: [string, Record<string, string | undefined>, string][] = [
+    ['keyword missing', { keyword: undefined }, 'keyword'],
+    ['keyword blank', { keyword: '   ' }, 'keyword'],
+    ['more than 5 keywords', { keyword: 'a,b,c,d,e,f' }, 'keyword'],
+    ['an empty keyword', { keyword: 'a,,b' }, 'keyword'],
+    ['h2_count missing', { h2_count: undefined }, 'h2_count'],
+    ['h2_count 0', { h2_count: '0' }, 'h2_count'],
+    ['h2_count 11', { h2_count: '11' }, 'h2_count'],
+    ['h2_count not a whole number', { h2_count: '2.5' }, 'h2_count'],
+    ['h2_count text', { h2_count: 'three' }, 'h2_count'],
+    ['ai_model missing', { ai_model: undefined }, 'ai_model'],
+    ['ai_model unknown', { ai_model: 'gpt-5' }, 'ai_model'],
+    ['language missing', { language: undefined }, 'language'],
+    ['language unsupported', { language: 'xx' }, 'language'],
+    ['title too long', { title: 'x'.repeat(201) }, 'title'],
+    ['need_bold not a boolean', { need_bold: 'maybe' }, 'need_bold'],
+    ['website_uuid malformed', { website_uuid: 'abc' }, 'website_uuid'],
+    ['website_uuid unknown', { website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e' }, 'website_uuid'],
+    ['publish_at not a date-time', { publish_at: 'tomorrow' }, 'publish_at'],
+    ['draft not a boolean', { draft: 'perhaps' }, 'draft'],
+  ];
+
+  it.each(cases)(
+    'rejects %s with 422 naming the field, storing and charging nothing',
+    async (_label, change, field) => {
+      const accountId = await newAccount(100);
+      const fields: Record<string, string> = {};
+      for (const [key, value] of Object.entries({ ...validFields, ...change }))
+        if (value !== undefined) fields[key] = value;
+      const response = await create(accountId, fields);
+      expect(response.statusCode).toBe(422);
+      const body = json(response);
+      expect(Object.keys(body.errors)).toEqual([field]);
+      expect(body.errors[field][0]).toEqual(expect.any(String));
+      expect(body.message).toBe(body.errors[field][0]);
+      expect(json(await queue(accountId)).data).toHaveLength(0);
+      expect(await credits(accountId)).toBe(100);
+      expect(await receive(resources.queueUrl)).toHaveLength(0);
+    },
+  );
+
+  it('rejects a body that is not form data or JSON with a JSON error', async () => {
+    const accountId = await newAccount(100);
+    const response = await createArticleHandler(
+      apiEvent('create-article', { accountId, body: '<xml/>', contentType: 'text/xml' }),
+    );
+    expect(response.statusCode).toBe(415);
+    expect(json(response).message).toMatch(/Unsupported content type/);
+    const broken = await createArticleHandler(
+      apiEvent('create-article', { accountId, body: '{"keyword":', contentType: 'application/json' }),
+    );
+    expect(broken.statusCode).toBe(400);
+  });
+
+  it('rejects a page that is not a positive whole number', async () => {
+    const accountId = await newAccount(1);
+    const response = await listArticlesHandler(
+      apiEvent('list-articles', { accountId, query: { page: '0' } }),
+    );
+    expect(response.statusCode).toBe(422);
+    expect(Object.keys(json(response).errors)).toEqual(['page']);
+  });
+});
+
+describe('credits and the daily limit', () => {
+  it('reserves exactly what the credits cover under 100 concurrent creates, then generates the rest after credits are added', async () => {
+    const price = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 1, needBold: false });
+    const accountId = await newAccount(30 * price);
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => create(accountId, { ...validFields, h2_count: '1' })),
+    );
+    expect(responses.every((response) => response.statusCode === 202)).toBe(true);
+    expect(await credits(accountId)).toBe(0);
+
+    const shown = await Promise.all(
+      responses.map((response) => show(accountId, json(response).article_uuid)),
+    );
+    const statuses = shown.map((response) => json(response).status);
+    expect(statuses.filter((status) => status === 'in_progress')).toHaveLength(30);
+    expect(statuses.filter((status) => status === 'not_enough_credits')).toHaveLength(70);
+    const deferred = shown.map(json).find((record) => record.status === 'not_enough_credits');
+    expect(deferred.data.not_enough_credits).toBe(1);
+
+    expect(await generateAll()).toBe(30);
+    expect(json(await list(accountId)).meta.total).toBe(30);
+
+    await addCredits({ accounts: deps.accountStore() }, { accountId, amount: 70 * price });
+    await deps.articleStore().makeCreditDeferralsDue(accountId, new Date().toISOString());
+    const swept = await sweeper();
+    expect(swept.reservations).toEqual({ reserved: 70, not_enough_credits: 0, daily_limit_reached: 0 });
+    expect(await generateAll()).toBe(70);
+    expect(json(await list(accountId)).meta.total).toBe(100);
+    expect(json(await queue(accountId)).data).toHaveLength(0);
+    expect(await credits(accountId)).toBe(0);
+  });
+
+  it('defers past the daily limit to the next UTC midnight and reserves then', async () => {
+    const accountId = await newAccount(100, 2);
+    const today = new Date('2026-03-10T22:15:00Z');
+    const input = {
+      keyword: 'k',
+      h2_count: 1,
+      ai_model: 'gpt-3.5-turbo' as const,
+      language: 'en',
+      need_bold: false,
+      draft: false,
+    };
+    const at = (now: Date) => ({ ...deps.articleDeps(), clock: () => now });
+    const first = await createArticle(at(today), accountId, input);
+    const second = await createArticle(at(today), accountId, input);
+    const third = await createArticle(at(today), accountId, input);
+    expect([first.state, second.state, third.state]).toEqual(['queued', 'queued', 'daily_limit_reached']);
+
+    const record = json(await show(accountId, third.articleUuid));
+    expect(record.status).toBe('daily_limit_reached');
+    expect(record.data.daily_limit_reached).toBe(1);
+    expect(record.data.start_generation_at).toBe('2026-03-11 00:00:00');
+    expect(await credits(accountId)).toBe(96);
+
+    const sweepDeps = { ...deps.sweepDeps() };
+    expect(
+      await retryDeferredReservations({ ...sweepDeps, clock: () => new Date('2026-03-10T23:59:00Z') }),
+    ).toEqual({
+      reserved: 0,
+      not_enough_credits: 0,
+      daily_limit_reached: 0,
+    });
+    expect(
+      await retryDeferredReservations({ ...sweepDeps, clock: () => new Date('2026-03-11T00:00:30Z') }),
+    ).toEqual({
+      reserved: 1,
+      not_enough_credits: 0,
+      daily_limit_reached: 0,
+    });
+    expect(json(await show(accountId, third.articleUuid)).status).toBe('in_progress');
+    expect(await credits(accountId)).toBe(94);
+  });
+});
+
+describe('retries, redeliveries and crashes', () => {
+  it('generates and charges once when the same message is delivered twice', async () => {
+    const accountId = await newAccount(100);
+    const created = json(await create(accountId, validFields));
+    const [message] = await receive(resources.queueUrl);
+    if (!message) throw new Error('no message');
+    const event = sqsEventOf([message]);
+    await Promise.all([worker(event, lambdaContext), worker(event, lambdaContext)]);
+    await worker(event, lambdaContext);
+    const listed = json(await list(accountId));
+    expect(listed.meta.total).toBe(1);
+    expect(listed.data.map((item: { data: { uuid: string } }) => item.data.uuid)).toEqual([
+      created.article_uuid,
+    ]);
+    expect(await credits(accountId)).toBe(96);
+  });
+
+  it('regenerates after a crash between generation and saving, with one article and one charge', async () => {
+    const accountId = await newAccount(100);
+    const created = json(await create(accountId, validFields));
+    const client = dynamoDocumentClient();
+    let crashes = 1;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          String(context.commandName).startsWith('TransactWrite') &&
+          crashes > 0 &&
+          JSON.stringify(args.input).includes('generatedTitle')
+        ) {
+          crashes--;
+          throw new Error('Simulated crash before the generated article was saved');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'crashOnce' },
+    );
+    try {
+      await generateAll();
+    } finally {
+      client.middlewareStack.remove('crashOnce');
+    }
+    expect(crashes).toBe(0);
+    const listed = json(await list(accountId));
+    expect(listed.meta.total).toBe(1);
+    expect(listed.data[0].data.uuid).toBe(created.article_uuid);
+    expect(await credits(accountId)).toBe(96);
+  });
+
+  it('retries a model that fails for a while and still charges once', async () => {
+    const accountId = await newAccount(100);
+    json(await create(accountId, validFields));
+    fakeOpenAi.behaviour = { latencyMs: 0, failFirst: 2, failWithStatus: 500 };
+    await generateAll();
+    expect(json(await list(accountId)).meta.total).toBe(1);
+    expect(await credits(accountId)).toBe(96);
+  });
+
+  it.each([
+    ['always fails', { latencyMs: 0, failWithStatus: 500 }],
+    ['returns an outline that is not JSON', { latencyMs: 0, malformedOutline: true }],
+    ['returns the wrong number of headings', { latencyMs: 0, wrongHeadingCount: 1 }],
+  ])('fails the article and refunds exactly once when the model %s', async (_label, behaviour) => {
+    const accountId = await newAccount(100);
+    const created = json(await create(accountId, validFields));
+    expect(await credits(accountId)).toBe(96);
+    fakeOpenAi.behaviour = behaviour;
+    await generateAll();
+    const record = json(await show(accountId, created.article_uuid));
+    expect(record.status).toBe('error');
+    expect(record.data.generation_error).toBe(1);
+    expect(await credits(accountId)).toBe(100);
+    const [queuedRecord] = json(await queue(accountId)).data;
+    expect(queuedRecord.data.generation_error).toBe(1);
+
+    // A late duplicate of the last delivery changes nothing.
+    const stored = await deps.articleStore().get(accountId, created.article_uuid);
+    if (!stored) throw new Error('missing');
+    expect(await deps.articleStore().failGeneration(stored, 'again', new Date().toISOString())).toBe(false);
+    expect(await credits(accountId)).toBe(100);
+  });
+});
