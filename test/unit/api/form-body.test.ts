@@ -1,0 +1,64 @@
+import { MAX_BODY_BYTES, parseFormBody } from '../../../functions/api/http/form-body';
+import {
+  MalformedBodyError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+} from '../../../functions/core/errors';
+import { multipartBody } from '../../support/multipart';
+
+describe('form body parsing', () => {
+  it('reads multipart fields as UTF-8, from a base64 body, whatever the header casing', async () => {
+    const { body, contentType } = multipartBody({ keyword: 'crème brûlée, 東京', h2_count: '3' });
+    const fields = await parseFormBody({ body: body.toString('base64'), isBase64Encoded: true, contentType });
+    expect(fields).toEqual({ keyword: 'crème brûlée, 東京', h2_count: '3' });
+  });
+
+  it('reads urlencoded and JSON bodies', async () => {
+    expect(
+      await parseFormBody({
+        body: 'keyword=caf%C3%A9&draft=1',
+        isBase64Encoded: false,
+        contentType: 'application/x-www-form-urlencoded; charset=utf-8',
+      }),
+    ).toEqual({ keyword: 'café', draft: '1' });
+    expect(
+      await parseFormBody({
+        body: '{"h2_count":3,"draft":true}',
+        isBase64Encoded: false,
+        contentType: 'application/json',
+      }),
+    ).toEqual({ h2_count: 3, draft: true });
+  });
+
+  it('keeps a repeated field as an array so that validation rejects it', async () => {
+    const fields = await parseFormBody({
+      body: 'keyword=a&keyword=b',
+      isBase64Encoded: false,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(fields.keyword).toEqual(['a', 'b']);
+  });
+
+  it('treats an empty body as no fields', async () => {
+    expect(await parseFormBody({ body: null, isBase64Encoded: false, contentType: undefined })).toEqual({});
+  });
+
+  it('refuses oversized, unknown and malformed bodies with named errors', async () => {
+    await expect(
+      parseFormBody({
+        body: 'x'.repeat(MAX_BODY_BYTES + 1),
+        isBase64Encoded: false,
+        contentType: 'application/json',
+      }),
+    ).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(
+      parseFormBody({ body: '<a/>', isBase64Encoded: false, contentType: 'text/xml' }),
+    ).rejects.toBeInstanceOf(UnsupportedMediaTypeError);
+    await expect(
+      parseFormBody({ body: '[1,2]', isBase64Encoded: false, contentType: 'application/json' }),
+    ).rejects.toBeInstanceOf(MalformedBodyError);
+    await expect(
+      parseFormBody({ body: 'abc', isBase64Encoded: false, contentType: 'multipart/form-data' }),
+    ).rejects.toBeInstanceOf(MalformedBodyError);
+  });
+});
