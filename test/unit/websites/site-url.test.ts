@@ -1,0 +1,53 @@
+import { ValidationError } from '../../../functions/core/errors';
+import { normalizeSiteUrl, siteUrlIdentity } from '../../../functions/core/websites/site-url';
+
+describe('normalizeSiteUrl', () => {
+  it.each([
+    ['https://Blog.Example.COM/', 'https://blog.example.com', 'blog.example.com'],
+    ['HTTPS://blog.example.com', 'https://blog.example.com', 'blog.example.com'],
+    ['  http://blog.example.com//  ', 'http://blog.example.com', 'blog.example.com'],
+    ['https://blog.example.com:443/wp/', 'https://blog.example.com/wp', 'blog.example.com/wp'],
+    ['http://blog.example.com:80', 'http://blog.example.com', 'blog.example.com'],
+    [
+      'http://blog.example.com:8080/My-Site',
+      'http://blog.example.com:8080/My-Site',
+      'blog.example.com:8080/My-Site',
+    ],
+    ['https://blog.example.com./', 'https://blog.example.com', 'blog.example.com'],
+    ['https://bücher.example/', 'https://xn--bcher-kva.example', 'xn--bcher-kva.example'],
+    ['https://blog.example.com/a/../b/', 'https://blog.example.com/b', 'blog.example.com/b'],
+  ])('%s -> %s', (input, url, identity) => {
+    expect(normalizeSiteUrl(input)).toEqual({ url, identity });
+    expect(siteUrlIdentity(url)).toBe(identity);
+  });
+
+  it.each([
+    ['blog.example.com', 'The url must be a full address starting with http:// or https://.'],
+    ['ftp://blog.example.com', 'The url must be a full address starting with http:// or https://.'],
+    ['javascript:alert(1)', 'The url must be a full address starting with http:// or https://.'],
+    [
+      'https://user:pw@blog.example.com',
+      'The url may not contain a user name or password; send them as login and password.',
+    ],
+    ['https://blog.example.com/?p=1', 'The url may not contain a query string.'],
+    ['https://blog.example.com/?', 'The url may not contain a query string.'],
+    ['https://blog.example.com/#x', 'The url may not contain a fragment (#).'],
+    ['http://exa mple.com', 'The url is not a valid address.'],
+    [`https://blog.example.com/${'a'.repeat(2000)}`, 'The url may not be longer than 2000 characters.'],
+  ])('refuses %s', (input, message) => {
+    let caught: unknown;
+    try {
+      normalizeSiteUrl(input);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect((caught as ValidationError).fieldErrors).toEqual({ url: [message] });
+  });
+
+  it('gives http and https of one address the same identity', () => {
+    expect(normalizeSiteUrl('http://blog.example.com').identity).toBe(
+      normalizeSiteUrl('https://blog.example.com/').identity,
+    );
+  });
+});
