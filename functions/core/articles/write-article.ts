@@ -14,7 +14,7 @@ import {
   type TokenUsage,
 } from './article-model';
 
-export const SECTION_CONCURRENCY = 4;
+export const SECTION_CONCURRENCY = 6;
 
 export interface WrittenArticle {
   title: string;
