@@ -1,0 +1,83 @@
+import * as path from 'node:path';
+import { CfnResource, type Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { FunctionDefinition } from '../../functions/routes';
+
+/** The repository root: handler entries in the route table are relative to it. */
+export const repositoryRoot = path.resolve(__dirname, '..', '..');
+
+export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+
+/** esbuild settings of every function (the bundle tests build with the same ones). */
+export const ESBUILD_SETTINGS = {
+  target: 'node22',
+  /** Prefer the ES module builds of dependencies so esbuild can drop unused code. */
+  mainFields: ['module', 'main'],
+  /** Provided by the Lambda Node.js 22 runtime. */
+  externalModules: ['@aws-sdk/*', '@smithy/*'],
+};
+
+export interface InkpressFunctionProps {
+  definition: FunctionDefinition;
+  timeout: Duration;
+  memorySize: number;
+  environment: Record<string, string>;
+}
+
+/**
+ * One Lambda of the service, bundled on its own by esbuild: Node.js 22 on arm64, minified
+ * with source maps, its own log group with retention, and its own role that starts with
+ * nothing but writing to that log group (no AWS managed policy); grants are added per use.
+ */
+export class InkpressFunction extends NodejsFunction {
+  readonly definition: FunctionDefinition;
+  readonly functionLogGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: InkpressFunctionProps) {
+    const functionLogGroup = new logs.LogGroup(scope, `${id}Logs`, { retention: FUNCTION_LOG_RETENTION });
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Inkpress ${props.definition.name} function`,
+    });
+    functionLogGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: path.join(repositoryRoot, props.definition.entry),
+      handler: 'handler',
+      projectRoot: repositoryRoot,
+      depsLockFilePath: path.join(repositoryRoot, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role,
+      logGroup: functionLogGroup,
+      description: `Inkpress ${props.definition.name}`,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'inkpress',
+        ...props.environment,
+      },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        format: OutputFormat.CJS,
+        ...ESBUILD_SETTINGS,
+      },
+    });
+    this.definition = props.definition;
+    this.functionLogGroup = functionLogGroup;
+
+    // The function must wait for its role's policy (an SQS event source mapping checks it), but
+    // depending on the role itself is redundant with the `Role` GetAtt (cfn-lint W3005).
+    const policy = role.node.tryFindChild('DefaultPolicy')?.node.defaultChild;
+    if (policy instanceof CfnResource) {
+      (this.node.defaultChild as CfnResource).addOverride('DependsOn', [policy.logicalId]);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { TableName } from '../../functions/adapters/dynamodb/table-definitions';
+import {
+  authorizer,
+  type FunctionDefinition,
+  generationWorker,
+  type RouteDefinition,
+  routes,
+  sweeper,
+} from '../../functions/routes';
+import { runtimeSettings } from '../../functions/shared/runtime-settings';
+import type { DataTables } from './data-tables';
+import { InkpressFunction } from './inkpress-function';
+
+export interface ServiceFunctionsProps {
+  tables: DataTables;
+  generationQueue: sqs.IQueue;
+  sitePasswordKey: kms.IKey;
+  modelSecret: secretsmanager.ISecret;
+}
+
+const KEY_ACTIONS = {
+  encrypt: ['kms:Encrypt'],
+  decrypt: ['kms:Decrypt'],
+  encryptDecrypt: ['kms:Encrypt', 'kms:Decrypt'],
+} as const;
+
+/**
+ * One Lambda per entry of the route table plus the authorizer, the generation worker and
+ * the sweeper. Each gets exactly the environment and the grants its `access` declares.
+ */
+export class ServiceFunctions extends Construct {
+  /** The function of each route, by route name. */
+  readonly routeFunctions: ReadonlyMap<string, InkpressFunction>;
+  readonly authorizer: InkpressFunction;
+  readonly worker: InkpressFunction;
+  readonly sweeper: InkpressFunction;
+  readonly all: readonly InkpressFunction[];
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: ServiceFunctionsProps,
+  ) {
+    super(scope, id);
+    const routeFunctions = new Map<string, InkpressFunction>();
+    for (const route of routes) {
+      routeFunctions.set(route.name, this.create(route, apiTimeout(route), 512));
+    }
+    this.routeFunctions = routeFunctions;
+    this.authorizer = this.create(authorizer, Duration.seconds(10), 512);
+    this.worker = this.create(generationWorker, Duration.seconds(runtimeSettings.workerTimeoutSeconds), 1024);
+    this.sweeper = this.create(sweeper, Duration.minutes(2), 512);
+    this.all = [...routeFunctions.values(), this.authorizer, this.worker, this.sweeper];
+  }
+
+  /** The function serving `route`. */
+  forRoute(route: RouteDefinition): InkpressFunction {
+    const fn = this.routeFunctions.get(route.name);
+    if (!fn) throw new Error(`No function for route ${route.name}`);
+    return fn;
+  }
+
+  private create(definition: FunctionDefinition, timeout: Duration, memorySize: number): InkpressFunction {
+    const { tables, generationQueue, sitePasswordKey, modelSecret } = this.props;
+    const { access } = definition;
+    const environment: Record<string, string> = {
+      INKPRESS_ALLOW_PRIVATE_URLS: 'false',
+      ...tables.environmentFor(access.tables),
+    };
+    if (access.sendsToQueue) environment.GENERATION_QUEUE_URL = generationQueue.queueUrl;
+    if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sitePasswordKey.keyId;
+    if (access.readsModelSecret) environment.OPENAI_SECRET_ARN = modelSecret.secretArn;
+
+    const fn = new InkpressFunction(this, definition.name, { definition, timeout, memorySize, environment });
+
+    for (const [name, tableAccess] of Object.entries(access.tables)) {
+      if (tableAccess) tables.grant(fn, name as TableName, tableAccess);
+    }
+    if (access.sendsToQueue) generationQueue.grantSendMessages(fn);
+    if (access.sitePasswordKey) sitePasswordKey.grant(fn, ...KEY_ACTIONS[access.sitePasswordKey]);
+    if (access.readsModelSecret) modelSecret.grantRead(fn);
+    return fn;
+  }
+}
+
+/** API routes answer within API Gateway's limit; routes that call customer sites get all of it. */
+function apiTimeout(route: RouteDefinition): Duration {
+  return route.access.callsCustomerSites
+    ? Duration.seconds(runtimeSettings.apiTimeoutSeconds)
+    : Duration.seconds(10);
+}

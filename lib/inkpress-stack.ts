@@ -1,0 +1,92 @@
+import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { runtimeSettings } from '../functions/shared/runtime-settings';
+import { DataTables, tableEntries } from './constructs/data-tables';
+import { GenerationQueue } from './constructs/generation-queue';
+import { InkpressApi } from './constructs/inkpress-api';
+import { OperationalAlarms } from './constructs/operational-alarms';
+import { ServiceFunctions } from './constructs/service-functions';
+import { acknowledgeNagFindings } from './nag-suppressions';
+
+/** Value of the model API key secret until the operator sets the real key. */
+export const MODEL_SECRET_PLACEHOLDER = 'REPLACE_WITH_OPENAI_API_KEY';
+
+/**
+ * Inkpress in one stack: the tables, the generation queue pair, the site-password key, the
+ * model API key secret, one Lambda per route plus authorizer, worker and sweeper, the REST
+ * API, the sweeper schedule and the alarms. Environment-agnostic: no account or region
+ * look-ups at synth.
+ */
+export class InkpressStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    const data = new DataTables(this, 'Tables');
+    const generation = new GenerationQueue(this, 'Generation');
+
+    const sitePasswordKey = new kms.Key(this, 'SitePasswordKey', {
+      description: 'Inkpress: encrypts the WordPress passwords of registered websites',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const modelSecret = new secretsmanager.Secret(this, 'ModelApiKey', {
+      description: 'Inkpress: OpenAI API key used by the generation worker (set by the operator)',
+      secretStringValue: SecretValue.unsafePlainText(MODEL_SECRET_PLACEHOLDER),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const functions = new ServiceFunctions(this, 'Functions', {
+      tables: data,
+      generationQueue: generation.queue,
+      sitePasswordKey,
+      modelSecret,
+    });
+
+    functions.worker.addEventSource(
+      new SqsEventSource(generation.queue, {
+        batchSize: runtimeSettings.workerBatchSize,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    new events.Rule(this, 'SweeperSchedule', {
+      description: 'Runs the Inkpress sweeper',
+      schedule: events.Schedule.rate(Duration.minutes(runtimeSettings.sweeperIntervalMinutes)),
+      targets: [new targets.LambdaFunction(functions.sweeper, { retryAttempts: 0 })],
+    });
+
+    const api = new InkpressApi(this, 'Api', { functions });
+    const alarms = new OperationalAlarms(this, 'Alarms', {
+      deadLetterQueue: generation.deadLetterQueue,
+      functions: functions.all,
+    });
+
+    acknowledgeNagFindings({ api, functions, modelSecret });
+
+    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: api.restApi.url });
+    new CfnOutput(this, 'ModelApiKeySecretName', {
+      description: 'Put the OpenAI API key in this secret',
+      value: modelSecret.secretName,
+    });
+    new CfnOutput(this, 'ModelApiKeySecretArn', { value: modelSecret.secretArn });
+    new CfnOutput(this, 'SitePasswordKeyId', { value: sitePasswordKey.keyId });
+    new CfnOutput(this, 'GenerationQueueUrl', { value: generation.queue.queueUrl });
+    new CfnOutput(this, 'GenerationDeadLetterQueueUrl', { value: generation.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'Subscribe to this topic to receive the alarms',
+      value: alarms.topic.topicArn,
+    });
+    for (const [name, definition] of tableEntries()) {
+      new CfnOutput(this, `${definition.id}TableName`, {
+        description: `Table name; environment variable ${definition.envVar}`,
+        value: data.tables[name].tableName,
+      });
+    }
+  }
+}

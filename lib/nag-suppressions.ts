@@ -1,0 +1,61 @@
+/**
+ * The cdk-nag AwsSolutions findings this stack accepts, each on the narrowest construct and
+ * with the reason it is accepted (cdk-nag 3: `Validations.of(scope).acknowledge`).
+ */
+import { Validations } from 'aws-cdk-lib';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { InkpressApi } from './constructs/inkpress-api';
+import type { ServiceFunctions } from './constructs/service-functions';
+
+export interface AcknowledgedParts {
+  api: InkpressApi;
+  functions: ServiceFunctions;
+  modelSecret: secretsmanager.ISecret;
+}
+
+export function acknowledgeNagFindings({ api, functions, modelSecret }: AcknowledgedParts): void {
+  for (const fn of functions.all) {
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 (LTS) is the runtime the service is built and tested for (DESIGN.md); moving to a newer runtime is a deliberate upgrade, not a stack default.',
+    });
+  }
+
+  Validations.of(modelSecret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'The secret holds a third-party (OpenAI) API key that only the provider can issue; the operator rotates it at the provider and updates the secret value, so there is no rotation Lambda to schedule.',
+  });
+
+  Validations.of(api.restApi).acknowledge({
+    id: 'AwsSolutions-APIG2',
+    reason:
+      'Requests are validated in each handler with a zod schema (422 with per-field messages); API Gateway models cannot validate the multipart/form-data bodies the API accepts.',
+  });
+  Validations.of(api.restApi).acknowledge({
+    id: 'AwsSolutions-COG4',
+    reason:
+      'Clients authenticate with Inkpress API bearer tokens checked by a Lambda TOKEN authorizer; there is no Cognito user pool.',
+  });
+  Validations.of(api.restApi.deploymentStage).acknowledge({
+    id: 'AwsSolutions-APIG3',
+    reason:
+      'No WAF web ACL by default: every route needs a valid bearer token and the stage is throttled; an operator can associate a web ACL with the stage without changing the stack.',
+  });
+  const cloudWatchRole = api.restApi.node.tryFindChild('CloudWatchRole');
+  if (cloudWatchRole) {
+    Validations.of(cloudWatchRole).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account-level role API Gateway uses to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for exactly that role.',
+    });
+  }
+  for (const method of api.methodNotAllowedMethods) {
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Mock method that only answers 405 Method Not Allowed with a fixed JSON body; it reaches no backend and no data.',
+    });
+  }
+}

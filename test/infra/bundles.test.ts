@@ -1,0 +1,58 @@
+/**
+ * What each function's bundle contains, built by esbuild with the stack's settings: every
+ * entry of the route table bundles, and only the generation worker carries the language-model
+ * client (DESIGN.md: API handlers must not bundle it).
+ */
+import * as path from 'node:path';
+import { build } from 'esbuild';
+import {
+  authorizer,
+  type FunctionDefinition,
+  generationWorker,
+  routes,
+  sweeper,
+} from '../../functions/routes';
+import { ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+
+/** The npm packages that end up in a function's bundle. */
+async function bundledPackages(definition: FunctionDefinition): Promise<Set<string>> {
+  const result = await build({
+    entryPoints: [path.join(repositoryRoot, definition.entry)],
+    absWorkingDir: repositoryRoot,
+    bundle: true,
+    write: false,
+    metafile: true,
+    minify: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: 'index.js',
+    target: ESBUILD_SETTINGS.target,
+    mainFields: ESBUILD_SETTINGS.mainFields,
+    external: ESBUILD_SETTINGS.externalModules,
+    logLevel: 'silent',
+  });
+  const packages = new Set<string>();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const input of Object.keys(output.inputs)) {
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (match?.[1]) packages.add(match[1]);
+    }
+  }
+  return packages;
+}
+
+describe('function bundles', () => {
+  it.each([...routes, authorizer, sweeper].map((definition) => [definition.name, definition] as const))(
+    '%s bundles without the openai client',
+    async (_name, definition) => {
+      const packages = await bundledPackages(definition);
+      expect(packages.has('openai')).toBe(false);
+    },
+  );
+
+  it('the generation worker bundles the openai client', async () => {
+    const packages = await bundledPackages(generationWorker);
+    expect(packages.has('openai')).toBe(true);
+    expect([...packages].filter((name) => name.startsWith('@aws-sdk/'))).toEqual([]);
+  });
+});

@@ -1,0 +1,604 @@
+/**
+ * Assertions on the synthesized CloudFormation template of the Inkpress stack. The stack is
+ * synthesized once (bundling skipped: only the template is checked) with the context of
+ * cdk.json, as `cdk synth` does.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
+import { errorBodies } from '../../functions/api/http/responses';
+import {
+  authorizer,
+  type FunctionDefinition,
+  generationWorker,
+  type RouteDefinition,
+  routes,
+  sweeper,
+} from '../../functions/routes';
+import { runtimeSettings } from '../../functions/shared/runtime-settings';
+import { ANSWERED_METHODS, STAGE_NAME, THROTTLING } from '../../lib/constructs/inkpress-api';
+import { InkpressStack, MODEL_SECRET_PLACEHOLDER } from '../../lib/inkpress-stack';
+
+type Json = Record<string, unknown>;
+interface CfnResource {
+  Type: string;
+  Properties: Json;
+  DependsOn?: string[];
+  DeletionPolicy?: string;
+}
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Principal?: unknown;
+  Condition?: unknown;
+}
+
+const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
+  context: Json;
+};
+const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+const stack = new InkpressStack(app, 'Inkpress');
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, CfnResource>;
+
+const allDefinitions: FunctionDefinition[] = [...routes, authorizer, generationWorker, sweeper];
+
+function resource(logicalId: string): CfnResource {
+  const found = resources[logicalId];
+  if (!found) throw new Error(`no resource ${logicalId}`);
+  return found;
+}
+
+function ofType(type: string): [string, CfnResource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+function only<T>(items: T[], what: string): T {
+  if (items.length !== 1) throw new Error(`expected exactly one ${what}, found ${items.length}`);
+  return items[0] as T;
+}
+
+/** Logical id of the Lambda function of a definition (each carries `Inkpress <name>` as description). */
+function functionId(definition: FunctionDefinition): string {
+  return only(
+    ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => fn.Properties.Description === `Inkpress ${definition.name}`)
+      .map(([id]) => id),
+    `function ${definition.name}`,
+  );
+}
+
+function roleIdOf(definition: FunctionDefinition): string {
+  const role = resource(functionId(definition)).Properties.Role as { 'Fn::GetAtt': [string, string] };
+  return role['Fn::GetAtt'][0];
+}
+
+/** Every IAM statement attached to a function's role. */
+function statementsOf(definition: FunctionDefinition): Statement[] {
+  const roleId = roleIdOf(definition);
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+function mentions(value: unknown, logicalId: string): boolean {
+  return JSON.stringify(value).includes(`"${logicalId}"`);
+}
+
+/** Actions a function's role may perform on a resource (matched by its logical id). */
+function actionsOn(definition: FunctionDefinition, logicalId: string): string[] {
+  return statementsOf(definition)
+    .filter((statement) => mentions(statement.Resource, logicalId))
+    .flatMap(actionsOf)
+    .sort();
+}
+
+function resourceIdMatching(type: string, pattern: RegExp): string {
+  return only(
+    ofType(type)
+      .map(([id]) => id)
+      .filter((id) => pattern.test(id)),
+    `${type} ${pattern}`,
+  );
+}
+
+const tableIds = Object.fromEntries(
+  (Object.keys(tableDefinitions) as TableName[]).map((name) => [
+    name,
+    resourceIdMatching('AWS::DynamoDB::Table', new RegExp(`^Tables${tableDefinitions[name].id}[0-9A-F]{8}$`)),
+  ]),
+) as Record<TableName, string>;
+const queueId = resourceIdMatching('AWS::SQS::Queue', /^GenerationQueue[0-9A-F]{8}$/);
+const deadLetterQueueId = resourceIdMatching('AWS::SQS::Queue', /^GenerationDeadLetterQueue[0-9A-F]{8}$/);
+const sitePasswordKeyId = resourceIdMatching('AWS::KMS::Key', /^SitePasswordKey[0-9A-F]{8}$/);
+const secretId = resourceIdMatching('AWS::SecretsManager::Secret', /^ModelApiKey[0-9A-F]{8}$/);
+const restApiId = only(
+  ofType('AWS::ApiGateway::RestApi').map(([id]) => id),
+  'REST API',
+);
+const authorizerId = only(
+  ofType('AWS::ApiGateway::Authorizer').map(([id]) => id),
+  'authorizer',
+);
+
+/** Full path of each API Gateway resource, by logical id. */
+const resourcePaths = new Map<string, string>();
+function pathOf(resourceId: string): string {
+  const known = resourcePaths.get(resourceId);
+  if (known) return known;
+  const { Properties } = resource(resourceId);
+  const parent = Properties.ParentId as { Ref?: string };
+  const parentPath = parent.Ref ? pathOf(parent.Ref) : '';
+  const full = `${parentPath}/${Properties.PathPart as string}`;
+  resourcePaths.set(resourceId, full);
+  return full;
+}
+
+/** The API Gateway methods, keyed `METHOD /path`. */
+const methods = new Map(
+  ofType('AWS::ApiGateway::Method').map(([, method]) => {
+    const resourceRef = method.Properties.ResourceId as { Ref?: string };
+    const route = resourceRef.Ref ? pathOf(resourceRef.Ref) : '/';
+    return [`${method.Properties.HttpMethod as string} ${route}`, method.Properties] as const;
+  }),
+);
+
+describe('API Gateway', () => {
+  it.each(routes.flatMap((route) => route.methods.map((method) => [method, route.path, route] as const)))(
+    '%s %s is proxied to its own function behind the token authorizer',
+    (method, routePath, route: RouteDefinition) => {
+      const props = methods.get(`${method} ${routePath}`) ?? {};
+      expect(props).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(mentions((props.Integration as Json).Uri, functionId(route))).toBe(true);
+    },
+  );
+
+  it('has exactly the routed and the 405 methods, nothing else', () => {
+    const expected = routes.flatMap((route) => ANSWERED_METHODS.map((method) => `${method} ${route.path}`));
+    expect([...methods.keys()].sort()).toEqual(expected.sort());
+  });
+
+  it.each(
+    routes.flatMap((route) =>
+      ANSWERED_METHODS.filter((method) => !(route.methods as string[]).includes(method)).map(
+        (method) => [method, route.path, route] as const,
+      ),
+    ),
+  )('%s %s answers 405 JSON from a mock, without authorization', (method, routePath, route) => {
+    const props = methods.get(`${method} ${routePath}`);
+    expect(props).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    const integration = props?.Integration as {
+      RequestTemplates: Record<string, string>;
+      IntegrationResponses: Json[];
+    };
+    expect(JSON.parse(integration.RequestTemplates['application/json'] ?? '')).toEqual({ statusCode: 405 });
+    expect(integration.IntegrationResponses).toEqual([
+      {
+        StatusCode: '405',
+        ResponseParameters: {
+          'method.response.header.Content-Type': "'application/json'",
+          'method.response.header.Cache-Control': "'no-store'",
+          'method.response.header.Allow': `'${route.methods.join(', ')}'`,
+        },
+        ResponseTemplates: { 'application/json': JSON.stringify(errorBodies.methodNotAllowed) },
+      },
+    ]);
+    expect(props?.MethodResponses).toEqual([expect.objectContaining({ StatusCode: '405' })]);
+  });
+
+  it('authorizes bearer tokens from the Authorization header with a cached TOKEN authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: runtimeSettings.authorizerCacheSeconds,
+      RestApiId: { Ref: restApiId },
+    });
+    const uri = resource(authorizerId).Properties.AuthorizerUri;
+    expect(mentions(uri, functionId(authorizer))).toBe(true);
+  });
+
+  it('deploys stage prod with throttling, metrics, error logging and JSON access logs', () => {
+    const stage = only(ofType('AWS::ApiGateway::Stage'), 'stage')[1].Properties;
+    expect(stage).toMatchObject({
+      StageName: STAGE_NAME,
+      MethodSettings: [
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: THROTTLING.rateLimit,
+          ThrottlingBurstLimit: THROTTLING.burstLimit,
+          MetricsEnabled: true,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        },
+      ],
+    });
+    const accessLog = stage.AccessLogSetting as { Format: string; DestinationArn: unknown };
+    expect(JSON.parse(accessLog.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      accountId: '$context.authorizer.principalId',
+    });
+    const [logGroupId] =
+      ofType('AWS::Logs::LogGroup').find(([id]) => mentions(accessLog.DestinationArn, id)) ?? [];
+    expect(logGroupId).toBeDefined();
+    expect(resource(logGroupId as string).Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('passes multipart bodies as binary and is regional', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      BinaryMediaTypes: ['multipart/form-data'],
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  const json = (body: object) => JSON.stringify(body);
+  it.each([
+    ['UNAUTHORIZED', '401', json(errorBodies.unauthenticated)],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', json(errorBodies.notFound)],
+    ['ACCESS_DENIED', '403', json(errorBodies.forbidden)],
+    ['REQUEST_TOO_LARGE', '413', json(errorBodies.payloadTooLarge)],
+    ['THROTTLED', '429', json(errorBodies.tooManyRequests)],
+    ['QUOTA_EXCEEDED', '429', json(errorBodies.tooManyRequests)],
+    ['DEFAULT_4XX', undefined, '{"message":$context.error.messageString}'],
+    ['INTEGRATION_TIMEOUT', '504', '{"message":"Server error.","request_id":"$context.requestId"}'],
+    ['DEFAULT_5XX', '500', '{"message":"Server error.","request_id":"$context.requestId"}'],
+  ])('gateway response %s is %s JSON in our error shape', (type, statusCode, body) => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      StatusCode: statusCode ?? Match.absent(),
+      ResponseParameters: {
+        'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+      },
+      ResponseTemplates: { 'application/json': body },
+    });
+  });
+
+  it('outputs the API URL', () => {
+    template.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('functions', () => {
+  it('creates one function per route plus authorizer, worker and sweeper', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(allDefinitions.length);
+  });
+
+  it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
+    '%s runs Node.js 22 on arm64, logs to its own group with retention, and has its environment',
+    (_name, definition) => {
+      const props = resource(functionId(definition)).Properties as Json;
+      expect(props).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+
+      const logGroupRef = (props.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(resource(logGroupRef).Properties.RetentionInDays).toBe(30);
+
+      const environment = (props.Environment as { Variables: Record<string, unknown> }).Variables;
+      const tableVars = Object.keys(definition.access.tables).map(
+        (name) => tableDefinitions[name as TableName].envVar,
+      );
+      expect(Object.keys(environment).sort()).toEqual(
+        [
+          'NODE_OPTIONS',
+          'POWERTOOLS_SERVICE_NAME',
+          'INKPRESS_ALLOW_PRIVATE_URLS',
+          ...tableVars,
+          ...(definition.access.sendsToQueue ? ['GENERATION_QUEUE_URL'] : []),
+          ...(definition.access.sitePasswordKey ? ['SITE_PASSWORD_KEY_ID'] : []),
+          ...(definition.access.readsModelSecret ? ['OPENAI_SECRET_ARN'] : []),
+        ].sort(),
+      );
+      expect(environment).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'inkpress',
+        INKPRESS_ALLOW_PRIVATE_URLS: 'false',
+      });
+      for (const [name, envVar] of Object.entries(definition.access.tables).map(
+        ([table]) => [table, tableDefinitions[table as TableName].envVar] as const,
+      )) {
+        expect(environment[envVar]).toEqual({ Ref: tableIds[name as TableName] });
+      }
+    },
+  );
+
+  it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
+    '%s has its own role with no managed policy, depending only on its policy',
+    (_name, definition) => {
+      const roleId = roleIdOf(definition);
+      expect(resource(roleId).Properties.ManagedPolicyArns).toBeUndefined();
+      const dependsOn = resource(functionId(definition)).DependsOn ?? [];
+      expect(dependsOn).toHaveLength(1);
+      expect(resources[dependsOn[0] as string]?.Type).toBe('AWS::IAM::Policy');
+    },
+  );
+
+  it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
+    '%s may read or write exactly the tables (and indexes) its access declares',
+    (_name, definition) => {
+      const reads = [
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DescribeTable',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:Scan',
+      ];
+      const writes = [
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ];
+      for (const name of Object.keys(tableDefinitions) as TableName[]) {
+        const access = definition.access.tables[name];
+        const expected =
+          access === 'readWrite' ? [...reads, ...writes].sort() : access === 'read' ? reads : [];
+        expect({ table: name, actions: actionsOn(definition, tableIds[name]) }).toEqual({
+          table: name,
+          actions: expected,
+        });
+      }
+      const tableStatements = statementsOf(definition).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+      );
+      for (const statement of tableStatements) {
+        expect(JSON.stringify(statement.Resource)).not.toContain('*');
+      }
+      const indexNames = Object.keys(definition.access.tables).flatMap(
+        (name) =>
+          (
+            tableDefinitions[name as TableName] as { globalIndexes?: { indexName: string }[] }
+          ).globalIndexes?.map((index) => `/index/${index.indexName}`) ?? [],
+      );
+      const grantedText = JSON.stringify(tableStatements.map((statement) => statement.Resource));
+      for (const index of indexNames) expect(grantedText).toContain(index);
+    },
+  );
+
+  it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
+    '%s may use the queue, the site-password key and the model secret only as its access declares',
+    (_name, definition) => {
+      const { sendsToQueue, sitePasswordKey, readsModelSecret } = definition.access;
+      expect(actionsOn(definition, queueId).includes('sqs:SendMessage')).toBe(sendsToQueue === true);
+      expect(actionsOn(definition, deadLetterQueueId)).toEqual([]);
+      const keyActions = {
+        encrypt: ['kms:Encrypt'],
+        decrypt: ['kms:Decrypt'],
+        encryptDecrypt: ['kms:Decrypt', 'kms:Encrypt'],
+      };
+      expect(actionsOn(definition, sitePasswordKeyId)).toEqual(
+        sitePasswordKey ? keyActions[sitePasswordKey] : [],
+      );
+      expect(actionsOn(definition, secretId)).toEqual(
+        readsModelSecret ? ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'] : [],
+      );
+    },
+  );
+
+  it('gives no function a wildcard resource', () => {
+    for (const definition of allDefinitions) {
+      for (const statement of statementsOf(definition)) {
+        expect(statement.Resource).not.toBe('*');
+      }
+    }
+  });
+});
+
+describe('DynamoDB tables', () => {
+  it('creates exactly the tables of the shared definitions', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(Object.keys(tableDefinitions).length);
+  });
+
+  it.each(Object.entries(tableDefinitions))(
+    '%s has its keys, indexes, TTL, on-demand billing, PITR and is retained',
+    (name, definitionValue) => {
+      const definition = definitionValue as (typeof tableDefinitions)[TableName] & {
+        sortKey?: { name: string; type: string };
+        globalIndexes?: {
+          indexName: string;
+          partitionKey: { name: string };
+          sortKey?: { name: string };
+        }[];
+        timeToLiveAttribute?: string;
+      };
+      const table = resource(tableIds[name as TableName]);
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        KeySchema: [
+          { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+          ...(definition.sortKey ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' }] : []),
+        ],
+      });
+      const attributeTypes = Object.fromEntries(
+        (table.Properties.AttributeDefinitions as { AttributeName: string; AttributeType: string }[]).map(
+          (a) => [a.AttributeName, a.AttributeType],
+        ),
+      );
+      expect(attributeTypes[definition.partitionKey.name]).toBe(definition.partitionKey.type);
+      if (definition.sortKey) expect(attributeTypes[definition.sortKey.name]).toBe(definition.sortKey.type);
+
+      const indexes = (definition.globalIndexes ?? []).map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+          ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      }));
+      expect(table.Properties.GlobalSecondaryIndexes).toEqual(indexes.length > 0 ? indexes : undefined);
+
+      expect(table.Properties.TimeToLiveSpecification).toEqual(
+        definition.timeToLiveAttribute
+          ? { AttributeName: definition.timeToLiveAttribute, Enabled: true }
+          : undefined,
+      );
+    },
+  );
+});
+
+describe('generation queue', () => {
+  it('redrives to the dead-letter queue and hides messages for at least 6x the worker timeout', () => {
+    const queue = resource(queueId).Properties as Json;
+    const workerTimeout = resource(functionId(generationWorker)).Properties.Timeout as number;
+    expect(workerTimeout).toBe(runtimeSettings.workerTimeoutSeconds);
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * workerTimeout);
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueueId, 'Arn'] },
+      maxReceiveCount: runtimeSettings.maxReceiveCount,
+    });
+    expect(runtimeSettings.maxReceiveCount).toBeGreaterThanOrEqual(5);
+  });
+
+  it('encrypts both queues and denies requests without TLS', () => {
+    for (const id of [queueId, deadLetterQueueId]) {
+      expect(resource(id).Properties.SqsManagedSseEnabled).toBe(true);
+      const policy = ofType('AWS::SQS::QueuePolicy').find(([, p]) => mentions(p.Properties.Queues, id));
+      expect(policy).toBeDefined();
+      const statements = (
+        (policy as [string, CfnResource])[1].Properties.PolicyDocument as { Statement: Statement[] }
+      ).Statement;
+      expect(statements).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('feeds the worker in batches with partial batch failure reporting', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: functionId(generationWorker) },
+      BatchSize: runtimeSettings.workerBatchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(actionsOn(generationWorker, queueId)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+  });
+});
+
+describe('site-password key and model secret', () => {
+  it('rotates the site-password key and keeps it when the stack is deleted', () => {
+    const key = resource(sitePasswordKeyId);
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it('grants the key to no function in its key policy (only the account root administers it)', () => {
+    const statements = (resource(sitePasswordKeyId).Properties.KeyPolicy as { Statement: Statement[] })
+      .Statement;
+    expect(statements).toHaveLength(1);
+    expect(JSON.stringify(statements[0]?.Principal)).toContain(':root');
+  });
+
+  it('lets only the functions that declare it use the key', () => {
+    const users = allDefinitions.filter((definition) => actionsOn(definition, sitePasswordKeyId).length > 0);
+    expect(users.map((definition) => definition.name).sort()).toEqual(
+      allDefinitions
+        .filter((definition) => definition.access.sitePasswordKey)
+        .map((definition) => definition.name)
+        .sort(),
+    );
+  });
+
+  it('creates the model API key secret with a placeholder, not a generated value', () => {
+    const secret = resource(secretId);
+    expect(secret.Properties.SecretString).toBe(MODEL_SECRET_PLACEHOLDER);
+    expect(secret.Properties.GenerateSecretString).toBeUndefined();
+    expect(secret.DeletionPolicy).toBe('Retain');
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(mentions(outputs.ModelApiKeySecretName?.Value, secretId)).toBe(true);
+    expect(outputs.ModelApiKeySecretArn?.Value).toEqual({ Ref: secretId });
+  });
+});
+
+describe('sweeper schedule', () => {
+  it('invokes the sweeper every sweeperIntervalMinutes', () => {
+    const minutes = runtimeSettings.sweeperIntervalMinutes;
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`,
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId(sweeper), 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [functionId(sweeper), 'Arn'] },
+    });
+  });
+});
+
+describe('alarms', () => {
+  const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const topicId = only(
+    ofType('AWS::SNS::Topic').map(([id]) => id),
+    'alarm topic',
+  );
+
+  it('alarms when a message reaches the dead-letter queue', () => {
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueueId, 'QueueName'] } }],
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+      }),
+    );
+  });
+
+  it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
+    'alarms on errors of %s',
+    (_name, definition) => {
+      expect(alarms).toContainEqual(
+        expect.objectContaining({
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(definition) } }],
+          ComparisonOperator: 'GreaterThanThreshold',
+          Threshold: 0,
+        }),
+      );
+    },
+  );
+
+  it('notifies an encrypted topic from every alarm', () => {
+    expect(alarms).toHaveLength(allDefinitions.length + 1);
+    for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(resource(topicId).Properties.KmsMasterKeyId).toBeDefined();
+  });
+});
+
+describe('cdk-nag', () => {
+  it('reports no unacknowledged AwsSolutions finding (errors or warnings)', () => {
+    const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(stack);
+    const findings = report.violations.map(
+      (violation) =>
+        `${violation.severity} ${violation.ruleName}: ${violation.violatingResources
+          .map((resource) => resource.constructPath)
+          .join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+});
