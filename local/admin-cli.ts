@@ -3,11 +3,17 @@
  * Exit codes: 0 done, 1 failed (one line on stderr), 2 wrong command line.
  */
 import './process-defaults';
-import { accountStore, tokenStore } from '../functions/adapters/dependencies';
+import { accountStore, articleStore, tokenStore } from '../functions/adapters/dependencies';
+import { type TableName, tableDefinitions } from '../functions/adapters/dynamodb/table-definitions';
+import { makeCreditDeferralsDue } from '../functions/core/articles/sweep-articles';
 import { DomainError } from '../functions/core/errors';
+import { optionalEnv } from '../functions/shared/env';
 import { parseCommand, runCommand, USAGE, UsageError } from './admin-commands';
 import { openAdminConnection } from './admin-connection';
 import { MissingPrerequisiteError } from './emulators';
+
+/** The tables the article store needs. */
+const articleTables: TableName[] = ['articles', 'accounts', 'dailyUsage', 'websites'];
 
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv);
@@ -17,12 +23,30 @@ async function main(argv: string[]): Promise<number> {
   }
   const connection = await openAdminConnection();
   try {
-    const output = await runCommand(parsed, { accounts: accountStore(), tokens: tokenStore() });
+    const output = await runCommand(parsed, {
+      accounts: accountStore(),
+      tokens: tokenStore(),
+      afterCreditsAdded: makeDeferredArticlesDue,
+    });
     await print(process.stdout, output);
     return 0;
   } finally {
     await connection.close();
   }
+}
+
+/** Articles deferred for lack of credits become due; the next sweep re-attempts their reservation. */
+async function makeDeferredArticlesDue(accountId: string): Promise<string> {
+  const missing = articleTables.filter((table) => !optionalEnv(tableDefinitions[table].envVar));
+  if (missing.length > 0) {
+    const names = missing.map((table) => tableDefinitions[table].envVar).join(', ');
+    return `Set ${names} to also retry the articles waiting for credits (the sweeper picks them up otherwise only when they are due).`;
+  }
+  const count = await makeCreditDeferralsDue(
+    { articles: articleStore(), clock: () => new Date() },
+    accountId,
+  );
+  return `${count} article(s) waiting for credits will be retried at the next sweep.`;
 }
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {

@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { lockWhenFree, readRuntimeInfo } from './data-lock';
 import { startDynamoDbLocal } from './emulators';
 import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, LOCAL_REGION, localDataDir } from './local-config';
+import { startOrphanReaper } from './orphan-reaper';
 import { provisionTables } from './provision';
 
 export interface AdminConnection {
@@ -39,10 +40,12 @@ export async function openAdminConnection(env: NodeJS.ProcessEnv = process.env):
       throw error;
     }
     const running = dynamodb;
+    const reaper = startOrphanReaper([running.process.pid ?? 0]);
     return {
       mode: 'own',
       close: async () => {
         await running.stop();
+        reaper.stop();
         lock.release();
       },
     };

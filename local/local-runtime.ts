@@ -27,6 +27,7 @@ import {
   localDefaults,
   localFunctionEnv,
 } from './local-config';
+import { startOrphanReaper } from './orphan-reaper';
 import { type ProvisionedResources, provision } from './provision';
 import { startQueuePoller } from './queue-poller';
 import { startScheduler } from './scheduler';
@@ -62,7 +63,7 @@ export interface LocalRuntime {
   accountCreated: boolean;
   endpoints: { dynamodb: string; moto: string };
   resources: ProvisionedResources;
-  /** Process ids of the emulators. */
+  /** Process ids of the emulators and of their orphan reaper. */
   childPids: number[];
   stop(): Promise<void>;
 }
@@ -115,6 +116,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       startMotoServer({ port: ports.moto, stateDir: paths.moto }),
     ]);
     for (const result of started) if (result.status === 'fulfilled') emulators.push(result.value);
+    const reaper = startOrphanReaper(emulators.map((emulator) => emulator.process.pid ?? 0));
+    cleanups.push(() => reaper.stop());
     cleanups.push(() => Promise.all(emulators.map((emulator) => emulator.stop())).then(() => undefined));
     const failure = started.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
@@ -201,7 +204,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       accountCreated: account.created,
       endpoints,
       resources,
-      childPids: emulators.map((emulator) => emulator.process.pid ?? 0),
+      childPids: [...emulators.map((emulator) => emulator.process.pid ?? 0), reaper.pid ?? 0],
       stop: () => {
         stopping ??= cleanUp();
         return stopping;

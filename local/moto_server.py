@@ -11,14 +11,17 @@ runtime never leaves an orphaned moto_server behind.
 Usage: python3 moto_server.py STATE_DIR [moto_server arguments...]
 Exit code 3: moto (with its server extras) is not installed for this Python.
 """
-import hashlib
-import itertools
 import os
-import secrets
-import sys
-import threading
-import time
-import uuid
+
+parent_pid = os.getppid()
+
+import hashlib  # noqa: E402
+import itertools  # noqa: E402
+import secrets  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
 
 try:
     import moto.kms.models as kms_models
@@ -51,7 +54,7 @@ def seeded_master_key():
     return hashlib.sha256(f"{seed}:material:{current['n']}".encode()).digest()
 
 
-def exit_with_parent(parent_pid):
+def exit_with_parent():
     while True:
         if os.getppid() != parent_pid:
             os._exit(0)
@@ -62,5 +65,5 @@ kms_models.generate_key_id = seeded_key_id
 kms_models.generate_master_key = seeded_master_key
 
 if __name__ == "__main__":
-    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     sys.exit(main(sys.argv[1:]))

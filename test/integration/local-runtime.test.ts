@@ -1,0 +1,449 @@
+/**
+ * The local runtime behind `npm start`, started in-process on a free port with its own
+ * emulators and a temporary data folder: API Gateway emulation, authorizer, queue poller,
+ * schedule, persistence across a restart, and no child process left behind.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import * as deps from '../../functions/adapters/dependencies';
+import { MAX_BODY_BYTES } from '../../functions/api/http/form-body';
+import { errorBodies } from '../../functions/api/http/responses';
+import * as accounts from '../../functions/core/accounts';
+import type { RouteDefinition } from '../../functions/routes';
+import { createApiServer } from '../../local/api-server';
+import { HandlerLoader } from '../../local/handler-loader';
+import { LocalAuthorizer } from '../../local/local-authorizer';
+import { dataPaths } from '../../local/local-config';
+import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
+import { startScheduler } from '../../local/scheduler';
+import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
+import { received as workerEvents } from '../support/local-fixtures/recording-worker';
+
+const quiet = () => undefined;
+let dataDir: string;
+let runtime: LocalRuntime;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-runtime-'));
+  runtime = await startLocalRuntime({
+    port: 0,
+    dataDir,
+    sweepSeconds: 0,
+    firstSweepAfterMs: 500,
+    log: quiet,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const call = (pathname: string, init: RequestInit = {}) => fetch(`${runtime.baseUrl}${pathname}`, init);
+
+async function json(response: Response): Promise<unknown> {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  return response.json();
+}
+
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function processesUsing(folder: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(folder));
+}
+
+describe('the API on 127.0.0.1', () => {
+  it('serves /v1/languages with the printed token', async () => {
+    expect(runtime.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(runtime.token).toMatch(/^ink_/);
+    const response = await call('/v1/languages', { headers: bearer(runtime.token) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    const body = (await json(response)) as { data: { code: string }[] };
+    expect(body.data).toEqual(expect.arrayContaining([{ code: 'en', name: 'English' }]));
+  });
+
+  it.each([
+    ['no token', {}],
+    ['a wrong token', bearer('ink_not-a-real-token')],
+    ['another scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
+  ])('answers 401 JSON to %s', async (_label, headers) => {
+    const response = await call('/v1/languages', { headers });
+    expect(response.status).toBe(401);
+    expect(await json(response)).toEqual({ message: 'Unauthenticated.' });
+  });
+
+  it('answers 404 JSON to an unknown path, with or without a token', async () => {
+    for (const headers of [{}, bearer(runtime.token)]) {
+      const response = await call('/v1/nope', { headers });
+      expect(response.status).toBe(404);
+      expect(await json(response)).toEqual(errorBodies.notFound);
+    }
+  });
+
+  it('answers 405 JSON to a known path with a wrong method', async () => {
+    const response = await call('/v1/languages', { method: 'DELETE', headers: bearer(runtime.token) });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(await json(response)).toEqual(errorBodies.methodNotAllowed);
+  });
+
+  it('answers 413 JSON to a body over the limit', async () => {
+    const response = await call('/v1/articles/create', {
+      method: 'POST',
+      headers: { ...bearer(runtime.token), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `keyword=${'x'.repeat(MAX_BODY_BYTES)}`,
+    });
+    expect(response.status).toBe(413);
+    expect(await json(response)).toEqual(errorBodies.payloadTooLarge);
+  });
+
+  it('caches allowed authorizer decisions per token like API Gateway', async () => {
+    const store = { accounts: deps.accountStore(), tokens: deps.tokenStore() };
+    const { token: used } = await accounts.createAccount(store, { name: 'Cached', credits: 0 });
+    const { token: unused } = await accounts.createAccount(store, { name: 'Never used', credits: 0 });
+    expect((await call('/v1/languages', { headers: bearer(used) })).status).toBe(200);
+    await accounts.revokeToken(store, used);
+    await accounts.revokeToken(store, unused);
+    expect((await call('/v1/languages', { headers: bearer(used) })).status).toBe(200);
+    expect((await call('/v1/languages', { headers: bearer(unused) })).status).toBe(401);
+  });
+
+  it('refuses a second runtime on the same data folder', async () => {
+    await expect(startLocalRuntime({ port: 0, dataDir, log: quiet })).rejects.toThrow(/already running/);
+  });
+});
+
+describe('API Gateway proxy events', () => {
+  const fixtureRoutes: RouteDefinition[] = [
+    {
+      name: 'Echo',
+      methods: ['GET', 'POST'],
+      path: '/v1/echo/{thing_id}',
+      entry: 'test/support/local-fixtures/echo-handler.ts',
+      access: { tables: {} },
+    },
+    {
+      name: 'NotWritten',
+      methods: ['GET'],
+      path: '/v1/not-written',
+      entry: 'functions/api/not-written-yet.ts',
+      access: { tables: {} },
+    },
+  ];
+  let baseUrl: string;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    const loader = new HandlerLoader(quiet);
+    const server = createApiServer({
+      routes: fixtureRoutes,
+      loader,
+      authorizer: new LocalAuthorizer(loader, 0, quiet),
+      log: quiet,
+    });
+    baseUrl = `http://127.0.0.1:${await server.listen(0, '127.0.0.1')}`;
+    close = () => server.close();
+  });
+
+  afterAll(() => close());
+
+  it('passes a multipart body base64-encoded with the request, path and authorizer context', async () => {
+    const form = new FormData();
+    form.append('keyword', 'café crème');
+    const response = await fetch(`${baseUrl}/v1/echo/abc%20def?x=1&x=2&y=3`, {
+      method: 'POST',
+      headers: bearer(runtime.token),
+      body: form,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-echo')).toBe('yes');
+    expect(response.headers.get('set-cookie')).toBe('a=1, b=2');
+    const { event, functionName } = (await response.json()) as {
+      event: APIGatewayProxyEvent;
+      functionName: string;
+    };
+    expect(functionName).toBe('inkpress-local-Echo');
+    expect(event).toMatchObject({
+      resource: '/v1/echo/{thing_id}',
+      path: '/v1/echo/abc%20def',
+      httpMethod: 'POST',
+      pathParameters: { thing_id: 'abc def' },
+      queryStringParameters: { x: '2', y: '3' },
+      multiValueQueryStringParameters: { x: ['1', '2'], y: ['3'] },
+      isBase64Encoded: true,
+      stageVariables: null,
+    });
+    expect(event.headers['X-Forwarded-Proto']).toBe('http');
+    expect(event.headers.Host).toBe(new URL(baseUrl).host);
+    expect(event.multiValueHeaders['X-Forwarded-Proto']).toEqual(['http']);
+    const body = Buffer.from(event.body ?? '', 'base64').toString('utf8');
+    expect(body).toContain('name="keyword"');
+    expect(body).toContain('café crème');
+    expect(event.requestContext).toMatchObject({
+      resourcePath: '/v1/echo/{thing_id}',
+      httpMethod: 'POST',
+      path: '/v1/echo/abc%20def',
+      requestId: response.headers.get('x-amzn-requestid'),
+      authorizer: { accountId: runtime.accountId, principalId: runtime.accountId },
+      identity: { sourceIp: '127.0.0.1' },
+    });
+    expect(event.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('passes JSON and urlencoded bodies as text, and no body as null', async () => {
+    const posted = await fetch(`${baseUrl}/v1/echo/1`, {
+      method: 'POST',
+      headers: { ...bearer(runtime.token), 'Content-Type': 'application/json' },
+      body: '{"page":"2"}',
+    });
+    const { event } = (await posted.json()) as { event: APIGatewayProxyEvent };
+    expect(event).toMatchObject({
+      body: '{"page":"2"}',
+      isBase64Encoded: false,
+      queryStringParameters: null,
+    });
+    const got = await fetch(`${baseUrl}/v1/echo/1`, { headers: bearer(runtime.token) });
+    expect(((await got.json()) as { event: APIGatewayProxyEvent }).event).toMatchObject({
+      body: null,
+      isBase64Encoded: false,
+    });
+  });
+
+  it('answers 501 JSON for a route whose handler file does not exist yet', async () => {
+    const response = await fetch(`${baseUrl}/v1/not-written`, { headers: bearer(runtime.token) });
+    expect(response.status).toBe(501);
+    expect(await json(response)).toMatchObject({ message: expect.stringContaining('not-written-yet.ts') });
+  });
+
+  it('answers a handler crash with the 500 JSON body and its request id', async () => {
+    const response = await fetch(`${baseUrl}/v1/echo/1?crash=1`, { headers: bearer(runtime.token) });
+    expect(response.status).toBe(500);
+    expect(await json(response)).toEqual({
+      ...errorBodies.serverError,
+      request_id: response.headers.get('x-amzn-requestid'),
+    });
+  });
+});
+
+describe('the SQS event source', () => {
+  it('deletes what succeeded, redelivers failures quickly, and lets moto move them to the DLQ', async () => {
+    const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
+    try {
+      const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-test-dlq' }));
+      const dlqArn = (
+        await sqs.send(
+          new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+        )
+      ).Attributes?.QueueArn;
+      const { QueueUrl } = await sqs.send(
+        new CreateQueueCommand({
+          QueueName: 'poller-test',
+          Attributes: {
+            VisibilityTimeout: '300',
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }),
+          },
+        }),
+      );
+      const queueUrl = QueueUrl as string;
+      for (const body of [{ n: 1 }, { fail: true }, { n: 2 }]) {
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
+      }
+      const poller = startQueuePoller({
+        sqs,
+        queueUrl,
+        loader: new HandlerLoader(quiet),
+        log: quiet,
+        batchSize: 10,
+        waitTimeSeconds: 1,
+        retryVisibilitySeconds: 1,
+        entry: 'test/support/local-fixtures/recording-worker.ts',
+      });
+      const count = async (url: string) => {
+        const { Attributes } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: url,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        );
+        return (
+          Number(Attributes?.ApproximateNumberOfMessages) +
+          Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+        );
+      };
+      expect(
+        await eventually(
+          () => count(dlq.QueueUrl as string),
+          (n) => n === 1,
+        ),
+      ).toBe(1);
+      await poller.stop();
+      expect(await count(queueUrl)).toBe(0);
+
+      const records = workerEvents.flatMap((event) => event.Records);
+      const bodies = records.map((record) => record.body);
+      expect(bodies.filter((body) => body === '{"n":1}')).toHaveLength(1);
+      expect(bodies.filter((body) => body === '{"n":2}')).toHaveLength(1);
+      const failed = records.filter((record) => record.body === '{"fail":true}');
+      expect(failed.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2']);
+      expect(records[0]).toMatchObject({
+        eventSource: 'aws:sqs',
+        eventSourceARN: expect.stringMatching(/^arn:aws:sqs:.*:poller-test$/),
+        awsRegion: 'us-east-1',
+        md5OfBody: createHash('md5')
+          .update(records[0]?.body ?? '')
+          .digest('hex'),
+        receiptHandle: expect.any(String),
+        messageAttributes: {},
+      });
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  it('fails the whole batch when the worker throws or names an unknown record', async () => {
+    const messages: Message[] = [
+      { MessageId: 'a', ReceiptHandle: 'ra', Body: '{}' },
+      { MessageId: 'b', ReceiptHandle: 'rb', Body: '{}' },
+    ];
+    const thrown = await invokeWorker(
+      async () => {
+        throw new Error('boom');
+      },
+      messages,
+      'arn',
+      quiet,
+    );
+    expect(thrown).toEqual({ succeeded: [], failed: messages });
+    const unknown = await invokeWorker(
+      async () => ({ batchItemFailures: [{ itemIdentifier: 'zzz' }] }),
+      messages,
+      'arn',
+      quiet,
+    );
+    expect(unknown.failed).toHaveLength(2);
+    const partial = await invokeWorker(
+      async () => ({ batchItemFailures: [{ itemIdentifier: 'b' }] }),
+      messages,
+      'arn',
+      quiet,
+    );
+    expect(partial).toEqual({ succeeded: [messages[0]], failed: [messages[1]] });
+    expect(await invokeWorker(async () => undefined, messages, 'arn', quiet)).toEqual({
+      succeeded: messages,
+      failed: [],
+    });
+  });
+
+  it('waits for a worker that does not exist yet without crashing, and says so once', async () => {
+    const lines: string[] = [];
+    const poller = startQueuePoller({
+      sqs: new SQSClient({ endpoint: runtime.endpoints.moto }),
+      queueUrl: runtime.resources.queueUrl,
+      loader: new HandlerLoader((line) => lines.push(line)),
+      log: (line) => lines.push(line),
+      retryVisibilitySeconds: 1,
+      entry: 'functions/worker/not-written-yet.ts',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await poller.stop();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(lines).toEqual([expect.stringContaining('not-written-yet.ts does not exist yet')]);
+  });
+});
+
+describe('the sweeper schedule', () => {
+  it('invokes the sweeper with a ScheduledEvent', async () => {
+    const scheduler = startScheduler({
+      loader: new HandlerLoader(quiet),
+      log: quiet,
+      intervalSeconds: 0,
+      firstRunAfterMs: 10,
+      entry: 'test/support/local-fixtures/recording-sweeper.ts',
+    });
+    await eventually(
+      async () => sweeperEvents.length,
+      (n) => n > 0,
+      5_000,
+    );
+    await scheduler.stop();
+    expect(sweeperEvents[0]).toMatchObject({
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      detail: {},
+      resources: [expect.stringMatching(/^arn:aws:events:/)],
+    });
+    expect(sweeperEvents[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+});
+
+describe('stop and restart on the same data folder', () => {
+  it('leaves no child process, then keeps the token and the KMS key across the restart', async () => {
+    const kms = () => new KMSClient({ endpoint: runtime.endpoints.moto });
+    const encryptionContext = { accountId: runtime.accountId, websiteUuid: 'w-1' };
+    const before = kms();
+    const { CiphertextBlob } = await before.send(
+      new EncryptCommand({
+        KeyId: runtime.resources.keyId,
+        Plaintext: Buffer.from('site password'),
+        EncryptionContext: encryptionContext,
+      }),
+    );
+    before.destroy();
+    const { token, accountId, childPids } = runtime;
+    const paths = dataPaths(dataDir);
+    expect(statSync(paths.token).mode & 0o777).toBe(0o600);
+    expect(existsSync(paths.runtime)).toBe(true);
+
+    await runtime.stop();
+    for (const pid of childPids) expect(() => process.kill(pid, 0)).toThrow();
+    expect(processesUsing(dataDir)).toEqual([]);
+    expect(existsSync(paths.runtime)).toBe(false);
+    expect(existsSync(paths.lock)).toBe(false);
+
+    runtime = await startLocalRuntime({
+      port: 0,
+      dataDir,
+      sweepSeconds: 0,
+      firstSweepAfterMs: 60_000,
+      log: quiet,
+    });
+    expect(runtime).toMatchObject({ token, accountId, accountCreated: false });
+    const response = await call('/v1/languages', { headers: bearer(token) });
+    expect(response.status).toBe(200);
+    const after = kms();
+    const { Plaintext } = await after.send(
+      new DecryptCommand({ CiphertextBlob, EncryptionContext: encryptionContext }),
+    );
+    after.destroy();
+    expect(Buffer.from(Plaintext ?? new Uint8Array()).toString()).toBe('site password');
+  }, 120_000);
+});
