@@ -15,6 +15,8 @@ import type {
 } from '../core/articles/ports';
 import type { ReadArticlesDeps } from '../core/articles/read-articles';
 import type { SweepArticlesDeps } from '../core/articles/sweep-articles';
+import type { PublicationStore } from '../core/publishing/ports';
+import type { PublishDeps } from '../core/publishing/publish-article';
 import type { CmsClient } from '../core/websites/cms-client';
 import type { WebsiteDeps } from '../core/websites/create-website';
 import type { PasswordCipher } from '../core/websites/password-cipher';
@@ -25,6 +27,7 @@ import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
 import { DynamoArticleRepository } from './dynamodb/article-repository';
 import { DynamoCategoryRepository } from './dynamodb/category-repository';
+import { DynamoPublicationRepository } from './dynamodb/publication-repository';
 import { tableNameOf } from './dynamodb/table-names';
 import { DynamoWebsiteRepository } from './dynamodb/website-repository';
 import { KmsPasswordCipher } from './kms/site-password-cipher';
@@ -147,5 +150,22 @@ export function websiteDeps(): WebsiteDeps {
     categories: categoryStore(),
     cipher: passwordCipher(),
     cms: cmsClient(),
+  };
+}
+
+export const publicationStore = once<PublicationStore>(
+  () => new DynamoPublicationRepository(dynamoDocumentClient(), tableNameOf('articles')),
+);
+
+/** Everything publishing (worker) and the sweeper's website work need. */
+export function publishDeps(): PublishDeps {
+  return {
+    articles: articleStore(),
+    publications: publicationStore(),
+    websites: websiteStore(),
+    categories: categoryStore(),
+    cipher: passwordCipher(),
+    cms: cmsClient(),
+    clock: systemClock,
   };
 }

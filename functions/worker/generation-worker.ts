@@ -6,8 +6,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { generationDeps } from '../adapters/dependencies';
+import { generationDeps, publishDeps } from '../adapters/dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';
+import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';
 import { runtimeSettings } from '../shared/runtime-settings';
 
@@ -37,7 +38,23 @@ async function processRecord(record: SQSRecord): Promise<void> {
         }
       : {}),
   });
-  // Publishing to the linked website (issue 4) follows generation here.
+  if (outcome === 'generated' && article?.websiteUuid) await publishNow(parsed.data);
+}
+
+/**
+ * First publication attempt right after generation. A failure never fails the record: the
+ * article stays generated and the sweeper retries the publication (see publishArticle).
+ */
+async function publishNow(message: z.infer<typeof messageSchema>): Promise<void> {
+  try {
+    const outcome = await publishArticle(publishDeps(), message);
+    logger.info('publication', { articleUuid: message.articleUuid, outcome });
+  } catch (error) {
+    logger.error('Publication attempt failed; the sweeper will retry it', {
+      articleUuid: message.articleUuid,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 function safeJson(body: string): unknown {

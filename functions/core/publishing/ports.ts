@@ -1,0 +1,35 @@
+/** What publishing needs from storage besides the article, website and category stores. */
+
+export interface ArticleRef {
+  accountId: string;
+  articleUuid: string;
+}
+
+export interface PublishedPost {
+  cmsId: string;
+  cmsPermalink: string;
+  /** ISO time the post is (or will be) live; absent for drafts. */
+  publishedAt?: string;
+  /** The slug the site gave the post. */
+  slug?: string;
+}
+
+export interface PublicationRetry {
+  attempts: number;
+  /** ISO time of the next attempt. */
+  nextAttemptAt: string;
+  /** What went wrong, for the operator (no secrets). */
+  lastError: string;
+}
+
+/** Publication bookkeeping on article items (the sweep index's `publication` bucket). */
+export interface PublicationStore {
+  /** Articles whose publication attempt is due by `dueBy`, oldest due first. */
+  listDue(dueBy: string, limit: number): Promise<ArticleRef[]>;
+  /** Records the post and takes the article out of the sweep; false when it was already published. */
+  markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean>;
+  /** Schedules the next attempt; false when the article was published meanwhile. */
+  scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean>;
+  /** Stops trying (the website is gone); the article stays as it is. */
+  abandon(ref: ArticleRef, reason: string): Promise<void>;
+}

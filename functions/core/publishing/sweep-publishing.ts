@@ -1,0 +1,107 @@
+/** The sweeper's website work: publications due for a retry, and periodic site health checks. */
+
+import { syncCategories } from '../websites/categories';
+import { CmsError } from '../websites/cms-client';
+import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
+import type { Website } from '../websites/website';
+import { type PublishDeps, type PublishOutcome, publishArticle } from './publish-article';
+
+/** Publications and site checks handled per sweep; the rest wait for the next run. */
+export const PUBLISH_BATCH = 25;
+export const CHECK_BATCH = 10;
+/** How often each website is checked (login, role, categories). */
+export const CHECK_INTERVAL_MS = 60 * 60_000;
+/** Calls to sites in flight at once. */
+const CONCURRENCY = 4;
+
+/** Attempts every publication whose retry is due. */
+export async function retryDuePublications(
+  deps: PublishDeps,
+): Promise<Record<PublishOutcome | 'errors', number>> {
+  const due = await deps.publications.listDue(deps.clock().toISOString(), PUBLISH_BATCH);
+  const counts: Record<PublishOutcome | 'errors', number> = {
+    published: 0,
+    retry_scheduled: 0,
+    skipped: 0,
+    website_gone: 0,
+    errors: 0,
+  };
+  await eachLimited(due, async (ref) => {
+    // An error here (storage, not the site) leaves the publication due: the next sweep tries again.
+    const outcome = await publishArticle(deps, ref).catch(() => 'errors' as const);
+    counts[outcome]++;
+  });
+  return counts;
+}
+
+/**
+ * Logs in to each website not checked for `CHECK_INTERVAL_MS`: sets or clears its flags and
+ * refreshes its categories from the site.
+ */
+export async function checkWebsites(
+  deps: Pick<PublishDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'clock'>,
+): Promise<{ healthy: number; failing: number; errors: number }> {
+  const now = deps.clock();
+  const due = await deps.websites.listDueForCheck(
+    new Date(now.getTime() - CHECK_INTERVAL_MS).toISOString(),
+    CHECK_BATCH,
+  );
+  const result = { healthy: 0, failing: 0, errors: 0 };
+  await eachLimited(due, async (website) => {
+    const healthy = await checkWebsite(deps, website, now).catch(() => undefined);
+    if (healthy === undefined) result.errors++;
+    else if (healthy) result.healthy++;
+    else result.failing++;
+  });
+  return result;
+}
+
+/** One health check; true when the site answered as it should, false when it did not (flags set). */
+export async function checkWebsite(
+  deps: Pick<PublishDeps, 'websites' | 'categories' | 'cipher' | 'cms'>,
+  website: Website,
+  now: Date,
+): Promise<boolean> {
+  const checkedAt = now.toISOString();
+  try {
+    const password = await deps.cipher.decrypt(website.passwordCiphertext, {
+      accountId: website.accountId,
+      websiteUuid: website.websiteUuid,
+    });
+    const site = { url: website.url, login: website.login, password };
+    const status = await deps.cms.status(site);
+    if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
+    const categoriesCount = await syncCategories(
+      deps.categories,
+      website.websiteUuid,
+      await deps.cms.categories(site),
+    );
+    await deps.websites.recordHealth(website.accountId, website.websiteUuid, {
+      ...HEALTHY,
+      checkedAt,
+      categoriesCount,
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof CmsError)) {
+      await deps.websites.recordHealth(website.accountId, website.websiteUuid, { checkedAt });
+      throw error;
+    }
+    await deps.websites.recordHealth(website.accountId, website.websiteUuid, {
+      ...healthAfterFailure(error),
+      checkedAt,
+    });
+    return false;
+  }
+}
+
+async function eachLimited<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  });
+  await Promise.all(runners);
+}

@@ -1,0 +1,440 @@
+/**
+ * Publishing generated articles to a website, through the real worker and sweeper code,
+ * against DynamoDB Local, moto SQS/KMS and a fake plugin server on 127.0.0.1: live, draft and
+ * scheduled posts with their category; a site that is down or refuses the login (flags set,
+ * article kept, retried with backoff, published exactly once, flags cleared); lost answers;
+ * deleted websites and categories; the periodic health check and category refresh.
+ */
+import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import * as deps from '../../functions/adapters/dependencies';
+import { handler as createArticleHandler } from '../../functions/api/create-article';
+import { handler as createWebsiteHandler } from '../../functions/api/create-website';
+import { handler as deleteWebsiteHandler } from '../../functions/api/delete-website';
+import { handler as listCategoriesHandler } from '../../functions/api/list-categories';
+import { handler as showArticleHandler } from '../../functions/api/show-article';
+import { handler as showWebsiteHandler } from '../../functions/api/show-website';
+import { createAccount } from '../../functions/core/accounts';
+import { postFor, publishArticle, retryDelayMs } from '../../functions/core/publishing/publish-article';
+import { checkWebsites, retryDuePublications } from '../../functions/core/publishing/sweep-publishing';
+import { categoryUuidFor } from '../../functions/core/websites/categories';
+import { handler as worker } from '../../functions/worker/generation-worker';
+import type { ProvisionedResources } from '../../local/provision';
+import { apiEvent } from '../support/events';
+import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
+import { drainQueue } from '../support/generation-queue';
+import { multipartBody, urlencodedBody } from '../support/multipart';
+import { provisionTestResources } from '../support/test-resources';
+
+const PASSWORD = 'correct horse battery';
+const MINUTE = 60_000;
+
+let resources: ProvisionedResources;
+let site: FakeWordPress;
+
+beforeAll(async () => {
+  site = await startFakeWordPress();
+  resources = await provisionTestResources({ INKPRESS_LOCAL_MODE: 'true', PUBLIC_BASE_URL: '' });
+  delete process.env.OPENAI_API_KEY;
+  delete process.env.OPENAI_SECRET_ARN;
+});
+
+afterAll(async () => {
+  await site.close();
+});
+
+async function healSite() {
+  await site.start();
+  site.mode = 'ok';
+  site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
+}
+
+beforeEach(async () => {
+  await healSite();
+  await new SQSClient({}).send(new PurgeQueueCommand({ QueueUrl: resources.queueUrl }));
+});
+
+/** The sweep index is shared by every test here: publish what a test left pending, so the next starts clean. */
+afterEach(async () => {
+  await healSite();
+  await sweepPublicationsAfter(24 * 60);
+});
+
+const body = (response: APIGatewayProxyResult) => JSON.parse(response.body);
+
+async function setUp(path: string) {
+  const { account } = await createAccount(
+    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+    { name: 'Publishing test', credits: 500 },
+  );
+  const accountId = account.accountId;
+  const registered = await createWebsiteHandler(
+    apiEvent('create-website', {
+      accountId,
+      ...urlencodedBody({ url: `${site.url}${path}`, login: 'inkpress', password: PASSWORD }),
+    }),
+  );
+  expect(registered.statusCode).toBe(201);
+  return { accountId, websiteUuid: body(registered).data.uuid as string };
+}
+
+async function createArticle(accountId: string, fields: Record<string, string>): Promise<string> {
+  const response = await createArticleHandler(
+    apiEvent('create-article', {
+      accountId,
+      ...multipartBody({
+        keyword: 'lemon tart',
+        h2_count: '3',
+        ai_model: 'gpt-3.5-turbo',
+        language: 'en',
+        ...fields,
+      }),
+    }),
+  );
+  expect(response.statusCode).toBe(202);
+  return body(response).article_uuid;
+}
+
+const showArticle = async (accountId: string, articleUuid: string) =>
+  body(
+    await showArticleHandler(
+      apiEvent('show-article', { accountId, pathParameters: { article_uuid: articleUuid } }),
+    ),
+  );
+const showWebsite = async (accountId: string, websiteUuid: string) =>
+  body(
+    await showWebsiteHandler(
+      apiEvent('show-website', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+    ),
+  );
+const generateAll = () => drainQueue(resources.queueUrl, worker);
+/** The sweeper's publication work, run as if `minutes` had passed. */
+const sweepPublicationsAfter = (minutes: number) =>
+  retryDuePublications({ ...deps.publishDeps(), clock: () => new Date(Date.now() + minutes * MINUTE) });
+const postsOf = (articleUuid: string) =>
+  [...site.posts.values()].filter((post) => post.article_uuid === articleUuid);
+
+describe('publishing after generation', () => {
+  it('publishes live, in its category, and records the post on the article', async () => {
+    const { accountId, websiteUuid } = await setUp('/live');
+    const categoryUuid = categoryUuidFor(websiteUuid, '7');
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      category_uuid: categoryUuid,
+      title: 'Lemon tart that works',
+    });
+    expect(await generateAll()).toBe(1);
+
+    const [post, ...others] = postsOf(articleUuid);
+    expect(others).toEqual([]);
+    expect(post).toMatchObject({
+      status: 'publish',
+      title: 'Lemon tart that works',
+      slug: 'lemon-tart-that-works',
+      category_ids: [7],
+    });
+    expect(post?.content.match(/<h2>/g)).toHaveLength(3);
+
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.status).toBe('generated');
+    expect(record.data).toMatchObject({
+      status: 1,
+      slug: 'lemon-tart-that-works',
+      cms_id: String(post?.id),
+      cms_permalink: `${site.url}/lemon-tart-that-works/`,
+      published_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      website: expect.objectContaining({ uuid: websiteUuid, articles_count: 1 }),
+      category: { uuid: categoryUuid, name: 'Recipes', slug: 'recipes', cms_id: '7' },
+    });
+    const website = await showWebsite(accountId, websiteUuid);
+    expect(website.status).toEqual({ login_is_unauthorized: 0, is_unreachable: 0 });
+    expect(website.data.articles_count).toBe(1);
+    expect(website.data.total_credits_used).toBe(record.data.credits_used);
+
+    // Nothing left for the sweeper.
+    expect(await sweepPublicationsAfter(60)).toMatchObject({ published: 0, retry_scheduled: 0 });
+  });
+
+  it('sends a draft as a draft, without a publication date', async () => {
+    const { accountId, websiteUuid } = await setUp('/draft');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid, draft: '1' });
+    await generateAll();
+    const [post] = postsOf(articleUuid);
+    expect(post?.status).toBe('draft');
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.data).toMatchObject({
+      status: 0,
+      cms_id: String(post?.id),
+      cms_permalink: `${site.url}/?p=${post?.id}`,
+      published_at: null,
+      category: null,
+    });
+  });
+
+  it('schedules an article with a future publish_at as a future post at that time', async () => {
+    const { accountId, websiteUuid } = await setUp('/scheduled');
+    const publishAt = new Date(Date.now() + 3 * 24 * 3600 * 1000);
+    publishAt.setUTCMilliseconds(0);
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      category_uuid: categoryUuidFor(websiteUuid, '9'),
+      publish_at: publishAt.toISOString(),
+    });
+    await generateAll();
+    const [post] = postsOf(articleUuid);
+    expect(post).toMatchObject({
+      status: 'future',
+      date_gmt: `${publishAt.toISOString().slice(0, 19)}Z`,
+      category_ids: [9],
+    });
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.data.status).toBe(1);
+    expect(record.data.published_at).toBe(publishAt.toISOString().slice(0, 19).replace('T', ' '));
+  });
+
+  it('publishes at once when publish_at is in the past', async () => {
+    const { accountId, websiteUuid } = await setUp('/past');
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      publish_at: '2020-01-01T00:00:00.000Z',
+    });
+    await generateAll();
+    expect(postsOf(articleUuid).map((post) => post.status)).toEqual(['publish']);
+  });
+
+  it('does not publish an article without a website', async () => {
+    const { accountId } = await setUp('/none');
+    const before = site.posts.size;
+    await createArticle(accountId, {});
+    await generateAll();
+    expect(site.posts.size).toBe(before);
+  });
+});
+
+describe('when publishing fails', () => {
+  it('keeps the article generated, flags an unreachable site, and publishes exactly once when it is back', async () => {
+    const { accountId, websiteUuid } = await setUp('/down');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    await site.stop();
+    expect(await generateAll()).toBe(1);
+
+    const generated = await showArticle(accountId, articleUuid);
+    expect(generated.status).toBe('generated');
+    expect(generated.data).toMatchObject({ cms_id: null, cms_permalink: null, published_at: null });
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 1,
+    });
+    const creditsUsed = generated.data.credits_used;
+
+    // Not due yet; then due but the site is still down: backoff grows.
+    expect(await sweepPublicationsAfter(0)).toMatchObject({ published: 0, retry_scheduled: 0 });
+    expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
+      retry_scheduled: 1,
+    });
+    expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
+      retry_scheduled: 0,
+    });
+
+    await site.start();
+    expect(await sweepPublicationsAfter(10)).toMatchObject({ published: 1 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    const published = await showArticle(accountId, articleUuid);
+    expect(published.data.cms_id).toBe(String(postsOf(articleUuid)[0]?.id));
+    expect(published.data.credits_used).toBe(creditsUsed);
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 0,
+    });
+
+    // Further sweeps change nothing.
+    expect(await sweepPublicationsAfter(120)).toMatchObject({ published: 0, retry_scheduled: 0 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+  });
+
+  it('flags an unreachable site for HTML and server errors too', async () => {
+    const { accountId, websiteUuid } = await setUp('/html');
+    await createArticle(accountId, { website_uuid: websiteUuid });
+    site.mode = 'html';
+    await generateAll();
+    expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(1);
+    site.mode = 'server_error';
+    await sweepPublicationsAfter(5);
+    expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(1);
+    site.mode = 'ok';
+    expect(await sweepPublicationsAfter(60)).toMatchObject({ published: 1 });
+    expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(0);
+  });
+
+  it('flags a refused login, and clears it once the login works again', async () => {
+    const { accountId, websiteUuid } = await setUp('/login');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.users.set('inkpress', { password: 'changed on the site', roles: ['inkpress_editor'] });
+    await generateAll();
+    expect((await showArticle(accountId, articleUuid)).status).toBe('generated');
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 1,
+      is_unreachable: 0,
+    });
+    expect(postsOf(articleUuid)).toHaveLength(0);
+
+    site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 0,
+    });
+  });
+
+  it('flags a user that lost the role as unauthorized', async () => {
+    const { accountId, websiteUuid } = await setUp('/role');
+    await createArticle(accountId, { website_uuid: websiteUuid });
+    site.users.set('inkpress', { password: PASSWORD, roles: ['subscriber'] });
+    await generateAll();
+    expect((await showWebsite(accountId, websiteUuid)).status.login_is_unauthorized).toBe(1);
+  });
+});
+
+describe('exactly once', () => {
+  it('a post made by an attempt whose answer was lost is found, not made again', async () => {
+    const { accountId, websiteUuid } = await setUp('/lost');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    await site.stop();
+    await generateAll();
+    await site.start();
+    // The site got the post, but the answer never reached us (simulated by posting directly).
+    const article = await deps.articleStore().get(accountId, articleUuid);
+    const website = await deps.websiteStore().get(accountId, websiteUuid);
+    if (!article || !website) throw new Error('missing test data');
+    await deps
+      .cmsClient()
+      .createPost({ url: website.url, login: 'inkpress', password: PASSWORD }, postFor(article, new Date()));
+    expect(postsOf(articleUuid)).toHaveLength(1);
+
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    expect((await showArticle(accountId, articleUuid)).data.cms_id).toBe(String(postsOf(articleUuid)[0]?.id));
+  });
+
+  it('concurrent attempts (worker and sweeper) give one post and one record', async () => {
+    const { accountId, websiteUuid } = await setUp('/race');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    await site.stop();
+    await generateAll();
+    await site.start();
+    const ref = { accountId, articleUuid };
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () => publishArticle(deps.publishDeps(), ref)),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'published').length).toBeGreaterThanOrEqual(1);
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    expect(await publishArticle(deps.publishDeps(), ref)).toBe('skipped');
+  });
+});
+
+describe('changes on either side', () => {
+  it('publishes without the category when it was removed on the site', async () => {
+    const { accountId, websiteUuid } = await setUp('/gone-category');
+    const saved = site.categories;
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      category_uuid: categoryUuidFor(websiteUuid, '9'),
+    });
+    site.categories = saved.filter((category) => category.id !== 9);
+    try {
+      await generateAll();
+      expect(postsOf(articleUuid)).toMatchObject([{ status: 'publish', category_ids: [1] }]);
+    } finally {
+      site.categories = saved;
+    }
+  });
+
+  it('leaves the article unpublished when its website was deleted before publishing', async () => {
+    const { accountId, websiteUuid } = await setUp('/deleted');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    await site.stop();
+    await generateAll();
+    await site.start();
+    const deleted = await deleteWebsiteHandler(
+      apiEvent('delete-website', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+    );
+    expect(deleted.statusCode).toBe(200);
+    expect(await sweepPublicationsAfter(10)).toMatchObject({ website_gone: 1 });
+    expect(await sweepPublicationsAfter(100)).toMatchObject({ website_gone: 0, published: 0 });
+    expect(postsOf(articleUuid)).toHaveLength(0);
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.status).toBe('generated');
+    expect(record.data).toMatchObject({ website: null, cms_id: null });
+  });
+});
+
+describe('health checks', () => {
+  /** Runs the sweeper's health checks, as if `minutes` had passed, until no website is due. */
+  const checkAfter = async (minutes: number) => {
+    const at = new Date(Date.now() + minutes * MINUTE);
+    for (;;) {
+      const { healthy, failing, errors } = await checkWebsites({ ...deps.publishDeps(), clock: () => at });
+      if (healthy + failing + errors === 0) return;
+    }
+  };
+
+  it('refreshes categories and sets and clears the flags on schedule', async () => {
+    const { accountId, websiteUuid } = await setUp('/health');
+    const saved = site.categories;
+    try {
+      // Checked at registration: not due again within the hour.
+      site.requests = [];
+      await checkAfter(30);
+      expect(site.requests.filter((request) => request.route === '/inkpress/v1/status')).toHaveLength(0);
+
+      site.categories = [
+        { id: 1, name: 'Uncategorized', slug: 'uncategorized', parent: 0 },
+        { id: 7, name: 'Baking', slug: 'baking', parent: 0 },
+        { id: 12, name: 'Drinks', slug: 'drinks', parent: 0 },
+        { id: 13, name: 'Tea', slug: 'tea', parent: 12 },
+      ];
+      await checkAfter(61);
+      expect((await showWebsite(accountId, websiteUuid)).data.categories_count).toBe(4);
+      const listed = body(
+        await listCategoriesHandler(
+          apiEvent('list-categories', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+        ),
+      );
+      expect(
+        listed.data.map((category: { name: string; cms_id: string }) => [category.name, category.cms_id]),
+      ).toEqual([
+        ['Baking', '7'],
+        ['Drinks', '12'],
+        ['Tea', '13'],
+        ['Uncategorized', '1'],
+      ]);
+      // The renamed category kept its uuid.
+      expect(listed.data[0].uuid).toBe(categoryUuidFor(websiteUuid, '7'));
+
+      await site.stop();
+      await checkAfter(122);
+      expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+        login_is_unauthorized: 0,
+        is_unreachable: 1,
+      });
+
+      await site.start();
+      site.users.set('inkpress', { password: 'rotated', roles: ['inkpress_editor'] });
+      await checkAfter(183);
+      expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+        login_is_unauthorized: 1,
+        is_unreachable: 0,
+      });
+
+      site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
+      await checkAfter(244);
+      expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+        login_is_unauthorized: 0,
+        is_unreachable: 0,
+      });
+    } finally {
+      site.categories = saved;
+    }
+  });
+});
