@@ -13,8 +13,11 @@ import { OperationalAlarms } from './constructs/operational-alarms';
 import { ServiceFunctions } from './constructs/service-functions';
 import { acknowledgeNagFindings } from './nag-suppressions';
 
-/** Value of the model API key secret until the operator sets the real key. */
-export const MODEL_SECRET_PLACEHOLDER = 'REPLACE_WITH_OPENAI_API_KEY';
+/**
+ * Value of the model API key secret until the operator sets the real key; the worker's secret
+ * reader (functions/adapters/secrets/secret-api-key.ts) recognises it and says so.
+ */
+export const MODEL_SECRET_PLACEHOLDER = 'CHANGE_ME';
 
 /**
  * Inkpress in one stack: the tables, the generation queue pair, the site-password key, the

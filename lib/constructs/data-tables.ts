@@ -71,15 +71,6 @@ export class DataTables extends Construct {
     this.tables = tables as Record<TableName, dynamodb.Table>;
   }
 
-  /** The table names a function needs, keyed by the environment variable of each definition. */
-  environmentFor(access: Partial<Record<TableName, TableAccess>>): Record<string, string> {
-    const environment: Record<string, string> = {};
-    for (const name of Object.keys(access) as TableName[]) {
-      environment[tableDefinitions[name].envVar] = this.tables[name].tableName;
-    }
-    return environment;
-  }
-
   /**
    * Grants read or read-write item access on one table and on each of its indexes by exact
    * ARN (no `index/*` wildcard).

@@ -21,6 +21,12 @@ export const ESBUILD_SETTINGS = {
   externalModules: ['@aws-sdk/*', '@smithy/*'],
 };
 
+/** Environment every function gets. */
+export const BASE_ENVIRONMENT = {
+  NODE_OPTIONS: '--enable-source-maps',
+  POWERTOOLS_SERVICE_NAME: 'inkpress',
+};
+
 export interface InkpressFunctionProps {
   definition: FunctionDefinition;
   timeout: Duration;
@@ -57,11 +63,7 @@ export class InkpressFunction extends NodejsFunction {
       role,
       logGroup: functionLogGroup,
       description: `Inkpress ${props.definition.name}`,
-      environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'inkpress',
-        ...props.environment,
-      },
+      environment: { ...BASE_ENVIRONMENT, ...props.environment },
       bundling: {
         minify: true,
         sourceMap: true,

@@ -3,9 +3,10 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { TableName } from '../../functions/adapters/dynamodb/table-definitions';
+import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
 import {
   authorizer,
+  type FunctionAccess,
   type FunctionDefinition,
   generationWorker,
   type RouteDefinition,
@@ -68,13 +69,12 @@ export class ServiceFunctions extends Construct {
   private create(definition: FunctionDefinition, timeout: Duration, memorySize: number): InkpressFunction {
     const { tables, generationQueue, sitePasswordKey, modelSecret } = this.props;
     const { access } = definition;
-    const environment: Record<string, string> = {
-      INKPRESS_ALLOW_PRIVATE_URLS: 'false',
-      ...tables.environmentFor(access.tables),
-    };
-    if (access.sendsToQueue) environment.GENERATION_QUEUE_URL = generationQueue.queueUrl;
-    if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sitePasswordKey.keyId;
-    if (access.readsModelSecret) environment.OPENAI_SECRET_ARN = modelSecret.secretArn;
+    const environment = functionEnvironment(access, {
+      tableName: (name) => tables.tables[name].tableName,
+      queueUrl: generationQueue.queueUrl,
+      sitePasswordKeyId: sitePasswordKey.keyId,
+      modelSecretArn: modelSecret.secretArn,
+    });
 
     const fn = new InkpressFunction(this, definition.name, { definition, timeout, memorySize, environment });
 
@@ -86,6 +86,31 @@ export class ServiceFunctions extends Construct {
     if (access.readsModelSecret) modelSecret.grantRead(fn);
     return fn;
   }
+}
+
+export interface EnvironmentSources {
+  tableName(name: TableName): string;
+  queueUrl: string;
+  sitePasswordKeyId: string;
+  modelSecretArn: string;
+}
+
+/**
+ * The environment a function gets besides `BASE_ENVIRONMENT`: the names of the tables it may
+ * use (by each definition's `envVar`) and the queue, key and secret its access declares.
+ */
+export function functionEnvironment(
+  access: FunctionAccess,
+  sources: EnvironmentSources,
+): Record<string, string> {
+  const environment: Record<string, string> = { INKPRESS_ALLOW_PRIVATE_URLS: 'false' };
+  for (const name of Object.keys(access.tables) as TableName[]) {
+    environment[tableDefinitions[name].envVar] = sources.tableName(name);
+  }
+  if (access.sendsToQueue) environment.GENERATION_QUEUE_URL = sources.queueUrl;
+  if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
+  if (access.readsModelSecret) environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
+  return environment;
 }
 
 /** API routes answer within API Gateway's limit; routes that call customer sites get all of it. */

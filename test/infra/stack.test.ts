@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
+import { readSecretApiKey } from '../../functions/adapters/secrets/secret-api-key';
 import { errorBodies } from '../../functions/api/http/responses';
 import {
   authorizer,
@@ -529,6 +531,13 @@ describe('site-password key and model secret', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(mentions(outputs.ModelApiKeySecretName?.Value, secretId)).toBe(true);
     expect(outputs.ModelApiKeySecretArn?.Value).toEqual({ Ref: secretId });
+  });
+
+  it('uses the placeholder that the worker recognises as "no key set yet"', async () => {
+    const client = { send: async () => ({ SecretString: MODEL_SECRET_PLACEHOLDER }) };
+    await expect(readSecretApiKey(client as unknown as SecretsManagerClient, 'model-secret')).rejects.toThrow(
+      'holds no API key yet',
+    );
   });
 });
 
