@@ -1,0 +1,207 @@
+/**
+ * The admin CLI as a user runs it (a child process on a temporary INKPRESS_DATA_DIR): first
+ * with no runtime (it starts DynamoDB Local on the data folder itself), then through the
+ * DynamoDB Local of a running local runtime, whose API checks the tokens it prints.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
+let dataDir: string;
+let runtime: LocalRuntime | undefined;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(...args: string[]): Promise<CliResult> {
+  return adminWithEnv({ ...process.env, INKPRESS_DATA_DIR: dataDir }, ...args);
+}
+
+function adminWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      tsx,
+      ['local/admin-cli.ts', ...args],
+      { cwd: repoRoot, env, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function languagesStatus(token: string): Promise<number> {
+  const response = await fetch(`${runtime?.baseUrl}/v1/languages`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return response.status;
+}
+
+async function show(accountId: string): Promise<Record<string, unknown>> {
+  const result = await admin('account', 'show', '--account', accountId);
+  expect(result).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(result.stdout);
+}
+
+let accountId: string;
+let firstToken: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-admin-'));
+});
+
+afterAll(async () => {
+  await runtime?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('account create --json prints only the account id and token, with no runtime running', async () => {
+  const result = await admin('account', 'create', '--name', 'Acme', '--credits', '5', '--json');
+  expect(result).toMatchObject({ code: 0, stderr: '' });
+  expect(result.stdout.trim().split('\n')).toHaveLength(1);
+  const created = JSON.parse(result.stdout);
+  expect(Object.keys(created).sort()).toEqual(['account_id', 'token']);
+  expect(created.account_id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(created.token).toMatch(/^ink_[A-Za-z0-9_-]{43}$/);
+  accountId = created.account_id;
+  firstToken = created.token;
+}, 120_000);
+
+describe('with the local runtime running on the same data folder', () => {
+  beforeAll(async () => {
+    runtime = await startLocalRuntime({
+      port: 0,
+      dataDir,
+      sweepSeconds: 0,
+      firstSweepAfterMs: 60_000,
+      authorizerCacheSeconds: 0,
+      log: () => undefined,
+    });
+  }, 120_000);
+
+  it('the token it printed works against the API', async () => {
+    expect(await languagesStatus(firstToken)).toBe(200);
+  });
+
+  it('account show prints the account, never token hashes', async () => {
+    const account = await show(accountId);
+    expect(account).toEqual({
+      account_id: accountId,
+      name: 'Acme',
+      credits: 5,
+      daily_limit: 100,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    });
+  }, 60_000);
+
+  it('credits add increases the balance', async () => {
+    const result = await admin('credits', 'add', '--account', accountId, '--amount', '7');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('balance 12');
+    expect((await show(accountId)).credits).toBe(12);
+  }, 60_000);
+
+  it('token create issues a second working token; token revoke makes it rejected', async () => {
+    const created = await admin('token', 'create', '--account', accountId);
+    expect(created.code).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^ink_/);
+    expect(await languagesStatus(token)).toBe(200);
+
+    const revoked = await admin('token', 'revoke', '--token', token);
+    expect(revoked).toMatchObject({ code: 0, stderr: '' });
+    expect(await languagesStatus(token)).toBe(401);
+    expect(await languagesStatus(firstToken)).toBe(200);
+  }, 60_000);
+
+  it('account create without --json prints the token once, in words', async () => {
+    const result = await admin('account', 'create', '--name', 'Beta', '--credits', '0', '--daily-limit', '3');
+    expect(result.code).toBe(0);
+    const token = /Token[^:]*: (ink_\S+)/.exec(result.stdout)?.[1] ?? '';
+    expect(await languagesStatus(token)).toBe(200);
+    const id = /Account (\S+) created/.exec(result.stdout)?.[1] ?? '';
+    expect(await show(id)).toMatchObject({ name: 'Beta', credits: 0, daily_limit: 3 });
+  }, 60_000);
+
+  describe('on deployed tables (named by ACCOUNTS_TABLE and API_TOKENS_TABLE, no INKPRESS_DATA_DIR)', () => {
+    it('uses those tables through the standard AWS configuration', async () => {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ACCOUNTS_TABLE: runtime?.resources.tableNames.accounts,
+        API_TOKENS_TABLE: runtime?.resources.tableNames.apiTokens,
+        AWS_ENDPOINT_URL_DYNAMODB: runtime?.endpoints.dynamodb,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'deployedtest',
+        AWS_SECRET_ACCESS_KEY: 'deployedtest',
+      };
+      const created = await adminWithEnv(
+        env,
+        'account',
+        'create',
+        '--name',
+        'Deployed',
+        '--credits',
+        '1',
+        '--json',
+      );
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const { account_id: id, token } = JSON.parse(created.stdout);
+      expect(await languagesStatus(token)).toBe(200);
+      const added = await adminWithEnv(env, 'credits', 'add', '--account', id, '--amount', '2');
+      expect(added.code).toBe(0);
+      expect(added.stdout).toContain('balance 3');
+      expect(added.stdout).toContain('Set ARTICLES_TABLE, DAILY_USAGE_TABLE, WEBSITES_TABLE');
+    }, 60_000);
+  });
+});
+
+describe('errors: one line on stderr, never a stack trace', () => {
+  it.each([
+    [['account', 'create', '--name', 'x'], /needs --credits/],
+    [['account', 'create', '--name', 'x', '--credits', 'many'], /--credits must be a whole number/],
+    [['account', 'show', '--account', 'a', '--amount', '3'], /does not take --amount/],
+    [['account', 'remove'], /Unknown command "account remove"/],
+    [['credits', 'add', '--account', 'a', '--amount', '5', '--bogus'], /Unknown option '--bogus'/],
+  ])(
+    'usage error %j exits 2',
+    async (args, message) => {
+      const result = await admin(...args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    },
+    60_000,
+  );
+
+  it.each([
+    [['account', 'show', '--account', '00000000-0000-4000-8000-00000000dead'], 'error: Account not found.'],
+    [['token', 'revoke', '--token', 'ink_unknown'], 'error: Token not found.'],
+    [
+      ['credits', 'add', '--account', '00000000-0000-4000-8000-00000000dead', '--amount', '1'],
+      'error: Account not found.',
+    ],
+  ])(
+    '%j exits 1',
+    async (args, line) => {
+      const result = await admin(...args);
+      expect(result).toEqual({ code: 1, stdout: '', stderr: `${line}\n` });
+    },
+    60_000,
+  );
+
+  it('--help prints the usage and exits 0', async () => {
+    const result = await admin('--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('account create --name NAME --credits N [--daily-limit N] [--json]');
+  }, 60_000);
+});
