@@ -1,0 +1,17 @@
+/**
+ * End-to-end tests against a real WordPress (Debian's packages, test/e2e/wordpress/peer.sh)
+ * with the plugin of this repo, plus the same AWS emulators as the integration tests.
+ * Run with `npm run test:e2e`; needs the packages `peer.sh install` sets up.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
+  testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
+  globalSetup: '<rootDir>/test/e2e/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/e2e/support/global-teardown.ts',
+  maxWorkers: 1,
+  testTimeout: 120_000,
+};

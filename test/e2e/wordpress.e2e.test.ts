@@ -1,0 +1,305 @@
+/**
+ * End to end against a real WordPress 6.1 with the Inkpress Connector plugin of this repo
+ * (test/e2e/wordpress/peer.sh): registration through the plugin, categories, live, draft and
+ * scheduled articles checked through WordPress's own REST API, a wrong password, a site that
+ * is down when the article is generated, retried publishes, and deleting the website.
+ * The API runs as its handlers on DynamoDB Local and moto, with the offline writer.
+ */
+import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import * as deps from '../../functions/adapters/dependencies';
+import { handler as createArticleHandler } from '../../functions/api/create-article';
+import { handler as createWebsiteHandler } from '../../functions/api/create-website';
+import { handler as deleteWebsiteHandler } from '../../functions/api/delete-website';
+import { handler as listCategoriesHandler } from '../../functions/api/list-categories';
+import { handler as showArticleHandler } from '../../functions/api/show-article';
+import { handler as showWebsiteHandler } from '../../functions/api/show-website';
+import { createAccount } from '../../functions/core/accounts';
+import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
+import { retryDuePublications } from '../../functions/core/publishing/sweep-publishing';
+import { handler as worker } from '../../functions/worker/generation-worker';
+import type { ProvisionedResources } from '../../local/provision';
+import { apiEvent } from '../support/events';
+import { drainQueue } from '../support/generation-queue';
+import { multipartBody } from '../support/multipart';
+import { provisionTestResources } from '../support/test-resources';
+import { peer } from './support/wordpress-peer';
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
+  return value;
+};
+const WP_URL = env('WP_URL');
+const WIRE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+let resources: ProvisionedResources;
+let accountId: string;
+let websiteUuid: string;
+const articles: Record<string, string> = {};
+
+beforeAll(async () => {
+  resources = await provisionTestResources({ INKPRESS_LOCAL_MODE: 'true', PUBLIC_BASE_URL: '' });
+  delete process.env.OPENAI_API_KEY;
+  delete process.env.OPENAI_SECRET_ARN;
+  const { account } = await createAccount(
+    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+    { name: 'E2E', credits: 1000 },
+  );
+  accountId = account.accountId;
+});
+
+afterAll(() => {
+  // Leave the peer serving for the teardown, whatever a failed test did.
+  peer('start-web');
+});
+
+const body = (response: APIGatewayProxyResult) => JSON.parse(response.body);
+
+function register(fields: Record<string, string>) {
+  return createWebsiteHandler(apiEvent('create-website', { accountId, ...multipartBody(fields) }));
+}
+
+async function createArticle(fields: Record<string, string>): Promise<string> {
+  const response = await createArticleHandler(
+    apiEvent('create-article', {
+      accountId,
+      ...multipartBody({ ai_model: 'gpt-3.5-turbo', language: 'en', ...fields }),
+    }),
+  );
+  expect(response.statusCode).toBe(202);
+  return body(response).article_uuid;
+}
+
+const showArticle = async (articleUuid: string) =>
+  showArticleHandler(apiEvent('show-article', { accountId, pathParameters: { article_uuid: articleUuid } }));
+const showWebsite = async () =>
+  body(
+    await showWebsiteHandler(
+      apiEvent('show-website', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+    ),
+  );
+const generateAll = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return drainQueue(resources.queueUrl, worker);
+};
+
+/** A post as WordPress itself reports it (core REST API, the editor's application password). */
+async function wpPost(cmsId: string) {
+  const auth = Buffer.from(`${env('WP_LOGIN')}:${env('WP_APP_PASSWORD')}`).toString('base64');
+  const response = await fetch(`${WP_URL}/?rest_route=/wp/v2/posts/${cmsId}&context=edit`, {
+    headers: { Authorization: `Basic ${auth}` },
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as {
+    id: number;
+    status: string;
+    date_gmt: string;
+    slug: string;
+    link: string;
+    categories: number[];
+    title: { raw: string };
+    content: { raw: string };
+  };
+}
+
+/** Posts on the site (any status) made for an article, counted by the plugin's meta key. */
+function postsForArticle(articleUuid: string): number {
+  return Number(
+    peer(
+      'php-eval',
+      `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => INKPRESS_CONNECTOR_UUID_META, 'meta_value' => '${articleUuid}')));`,
+    ).trim(),
+  );
+}
+
+describe('a real WordPress with the Inkpress Connector plugin', () => {
+  it('registers the site with the user holding the plugin role, and its categories appear', async () => {
+    const response = await register({
+      url: `${WP_URL}/`,
+      login: env('WP_LOGIN'),
+      password: env('WP_PASSWORD'),
+    });
+    expect(response.statusCode).toBe(201);
+    const record = body(response);
+    expect(record).toEqual({
+      data: {
+        uuid: expect.any(String),
+        url: WP_URL,
+        total_credits_used: 0,
+        articles_count: 0,
+        categories_count: 4,
+        created_at: expect.stringMatching(WIRE_TIME),
+      },
+      status: { login_is_unauthorized: 0, is_unreachable: 0 },
+    });
+    websiteUuid = record.data.uuid;
+
+    const categories = body(
+      await listCategoriesHandler(
+        apiEvent('list-categories', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+      ),
+    );
+    expect(
+      categories.data.map((category: { name: string; cms_id: string }) => [category.name, category.cms_id]),
+    ).toEqual([
+      ['Guides', env('WP_CATEGORY_GUIDES_ID')],
+      ['News', env('WP_CATEGORY_NEWS_ID')],
+      ['Tutorials', env('WP_CATEGORY_TUTORIALS_ID')],
+      ['Uncategorized', env('WP_CATEGORY_UNCATEGORIZED_ID')],
+    ]);
+  });
+
+  it('refuses a wrong password with 422', async () => {
+    const response = await register({
+      url: `${WP_URL}/other`,
+      login: env('WP_LOGIN'),
+      password: 'not the password',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(body(response).errors.password).toEqual([
+      'The site refused this login and password: check the login and password of the user.',
+    ]);
+  });
+
+  it('refuses a user without the Inkpress Editor role with 422', async () => {
+    const response = await register({
+      url: `${WP_URL}/other`,
+      login: env('WP_PLAIN_LOGIN'),
+      password: env('WP_PLAIN_PASSWORD'),
+    });
+    expect(response.statusCode).toBe(422);
+    expect(Object.keys(body(response).errors)).toEqual(['login']);
+  });
+
+  it('publishes one article live in a category, one as a draft and one scheduled', async () => {
+    const categories = body(
+      await listCategoriesHandler(
+        apiEvent('list-categories', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+      ),
+    ).data as { uuid: string; cms_id: string }[];
+    const categoryUuid = (cmsId: string) =>
+      categories.find((category) => category.cms_id === cmsId)?.uuid ?? '';
+    const publishAt = new Date(Date.now() + 7 * 24 * 3600 * 1000);
+    publishAt.setUTCMilliseconds(0);
+
+    articles.live = await createArticle({
+      keyword: 'sourdough starter',
+      h2_count: '4',
+      title: 'Sourdough starter from scratch',
+      website_uuid: websiteUuid,
+      category_uuid: categoryUuid(env('WP_CATEGORY_NEWS_ID')),
+    });
+    articles.draft = await createArticle({
+      keyword: 'rye bread',
+      h2_count: '2',
+      website_uuid: websiteUuid,
+      category_uuid: categoryUuid(env('WP_CATEGORY_TUTORIALS_ID')),
+      draft: '1',
+    });
+    articles.scheduled = await createArticle({
+      keyword: 'bread flour',
+      h2_count: '3',
+      website_uuid: websiteUuid,
+      category_uuid: categoryUuid(env('WP_CATEGORY_GUIDES_ID')),
+      publish_at: publishAt.toISOString(),
+    });
+    expect(await generateAll()).toBe(3);
+
+    const expectations = [
+      ['live', 'publish', env('WP_CATEGORY_NEWS_ID'), 4],
+      ['draft', 'draft', env('WP_CATEGORY_TUTORIALS_ID'), 2],
+      ['scheduled', 'future', env('WP_CATEGORY_GUIDES_ID'), 3],
+    ] as const;
+    for (const [name, status, categoryId, h2Count] of expectations) {
+      const record = body(await showArticle(articles[name] ?? ''));
+      expect(record.status).toBe('generated');
+      expect(record.data.cms_id).toMatch(/^\d+$/);
+      const post = await wpPost(record.data.cms_id);
+      expect(post.status).toBe(status);
+      expect(post.categories).toEqual([Number(categoryId)]);
+      expect(post.content.raw.match(/<h2>/g)).toHaveLength(h2Count);
+      expect(post.title.raw).toBe(record.data.title);
+      expect(post.slug).toBe(record.data.slug);
+      expect(postsForArticle(articles[name] ?? '')).toBe(1);
+      if (name === 'scheduled') {
+        expect(post.date_gmt).toBe(publishAt.toISOString().slice(0, 19));
+        expect(record.data.published_at).toBe(publishAt.toISOString().slice(0, 19).replace('T', ' '));
+      }
+      if (name === 'live') {
+        expect(record.data.cms_permalink).toBe(`${WP_URL}/sourdough-starter-from-scratch/`);
+        expect(post.link).toBe(record.data.cms_permalink);
+        expect(record.data.published_at).toMatch(WIRE_TIME);
+      }
+      if (name === 'draft') expect(record.data.published_at).toBeNull();
+    }
+    expect((await showWebsite()).data.articles_count).toBe(3);
+  });
+
+  it('keeps an article generated while the site is down, flags it, and publishes it exactly once when it is back', async () => {
+    peer('stop-web');
+    try {
+      articles.offline = await createArticle({
+        keyword: 'oven spring',
+        h2_count: '2',
+        website_uuid: websiteUuid,
+      });
+      expect(await generateAll()).toBe(1);
+      const record = body(await showArticle(articles.offline));
+      expect(record.status).toBe('generated');
+      expect(record.data.cms_id).toBeNull();
+      expect((await showWebsite()).status).toEqual({ login_is_unauthorized: 0, is_unreachable: 1 });
+    } finally {
+      peer('start-web');
+    }
+    expect(postsForArticle(articles.offline)).toBe(0);
+
+    const later = () => new Date(Date.now() + 10 * 60_000);
+    expect(await retryDuePublications({ ...deps.publishDeps(), clock: later })).toMatchObject({
+      published: 1,
+    });
+    expect(await retryDuePublications({ ...deps.publishDeps(), clock: later })).toMatchObject({
+      published: 0,
+    });
+    expect(postsForArticle(articles.offline)).toBe(1);
+    const published = body(await showArticle(articles.offline));
+    expect((await wpPost(published.data.cms_id)).status).toBe('publish');
+    expect((await showWebsite()).status).toEqual({ login_is_unauthorized: 0, is_unreachable: 0 });
+  });
+
+  it('creates one post however often the same publication is retried', async () => {
+    const articleUuid = articles.live ?? '';
+    const article = await deps.articleStore().get(accountId, articleUuid);
+    const website = await deps.websiteStore().get(accountId, websiteUuid);
+    if (!article || !website) throw new Error('missing test data');
+    const site = { url: website.url, login: env('WP_LOGIN'), password: env('WP_PASSWORD') };
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => deps.cmsClient().createPost(site, postFor(article, new Date()))),
+    );
+    expect(new Set(results.map((result) => result.cmsId))).toEqual(new Set([article.cmsId]));
+    expect(results.every((result) => !result.created)).toBe(true);
+    expect(await publishArticle(deps.publishDeps(), { accountId, articleUuid })).toBe('skipped');
+    expect(postsForArticle(articleUuid)).toBe(1);
+  });
+
+  it('deletes the website and keeps its articles readable', async () => {
+    const response = await deleteWebsiteHandler(
+      apiEvent('delete-website', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(body(response).message).toContain(WP_URL);
+    for (const articleUuid of Object.values(articles)) {
+      const shown = await showArticle(articleUuid);
+      expect(shown.statusCode).toBe(200);
+      expect(body(shown).data).toMatchObject({
+        website: null,
+        category: null,
+        cms_id: expect.stringMatching(/^\d+$/),
+      });
+    }
+  });
+});
+
+afterEach(async () => {
+  await new SQSClient({}).send(new PurgeQueueCommand({ QueueUrl: resources.queueUrl }));
+});
