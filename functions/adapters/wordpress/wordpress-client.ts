@@ -198,10 +198,13 @@ function toWordPressDate(iso: string): string {
   return `${new Date(iso).toISOString().slice(0, 19)}Z`;
 }
 
-/** Timeouts and limits of calls to customer sites. */
+/**
+ * Timeouts and limits of calls to customer sites. Registration makes two calls inside the API's
+ * 29 s limit, so one call (redirects included) gets at most 10 s.
+ */
 export const DEFAULT_SITE_LIMITS = {
-  connectTimeoutMs: 10_000,
-  totalTimeoutMs: 20_000,
+  connectTimeoutMs: 5_000,
+  totalTimeoutMs: 10_000,
   maxResponseBytes: 5 * 1024 * 1024,
   maxRedirects: 3,
 } as const;
