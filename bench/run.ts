@@ -8,8 +8,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import OpenAI from 'openai';
+import * as deps from '../functions/adapters/dependencies';
 import { OpenAiArticleModel } from '../functions/adapters/model/openai-article-model';
+import { createAccount } from '../functions/core/accounts';
+import { listGeneratedArticles } from '../functions/core/articles/read-articles';
 import { writeArticle } from '../functions/core/articles/write-article';
+import { dynamoDocumentClient } from '../functions/shared/aws-clients';
 import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
 import { provision } from '../local/provision';
 import { fixtureUuid, seedGeneratedArticles } from '../test/support/article-fixtures';
@@ -62,11 +66,6 @@ async function listBench(): Promise<void> {
       { prefix: 'bench' },
     );
     Object.assign(process.env, resources.env);
-    // Imported after the environment points at the emulators.
-    const deps = await import('../functions/adapters/dependencies');
-    const { dynamoDocumentClient } = await import('../functions/shared/aws-clients');
-    const { listGeneratedArticles } = await import('../functions/core/articles/read-articles');
-    const { createAccount } = await import('../functions/core/accounts');
     const { account } = await createAccount(
       { accounts: deps.accountStore(), tokens: deps.tokenStore() },
       { name: 'Bench', credits: 0 },
@@ -77,7 +76,7 @@ async function listBench(): Promise<void> {
     console.log('page | DynamoDB calls            | items read | first uuid');
     for (const page of [1, 10, 50]) {
       const { result, log } = await withReadLog(dynamoDocumentClient(), () =>
-        listGeneratedArticles(deps.articleDeps(), account.accountId, page),
+        listGeneratedArticles(deps.readArticleDeps(), account.accountId, page),
       );
       const first =
         (result.items[0]?.data.uuid ?? '-') === fixtureUuid(total - (page - 1) * 20) ? 'ok' : 'WRONG';

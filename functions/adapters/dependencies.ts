@@ -3,9 +3,7 @@
  * first use (after the environment is set, which lets tests point it at emulators).
  */
 import type { AccountStore, TokenStore } from '../core/accounts';
-import type { ArticleModelProvider } from '../core/articles/article-model';
 import type { CreateArticleDeps } from '../core/articles/create-article';
-import type { GenerateArticleDeps } from '../core/articles/generate-article';
 import type {
   ArticleStore,
   CategoryLookup,
@@ -21,8 +19,8 @@ import type { CmsClient } from '../core/websites/cms-client';
 import type { WebsiteDeps } from '../core/websites/create-website';
 import type { PasswordCipher } from '../core/websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
-import { dynamoDocumentClient, kmsClient, secretsManagerClient, sqsClient } from '../shared/aws-clients';
-import { envFlag, optionalEnv, requireEnv } from '../shared/env';
+import { dynamoDocumentClient, kmsClient, sqsClient } from '../shared/aws-clients';
+import { envFlag, requireEnv } from '../shared/env';
 import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
 import { DynamoArticleRepository } from './dynamodb/article-repository';
@@ -31,9 +29,6 @@ import { DynamoPublicationRepository } from './dynamodb/publication-repository';
 import { tableNameOf } from './dynamodb/table-names';
 import { DynamoWebsiteRepository } from './dynamodb/website-repository';
 import { KmsPasswordCipher } from './kms/site-password-cipher';
-import { OfflineModelProvider } from './model/offline-article-model';
-import { OpenAiModelProvider } from './model/openai-article-model';
-import { readSecretApiKey } from './secrets/secret-api-key';
 import { SqsGenerationQueue } from './sqs/sqs-generation-queue';
 import { systemResolver } from './wordpress/ssrf-guard';
 import { DEFAULT_SITE_LIMITS, WordPressClient } from './wordpress/wordpress-client';
@@ -62,13 +57,22 @@ export const categoryStore = once<CategoryStore>(
   () => new DynamoCategoryRepository(dynamoDocumentClient(), tableNameOf('categories')),
 );
 
+/** Table names are read when an operation first needs them: each function gets only its own. */
 export const articleStore = once<ArticleStore>(
   () =>
     new DynamoArticleRepository(dynamoDocumentClient(), {
-      articles: tableNameOf('articles'),
-      accounts: tableNameOf('accounts'),
-      dailyUsage: tableNameOf('dailyUsage'),
-      websites: tableNameOf('websites'),
+      get articles() {
+        return tableNameOf('articles');
+      },
+      get accounts() {
+        return tableNameOf('accounts');
+      },
+      get dailyUsage() {
+        return tableNameOf('dailyUsage');
+      },
+      get websites() {
+        return tableNameOf('websites');
+      },
     }),
 );
 
@@ -76,54 +80,22 @@ export const generationQueue = once<GenerationQueue>(
   () => new SqsGenerationQueue(sqsClient(), requireEnv('GENERATION_QUEUE_URL')),
 );
 
-/**
- * The language model: OpenAI (or a compatible server at OPENAI_BASE_URL) with the key from the
- * Secrets Manager secret OPENAI_SECRET_ARN (deployed) or OPENAI_API_KEY (local); the offline
- * writer only in local mode without a key.
- */
-export const modelProvider = once<ArticleModelProvider>(() => {
-  const secretArn = optionalEnv('OPENAI_SECRET_ARN');
-  const apiKey = optionalEnv('OPENAI_API_KEY');
-  if (!secretArn && !apiKey) {
-    if (envFlag('INKPRESS_LOCAL_MODE', false)) return new OfflineModelProvider();
-    throw new Error(
-      'No language model configured: set OPENAI_SECRET_ARN (deployed) or OPENAI_API_KEY (local).',
-    );
-  }
-  const baseURL = optionalEnv('OPENAI_BASE_URL');
-  return new OpenAiModelProvider({
-    apiKey: secretArn
-      ? () => readSecretApiKey(secretsManagerClient(), secretArn)
-      : async () => apiKey as string,
-    ...(baseURL ? { baseURL } : {}),
-    timeoutMs: Number(optionalEnv('OPENAI_TIMEOUT_SECONDS') ?? '60') * 1000,
-    maxRetries: Number(optionalEnv('OPENAI_MAX_RETRIES') ?? '2'),
-    providerModels: {
-      'gpt-3.5-turbo': optionalEnv('OPENAI_MODEL_GPT_3_5_TURBO') ?? 'gpt-3.5-turbo',
-      'gpt-4': optionalEnv('OPENAI_MODEL_GPT_4') ?? 'gpt-4',
-    },
-  });
-});
-
 const systemClock: Clock = () => new Date();
 
 const websiteLookup = (): WebsiteLookup => websiteStore();
 const categoryLookup = (): CategoryLookup => categoryStore();
 
-export function articleDeps(): Omit<CreateArticleDeps, 'onEnqueueFailure'> & ReadArticlesDeps {
-  return {
-    articles: articleStore(),
-    accounts: accountStore(),
-    websites: websiteLookup(),
-    categories: categoryLookup(),
-    queue: generationQueue(),
-    clock: systemClock,
-  };
+/** What reading articles needs (show, list, queue). */
+export function readArticleDeps(): ReadArticlesDeps {
+  return { articles: articleStore(), websites: websiteLookup(), categories: categoryLookup() };
 }
 
-export function generationDeps(): GenerateArticleDeps {
-  return { articles: articleStore(), models: modelProvider(), clock: systemClock };
+/** What queueing a new article needs. */
+export function createArticleDeps(): Omit<CreateArticleDeps, 'onEnqueueFailure'> {
+  return { ...readArticleDeps(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };
 }
+
+export { systemClock };
 
 export function sweepDeps(): SweepArticlesDeps {
   return { articles: articleStore(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };

@@ -1,4 +1,4 @@
-import { articleDeps } from '../adapters/dependencies';
+import { createArticleDeps } from '../adapters/dependencies';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
 import { parseOrThrow } from '../core/schema-helpers';
@@ -10,7 +10,7 @@ export const handler = apiHandler(async ({ accountId, baseUrl, fields }) => {
   const input = parseOrThrow(createArticleSchema, fields);
   const article = await createArticle(
     {
-      ...articleDeps(),
+      ...createArticleDeps(),
       onEnqueueFailure: (error, failed) =>
         logger.error('Could not send the generation message; the sweeper will re-send it', {
           error: error instanceof Error ? error : String(error),

@@ -1,4 +1,4 @@
-import { articleDeps } from '../adapters/dependencies';
+import { readArticleDeps } from '../adapters/dependencies';
 import { listQueuedArticles } from '../core/articles/read-articles';
 import { paginationEnvelope } from '../core/pagination';
 import { parsePage } from '../core/schema-helpers';
@@ -7,6 +7,6 @@ import { ok } from './http/responses';
 
 /** GET with `?page=` or POST with `page` as form data, as SPEC.md describes. */
 export const handler = apiHandler(async ({ accountId, baseUrl, query, fields }) => {
-  const page = await listQueuedArticles(articleDeps(), accountId, parsePage(query, fields));
+  const page = await listQueuedArticles(readArticleDeps(), accountId, parsePage(query, fields));
   return ok(paginationEnvelope(page, `${baseUrl}/v1/articles/queue`));
 });

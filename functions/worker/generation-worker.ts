@@ -6,7 +6,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { generationDeps, publishDeps } from '../adapters/dependencies';
+import { publishDeps } from '../adapters/dependencies';
+import { generationDeps } from '../adapters/model-dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';

@@ -311,7 +311,7 @@ describe('credits and the daily limit', () => {
       need_bold: false,
       draft: false,
     };
-    const at = (now: Date) => ({ ...deps.articleDeps(), clock: () => now });
+    const at = (now: Date) => ({ ...deps.createArticleDeps(), clock: () => now });
     const first = await createArticle(at(today), accountId, input);
     const second = await createArticle(at(today), accountId, input);
     const third = await createArticle(at(today), accountId, input);
