@@ -92,12 +92,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
   const emulators: RunningEmulator[] = [];
-  const killChildren = () => {
+  // Last resort when the process exits without stop(): no emulator and no lock left behind.
+  const onExit = () => {
     for (const emulator of emulators) emulator.process.kill('SIGKILL');
+    removeRuntimeInfo(dataDir);
+    lock.release();
   };
-  process.on('exit', killChildren);
+  process.on('exit', onExit);
   cleanups.push(() => {
-    process.off('exit', killChildren);
+    process.off('exit', onExit);
   });
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse().splice(0)) {

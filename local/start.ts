@@ -4,6 +4,7 @@
  */
 import './process-defaults';
 import { envFlag } from '../functions/shared/env';
+import { whenLauncherExits } from './ancestor-watch';
 import { MissingPrerequisiteError } from './emulators';
 import { languageModelDescription, localDefaults, numberFromEnv } from './local-config';
 import { type LocalRuntime, startLocalRuntime } from './local-runtime';
@@ -41,14 +42,19 @@ function printBanner(runtime: LocalRuntime, elapsedMs: number): void {
   console.log(lines.join('\n'));
 }
 
+/**
+ * Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
+ * more than a second after the first one forces an immediate exit.
+ */
 function stopOnSignals(runtime: LocalRuntime): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
+  let stoppingSince: number | undefined;
+  const stop = (signal: string) => {
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince < 1_000) return;
       console.log('[inkpress] Forced exit.');
       process.exit(130);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     console.log(`\n[inkpress] ${signal}: stopping…`);
     runtime.stop().then(
       () => process.exit(0),
@@ -61,6 +67,7 @@ function stopOnSignals(runtime: LocalRuntime): void {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.on('SIGHUP', stop);
+  whenLauncherExits(() => stop('npm start ended'));
 }
 
 main().catch((error: unknown) => {
