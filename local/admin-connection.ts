@@ -45,7 +45,7 @@ export async function openAdminConnection(env: NodeJS.ProcessEnv = process.env):
       mode: 'own',
       close: async () => {
         await running.stop();
-        reaper.stop();
+        await reaper.stop();
         lock.release();
       },
     };
