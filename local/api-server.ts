@@ -255,23 +255,15 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
-const TEXT_MEDIA_TYPES = new Set([
-  'application/json',
-  'application/x-www-form-urlencoded',
-  'application/xml',
-  'application/javascript',
-]);
+/**
+ * The REST API's `binaryMediaTypes` (lib/constructs/inkpress-api.ts): bodies of these types reach
+ * the handler base64-encoded, byte for byte; all others as UTF-8 text, as API Gateway does.
+ */
+const BINARY_MEDIA_TYPES = ['multipart/form-data'];
 
-/** Bodies API Gateway passes as text; everything else (multipart included) arrives base64-encoded. */
-function isTextBody(contentType: string | undefined): boolean {
+function isBinaryBody(contentType: string | undefined): boolean {
   const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (mediaType === '') return true;
-  return (
-    mediaType.startsWith('text/') ||
-    TEXT_MEDIA_TYPES.has(mediaType) ||
-    mediaType.endsWith('+json') ||
-    mediaType.endsWith('+xml')
-  );
+  return BINARY_MEDIA_TYPES.includes(mediaType);
 }
 
 interface ProxyEventInput {
@@ -320,7 +312,7 @@ function proxyEvent(input: ProxyEventInput): APIGatewayProxyEvent {
   const hasQuery = Object.keys(query).length > 0;
 
   const contentType = headerValue(req, 'content-type');
-  const isBase64Encoded = input.body.length > 0 && !isTextBody(contentType);
+  const isBase64Encoded = input.body.length > 0 && isBinaryBody(contentType);
   const now = new Date();
 
   return {
