@@ -32,7 +32,7 @@ export async function openAdminConnection(env: NodeJS.ProcessEnv = process.env):
   if ('release' in lock) {
     let dynamodb: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
     try {
-      dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb });
+      dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb, fastStart: true });
       await useLocalTables(dynamodb.endpoint);
     } catch (error) {
       await dynamodb?.stop();

