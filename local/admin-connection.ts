@@ -4,8 +4,8 @@
  * `npm start` when there is one, or through a DynamoDB Local started for this command only.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { lockWhenFree, readRuntimeInfo } from './data-lock';
-import { startDynamoDbLocal } from './emulators';
+import { type DataLock, readRuntimeInfo, tryLock } from './data-lock';
+import { type RunningEmulator, startDynamoDbLocal } from './emulators';
 import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, LOCAL_REGION, localDataDir } from './local-config';
 import { startOrphanReaper } from './orphan-reaper';
 import { provisionTables } from './provision';
@@ -28,46 +28,46 @@ export async function openAdminConnection(env: NodeJS.ProcessEnv = process.env):
   if (usesDeployedTables(env)) return { mode: 'deployed', close: async () => undefined };
 
   const dataDir = localDataDir(env);
-  const lock = await lockWhenFree(dataDir, 'admin', WAIT_MS);
-  if ('release' in lock) {
-    let dynamodb: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
-    try {
-      dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb, fastStart: true });
-      await useLocalTables(dynamodb.endpoint);
-    } catch (error) {
-      await dynamodb?.stop();
-      lock.release();
-      throw error;
-    }
-    const running = dynamodb;
-    const reaper = startOrphanReaper([running.process.pid ?? 0]);
-    return {
-      mode: 'own',
-      close: async () => {
-        await running.stop();
-        await reaper.stop();
-        lock.release();
-      },
-    };
-  }
-  if (lock.kind !== 'runtime') {
-    throw new Error(`The data folder ${dataDir} is busy (another admin command, pid ${lock.pid}).`);
-  }
-  const info = await runtimeInfoOf(dataDir, lock.pid);
-  await useLocalTables(info.dynamodbEndpoint);
-  return { mode: 'running', close: async () => undefined };
-}
-
-async function runtimeInfoOf(dataDir: string, pid: number) {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const info = readRuntimeInfo(dataDir);
-    if (info?.pid === pid) return info;
+    const lock = tryLock(dataDir, 'admin');
+    if ('release' in lock) return ownDynamoDb(dataDir, lock);
+    if (lock.kind === 'runtime') {
+      const info = readRuntimeInfo(dataDir);
+      if (info?.pid === lock.pid) {
+        await useLocalTables(info.dynamodbEndpoint);
+        return { mode: 'running', close: async () => undefined };
+      }
+    }
+    // Another admin command, or npm start starting up or stopping: wait for it.
     if (Date.now() > deadline) {
-      throw new Error(`npm start (pid ${pid}) holds ${dataDir} but did not become ready.`);
+      throw new Error(`The data folder ${dataDir} is busy (${lock.kind}, pid ${lock.pid}); try again.`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** No `npm start` on this data folder: a DynamoDB Local of our own for this command. */
+async function ownDynamoDb(dataDir: string, lock: DataLock): Promise<AdminConnection> {
+  let dynamodb: RunningEmulator | undefined;
+  try {
+    dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb, fastStart: true });
+    await useLocalTables(dynamodb.endpoint);
+  } catch (error) {
+    await dynamodb?.stop();
+    lock.release();
+    throw error;
+  }
+  const running = dynamodb;
+  const reaper = startOrphanReaper([running.process.pid ?? 0]);
+  return {
+    mode: 'own',
+    close: async () => {
+      await running.stop();
+      await reaper.stop();
+      lock.release();
+    },
+  };
 }
 
 async function useLocalTables(endpoint: string): Promise<void> {

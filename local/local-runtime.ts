@@ -21,8 +21,8 @@ import { HandlerLoader } from './handler-loader';
 import { LocalAuthorizer } from './local-authorizer';
 import {
   dataPaths,
-  emulatorClientEnv,
   LOCAL_PREFIX,
+  LOCAL_REGION,
   localDataDir,
   localDefaults,
   localFunctionEnv,
@@ -128,7 +128,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const [dynamodbEmulator, motoEmulator] = emulators as [RunningEmulator, RunningEmulator];
     const endpoints = { dynamodb: dynamodbEmulator.endpoint, moto: motoEmulator.endpoint };
 
-    const clientConfig = clientSettings(endpoints);
+    const clientConfig = clientSettings();
     const clients = {
       dynamodb: new DynamoDBClient({ ...clientConfig, endpoint: endpoints.dynamodb }),
       sqs: new SQSClient({ ...clientConfig, endpoint: endpoints.moto }),
@@ -239,12 +239,8 @@ function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-function clientSettings(endpoints: { dynamodb: string; moto: string }) {
-  const env = emulatorClientEnv(endpoints);
-  return {
-    region: env.AWS_REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  };
+function clientSettings() {
+  return { region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 }
 
 /**
