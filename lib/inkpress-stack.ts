@@ -20,6 +20,25 @@ import { acknowledgeNagFindings } from './nag-suppressions';
 export const MODEL_SECRET_PLACEHOLDER = 'CHANGE_ME';
 
 /**
+ * CDK context keys an operator may set (`cdk deploy -c openaiModelGpt4=gpt-4.1`) and the worker
+ * environment variable each becomes.
+ */
+export const MODEL_CONTEXT_KEYS = {
+  openaiBaseUrl: 'OPENAI_BASE_URL',
+  openaiModelGpt35Turbo: 'OPENAI_MODEL_GPT_3_5_TURBO',
+  openaiModelGpt4: 'OPENAI_MODEL_GPT_4',
+} as const;
+
+function modelSettingsFromContext(scope: Construct): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const [contextKey, envVar] of Object.entries(MODEL_CONTEXT_KEYS)) {
+    const value: unknown = scope.node.tryGetContext(contextKey);
+    if (typeof value === 'string' && value !== '') settings[envVar] = value;
+  }
+  return settings;
+}
+
+/**
  * Inkpress in one stack: the tables, the generation queue pair, the site-password key, the
  * model API key secret, one Lambda per route plus authorizer, worker and sweeper, the REST
  * API, the sweeper schedule and the alarms. Environment-agnostic: no account or region
@@ -49,6 +68,7 @@ export class InkpressStack extends Stack {
       generationQueue: generation.queue,
       sitePasswordKey,
       modelSecret,
+      modelSettings: modelSettingsFromContext(this),
     });
 
     functions.worker.addEventSource(

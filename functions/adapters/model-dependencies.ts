@@ -14,6 +14,13 @@ import { readSecretApiKey } from './secrets/secret-api-key';
 let provider: ArticleModelProvider | undefined;
 
 /**
+ * Provider models behind the two `ai_model` tiers of the API. The outline uses structured
+ * output (json_schema), which the original gpt-3.5-turbo and gpt-4 do not support, so each
+ * tier maps to the current model of its class; operators can override both.
+ */
+export const DEFAULT_PROVIDER_MODELS = { 'gpt-3.5-turbo': 'gpt-4o-mini', 'gpt-4': 'gpt-4o' } as const;
+
+/**
  * The language model: OpenAI (or a compatible server at OPENAI_BASE_URL) with the key from the
  * Secrets Manager secret OPENAI_SECRET_ARN (deployed) or OPENAI_API_KEY (local); the offline
  * writer only in local mode without a key.
@@ -33,11 +40,11 @@ function createModelProvider(): ArticleModelProvider {
       ? () => readSecretApiKey(secretsManagerClient(), secretArn)
       : async () => apiKey as string,
     ...(baseURL ? { baseURL } : {}),
-    timeoutMs: Number(optionalEnv('OPENAI_TIMEOUT_SECONDS') ?? '60') * 1000,
+    timeoutMs: Number(optionalEnv('OPENAI_TIMEOUT_SECONDS') ?? '40') * 1000,
     maxRetries: Number(optionalEnv('OPENAI_MAX_RETRIES') ?? '2'),
     providerModels: {
-      'gpt-3.5-turbo': optionalEnv('OPENAI_MODEL_GPT_3_5_TURBO') ?? 'gpt-3.5-turbo',
-      'gpt-4': optionalEnv('OPENAI_MODEL_GPT_4') ?? 'gpt-4',
+      'gpt-3.5-turbo': optionalEnv('OPENAI_MODEL_GPT_3_5_TURBO') ?? DEFAULT_PROVIDER_MODELS['gpt-3.5-turbo'],
+      'gpt-4': optionalEnv('OPENAI_MODEL_GPT_4') ?? DEFAULT_PROVIDER_MODELS['gpt-4'],
     },
   });
 }

@@ -1,11 +1,14 @@
 /** Settings shared by the stack, the local runtime and the functions. */
 export const runtimeSettings = {
-  /** Worker Lambda timeout; the queue's visibility timeout is 6x this. */
-  workerTimeoutSeconds: 300,
+  /**
+   * Worker Lambda timeout; the queue's visibility timeout is 6x this. One article at a time:
+   * 3 rounds of model calls x 40 s x 3 tries stay within it.
+   */
+  workerTimeoutSeconds: 600,
   /** Deliveries of one generation message before it goes to the dead-letter queue. */
   maxReceiveCount: 5,
-  /** Messages handed to one worker invocation. */
-  workerBatchSize: 5,
+  /** Messages handed to one worker invocation (one, so a slow model cannot time out a batch). */
+  workerBatchSize: 1,
   /** Minutes between sweeper runs. */
   sweeperIntervalMinutes: 1,
   /** Seconds an authorizer decision is cached by API Gateway (token revocation delay). */

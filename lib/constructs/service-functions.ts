@@ -22,6 +22,8 @@ export interface ServiceFunctionsProps {
   generationQueue: sqs.IQueue;
   sitePasswordKey: kms.IKey;
   modelSecret: secretsmanager.ISecret;
+  /** Environment for the language model (see `modelSettingsFromContext`). */
+  modelSettings?: Record<string, string>;
 }
 
 const KEY_ACTIONS = {
@@ -67,13 +69,14 @@ export class ServiceFunctions extends Construct {
   }
 
   private create(definition: FunctionDefinition, timeout: Duration, memorySize: number): InkpressFunction {
-    const { tables, generationQueue, sitePasswordKey, modelSecret } = this.props;
+    const { tables, generationQueue, sitePasswordKey, modelSecret, modelSettings } = this.props;
     const { access } = definition;
     const environment = functionEnvironment(access, {
       tableName: (name) => tables.tables[name].tableName,
       queueUrl: generationQueue.queueUrl,
       sitePasswordKeyId: sitePasswordKey.keyId,
       modelSecretArn: modelSecret.secretArn,
+      ...(modelSettings ? { modelSettings } : {}),
     });
 
     const fn = new InkpressFunction(this, definition.name, { definition, timeout, memorySize, environment });
@@ -93,6 +96,8 @@ export interface EnvironmentSources {
   queueUrl: string;
   sitePasswordKeyId: string;
   modelSecretArn: string;
+  /** Language-model settings for the functions that use the model (OPENAI_BASE_URL, OPENAI_MODEL_*). */
+  modelSettings?: Record<string, string>;
 }
 
 /**
@@ -109,7 +114,10 @@ export function functionEnvironment(
   }
   if (access.sendsToQueue) environment.GENERATION_QUEUE_URL = sources.queueUrl;
   if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
-  if (access.readsModelSecret) environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
+  if (access.readsModelSecret) {
+    environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
+    Object.assign(environment, sources.modelSettings);
+  }
   return environment;
 }
 

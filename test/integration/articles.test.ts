@@ -222,8 +222,16 @@ describe('validation', () => {
     ['need_bold not a boolean', { need_bold: 'maybe' }, 'need_bold'],
     ['website_uuid malformed', { website_uuid: 'abc' }, 'website_uuid'],
     ['website_uuid unknown', { website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e' }, 'website_uuid'],
-    ['publish_at not a date-time', { publish_at: 'tomorrow' }, 'publish_at'],
-    ['draft not a boolean', { draft: 'perhaps' }, 'draft'],
+    [
+      'publish_at not a date-time',
+      { website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e', publish_at: 'tomorrow' },
+      'publish_at',
+    ],
+    [
+      'draft not a boolean',
+      { website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e', draft: 'perhaps' },
+      'draft',
+    ],
   ];
 
   it.each(cases)(
@@ -244,6 +252,19 @@ describe('validation', () => {
       expect(await receive(resources.queueUrl)).toHaveLength(0);
     },
   );
+
+  it('ignores category_uuid, publish_at and draft without a website_uuid', async () => {
+    const accountId = await newAccount(100);
+    const response = await create(accountId, {
+      ...validFields,
+      category_uuid: 'not-a-uuid',
+      publish_at: 'tomorrow',
+      draft: 'perhaps',
+    });
+    expect(response.statusCode).toBe(202);
+    const record = json(await show(accountId, json(response).article_uuid));
+    expect(record.data).toMatchObject({ website: null, category: null, status: 0 });
+  });
 
   it('rejects a body that is not form data or JSON with a JSON error', async () => {
     const accountId = await newAccount(100);
@@ -389,6 +410,34 @@ describe('retries, redeliveries and crashes', () => {
     expect(listed.meta.total).toBe(1);
     expect(listed.data[0].data.uuid).toBe(created.article_uuid);
     expect(await credits(accountId)).toBe(96);
+  });
+
+  it('charges once when the reservation committed but its response was lost and the SDK retried', async () => {
+    const accountId = await newAccount(100);
+    const client = dynamoDocumentClient();
+    let lostResponses = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (String(context.commandName).startsWith('TransactWrite') && lostResponses === 0) {
+          lostResponses++;
+          throw Object.assign(new Error('Simulated lost response'), { name: 'TimeoutError', $metadata: {} });
+        }
+        return result;
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'loseFirstResponse' },
+    );
+    let response: APIGatewayProxyResult;
+    try {
+      response = await create(accountId, validFields);
+    } finally {
+      client.middlewareStack.remove('loseFirstResponse');
+    }
+    expect(lostResponses).toBe(1);
+    expect(response.statusCode).toBe(202);
+    expect(await credits(accountId)).toBe(96);
+    expect(json(await queue(accountId)).data).toHaveLength(1);
+    expect(json(await show(accountId, json(response).article_uuid)).status).toBe('in_progress');
   });
 
   it('retries a model that fails for a while and still charges once', async () => {

@@ -2,6 +2,7 @@
  * Articles in DynamoDB. Credits, daily usage, the list sequence and website counters change in
  * the same transactions as the article, so retries and concurrency never charge twice.
  */
+import { createHash } from 'node:crypto';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -61,14 +62,20 @@ export class DynamoArticleRepository implements ArticleStore {
       },
     }));
     if (outcome === 'reserved') return outcome;
-    if (outcome === undefined) throw new Error(`Article ${article.articleUuid} already exists`);
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tables.articles,
-        Item: deferredItem(article, outcome, reservation),
-        ConditionExpression: 'attribute_not_exists(articleUuid)',
-      }),
-    );
+    if (outcome === undefined) return this.outcomeOfStored(article);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tables.articles,
+          Item: deferredItem(article, outcome, reservation),
+          ConditionExpression: 'attribute_not_exists(articleUuid)',
+        }),
+      );
+    } catch (error) {
+      // A retried put whose first try was stored: the article is there already.
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      return this.outcomeOfStored(article);
+    }
     return outcome;
   }
 
@@ -121,6 +128,15 @@ export class DynamoArticleRepository implements ArticleStore {
     return outcome;
   }
 
+  /** What became of an article stored by an earlier try of the same create. */
+  private async outcomeOfStored(article: Article): Promise<ReservationOutcome> {
+    const stored = await this.get(article.accountId, article.articleUuid);
+    if (stored?.state === 'not_enough_credits' || stored?.state === 'daily_limit_reached')
+      return stored.state;
+    if (stored) return 'reserved';
+    throw new Error(`Article ${article.articleUuid} could not be stored`);
+  }
+
   /**
    * One transaction: the article write, credits >= price then subtract, today's count below the
    * limit then add one. Returns why it could not reserve, or undefined when the article write's
@@ -138,6 +154,9 @@ export class DynamoArticleRepository implements ArticleStore {
       try {
         await this.client.send(
           new TransactWriteCommand({
+            // The SDK's own retries (e.g. after a lost response) resend this token, so a
+            // transaction that did commit is not applied, and charged, a second time.
+            ClientRequestToken: requestToken(article.articleUuid, reservation.now, attempt),
             TransactItems: [
               articleWrite(queued),
               {
@@ -467,6 +486,11 @@ export class DynamoArticleRepository implements ArticleStore {
     } while (exclusiveStartKey);
     return updated;
   }
+}
+
+/** Idempotency token of one reservation attempt (DynamoDB allows at most 36 characters). */
+function requestToken(articleUuid: string, at: string, attempt: number): string {
+  return createHash('sha256').update(`${articleUuid}|${at}|${attempt}`).digest('hex').slice(0, 36);
 }
 
 function queuedItem(article: Article, reservation: Reservation): Item {

@@ -23,7 +23,20 @@ const uuidField = (label: string) =>
     .trim()
     .pipe(z.uuid({ error: `The ${label} must be a valid UUID.` }));
 
-export const createArticleSchema = z.object({
+/** Publishing options mean nothing without a website: they are ignored, not validated. */
+const WEBSITE_ONLY_FIELDS = ['category_uuid', 'publish_at', 'draft'] as const;
+
+function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  const fields = input as Record<string, unknown>;
+  const website = fields.website_uuid;
+  if (website !== undefined && website !== null && website !== '') return fields;
+  const kept = { ...fields };
+  for (const field of WEBSITE_ONLY_FIELDS) delete kept[field];
+  return kept;
+}
+
+const createArticleFields = z.object({
   keyword: requiredText('keyword').superRefine((value, context) => {
     const keywords = value.split(',').map((keyword) => keyword.trim());
     if (keywords.some((keyword) => keyword === '')) {
@@ -72,5 +85,7 @@ export const createArticleSchema = z.object({
   ),
   draft: optionalField(formBoolean).default(false),
 });
+
+export const createArticleSchema = z.preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);
 
 export type CreateArticleInput = z.infer<typeof createArticleSchema>;

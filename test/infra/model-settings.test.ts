@@ -1,0 +1,45 @@
+/** Operators choose the provider models and an OpenAI-compatible server with CDK context. */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { InkpressStack } from '../../lib/inkpress-stack';
+
+type FunctionResource = {
+  Properties: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } };
+};
+
+function functionEnvironments(context: Record<string, string>) {
+  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
+  const functions = template.findResources('AWS::Lambda::Function') as Record<string, FunctionResource>;
+  return Object.entries(functions).map(([id, resource]) => ({
+    id,
+    variables: resource.Properties.Environment?.Variables ?? {},
+  }));
+}
+
+describe('language-model settings', () => {
+  it('passes context model settings to the generation worker only', () => {
+    const environments = functionEnvironments({
+      openaiBaseUrl: 'https://llm.example.com/v1',
+      openaiModelGpt35Turbo: 'small-model',
+      openaiModelGpt4: 'large-model',
+    });
+    const withModel = environments.filter(({ variables }) => 'OPENAI_SECRET_ARN' in variables);
+    expect(withModel.map(({ id }) => id)).toEqual([expect.stringMatching(/^FunctionsGenerationWorker/)]);
+    expect(withModel[0]?.variables).toMatchObject({
+      OPENAI_BASE_URL: 'https://llm.example.com/v1',
+      OPENAI_MODEL_GPT_3_5_TURBO: 'small-model',
+      OPENAI_MODEL_GPT_4: 'large-model',
+    });
+    for (const { variables } of environments.filter(({ variables }) => !('OPENAI_SECRET_ARN' in variables))) {
+      expect(Object.keys(variables).filter((name) => name.startsWith('OPENAI_'))).toEqual([]);
+    }
+  });
+
+  it('sets no model overrides without context, so the worker uses its defaults', () => {
+    const worker = functionEnvironments({}).find(({ id }) => id.startsWith('FunctionsGenerationWorker'));
+    expect(Object.keys(worker?.variables ?? {}).filter((name) => name.startsWith('OPENAI_'))).toEqual([
+      'OPENAI_SECRET_ARN',
+    ]);
+  });
+});
