@@ -4,17 +4,33 @@ import { recoverStuckGenerations, retryDeferredReservations } from '../core/arti
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { logger } from '../shared/logger';
 
-export async function handler(): Promise<{
-  reservations: unknown;
-  stuck: unknown;
-  publications: unknown;
-  websites: unknown;
-}> {
-  const deps = sweepDeps();
-  const reservations = await retryDeferredReservations(deps);
-  const stuck = await recoverStuckGenerations(deps);
-  const publications = await retryDuePublications(publishDeps());
-  const websites = await checkWebsites(publishDeps());
-  logger.info('sweep', { reservations, stuck, publications, websites });
-  return { reservations, stuck, publications, websites };
+type StepResult = unknown;
+
+/**
+ * Runs every step even when one fails, so that one bad article or site never stops the rest;
+ * a failed step is logged and the run then fails (for the function-error alarm).
+ */
+export async function handler(): Promise<Record<string, StepResult>> {
+  const steps: Record<string, () => Promise<StepResult>> = {
+    reservations: () => retryDeferredReservations(sweepDeps()),
+    stuck: () => recoverStuckGenerations(sweepDeps()),
+    publications: () => retryDuePublications(publishDeps()),
+    websites: () => checkWebsites(publishDeps()),
+  };
+  const results: Record<string, StepResult> = {};
+  const failed: string[] = [];
+  for (const [name, step] of Object.entries(steps)) {
+    try {
+      results[name] = await step();
+    } catch (error) {
+      failed.push(name);
+      logger.error('Sweeper step failed', {
+        step: name,
+        error: error instanceof Error ? error : String(error),
+      });
+    }
+  }
+  logger.info('sweep', results);
+  if (failed.length > 0) throw new Error(`Sweeper steps failed: ${failed.join(', ')}`);
+  return results;
 }

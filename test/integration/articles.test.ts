@@ -14,7 +14,7 @@ import { addCredits, createAccount } from '../../functions/core/accounts';
 import { createArticle } from '../../functions/core/articles/create-article';
 import { retryDeferredReservations } from '../../functions/core/articles/sweep-articles';
 import { priceOf } from '../../functions/core/pricing';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient, sqsClient } from '../../functions/shared/aws-clients';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import { handler as sweeper } from '../../functions/worker/sweeper';
 import type { ProvisionedResources } from '../../local/provision';
@@ -318,6 +318,38 @@ describe('credits and the daily limit', () => {
     expect(await generateAll()).toBe(70);
     expect(json(await list(accountId)).meta.total).toBe(100);
     expect(json(await queue(accountId)).data).toHaveLength(0);
+    expect(await credits(accountId)).toBe(0);
+  });
+
+  it('re-sends at the next sweep when the message could not be sent after a deferred reservation', async () => {
+    const accountId = await newAccount(0);
+    const created = json(await create(accountId, validFields));
+    await addCredits({ accounts: deps.accountStore() }, { accountId, amount: 4 });
+    await deps.articleStore().makeCreditDeferralsDue(accountId, new Date().toISOString());
+    const sqs = sqsClient();
+    let failedSends = 0;
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'SendMessageCommand' && failedSends === 0) {
+          failedSends++;
+          throw new Error('Simulated SQS outage');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failOneSend' },
+    );
+    let swept: Record<string, unknown>;
+    try {
+      swept = await sweeper();
+    } finally {
+      sqs.middlewareStack.remove('failOneSend');
+    }
+    expect(failedSends).toBe(1);
+    // The reservation stands and the same run's stuck-article step sends the message.
+    expect(swept.reservations).toEqual({ reserved: 1, not_enough_credits: 0, daily_limit_reached: 0 });
+    expect(swept.stuck).toEqual({ requeued: 1, failed: 0 });
+    expect(await generateAll()).toBe(1);
+    expect(json(await show(accountId, created.article_uuid)).status).toBe('generated');
     expect(await credits(accountId)).toBe(0);
   });
 

@@ -37,7 +37,7 @@ export async function retryDeferredReservations(
     );
     if (outcome === undefined) continue;
     counts[outcome]++;
-    if (outcome === 'reserved') await enqueue(deps, article);
+    if (outcome === 'reserved') await enqueueOrRetrySoon(deps, article, now);
   }
   return counts;
 }
@@ -54,8 +54,9 @@ export async function recoverStuckGenerations(
   const result = { requeued: 0, failed: 0 };
   for (const article of due) {
     if ((article.requeues ?? 0) < MAX_REQUEUES) {
+      // Counted only once the message is out; a failed send is tried again at the next sweep.
+      if (!(await enqueueOrRetrySoon(deps, article, now))) continue;
       await deps.articles.markRequeued(article, new Date(now.getTime() + STUCK_AFTER_MS).toISOString());
-      await enqueue(deps, article);
       result.requeued++;
     } else if (
       await deps.articles.failGeneration(
@@ -78,6 +79,13 @@ export async function makeCreditDeferralsDue(
   return deps.articles.makeCreditDeferralsDue(accountId, deps.clock().toISOString());
 }
 
-async function enqueue(deps: SweepArticlesDeps, article: Article): Promise<void> {
-  await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
+/** Sends the generation message; when that fails, the article is due for the next sweep. */
+async function enqueueOrRetrySoon(deps: SweepArticlesDeps, article: Article, now: Date): Promise<boolean> {
+  try {
+    await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
+    return true;
+  } catch {
+    await deps.articles.postponeStuckCheck(article, now.toISOString());
+    return false;
+  }
 }
