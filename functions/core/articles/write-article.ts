@@ -3,6 +3,7 @@
  * the introduction, the sections and the conclusion in parallel with bounded concurrency, then
  * assembly and sanitising to an allow-list of tags.
  */
+import { decodeHTML } from 'entities';
 import sanitizeHtml from 'sanitize-html';
 import { supportedLanguages } from '../languages';
 import type { ArticleRequest } from './article';
@@ -87,9 +88,9 @@ function bodyAllowList(needBold: boolean): sanitizeHtml.IOptions {
   };
 }
 
+/** The text of an HTML fragment, entities decoded (escape it again before putting it in HTML). */
 function plainText(value: string): string {
-  return sanitizeHtml(value, { allowedTags: [], allowedAttributes: {} })
-    .replace(/&amp;/g, '&')
+  return decodeHTML(sanitizeHtml(value, { allowedTags: [], allowedAttributes: {} }))
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -57,6 +57,23 @@ describe('writeArticle', () => {
     expect(written.usage).toEqual({ promptTokens: 1 + 4 * 3, completionTokens: 2 + 4 * 4 });
   });
 
+  it('escapes headings once and keeps titles as plain text', async () => {
+    const written = await writeArticle(
+      {
+        providerModel: 'fake',
+        outline: async () => ({
+          outline: { title: 'Tips &amp; tricks: A &lt; B', headings: ['A < B & C', '<em>Caf&eacute;</em>'] },
+          usage: { promptTokens: 0, completionTokens: 0 },
+        }),
+        write: async () => ({ html: '<p>x</p>', usage: { promptTokens: 0, completionTokens: 0 } }),
+      },
+      { ...request, h2Count: 2 },
+    );
+    expect(written.title).toBe('Tips & tricks: A < B');
+    expect(written.content).toContain('<h2>A &lt; B &amp; C</h2>');
+    expect(written.content).toContain('<h2>Café</h2>');
+  });
+
   it('refuses an outline with the wrong number of headings', async () => {
     await expect(writeArticle(model('<p>x</p>', 3), { ...request, h2Count: 2 })).rejects.toThrow(
       /Expected 2 headings/,
