@@ -5,15 +5,15 @@
 import './process-defaults';
 import { accountStore, articleStore, tokenStore } from '../functions/adapters/dependencies';
 import { type TableName, tableDefinitions } from '../functions/adapters/dynamodb/table-definitions';
-import { makeCreditDeferralsDue } from '../functions/core/articles/sweep-articles';
+import { makeDeferralsDue } from '../functions/core/articles/sweep-articles';
 import { DomainError } from '../functions/core/errors';
 import { optionalEnv } from '../functions/shared/env';
 import { parseCommand, runCommand, USAGE, UsageError } from './admin-commands';
 import { openAdminConnection } from './admin-connection';
 import { MissingPrerequisiteError } from './emulators';
 
-/** The tables the article store needs. */
-const articleTables: TableName[] = ['articles', 'accounts', 'dailyUsage', 'websites'];
+/** The table that making deferred articles due needs. */
+const articleTables: TableName[] = ['articles'];
 
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv);
@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
     const output = await runCommand(parsed, {
       accounts: accountStore(),
       tokens: tokenStore(),
-      afterCreditsAdded: makeDeferredArticlesDue,
+      afterAllowanceRaised: makeDeferredArticlesDue,
     });
     await print(process.stdout, output);
     return 0;
@@ -35,18 +35,23 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Articles deferred for lack of credits become due; the next sweep re-attempts their reservation. */
-async function makeDeferredArticlesDue(accountId: string): Promise<string> {
+/** Articles waiting for credits or the daily limit become due; the next sweep re-attempts them. */
+async function makeDeferredArticlesDue(
+  accountId: string,
+  waitingFor: 'not_enough_credits' | 'daily_limit_reached',
+): Promise<string> {
   const missing = articleTables.filter((table) => !optionalEnv(tableDefinitions[table].envVar));
   if (missing.length > 0) {
     const names = missing.map((table) => tableDefinitions[table].envVar).join(', ');
-    return `Set ${names} to also retry the articles waiting for credits (the sweeper picks them up otherwise only when they are due).`;
+    return `Set ${names} to also retry the waiting articles now (the sweeper picks them up otherwise only when they are due).`;
   }
-  const count = await makeCreditDeferralsDue(
+  const count = await makeDeferralsDue(
     { articles: articleStore(), clock: () => new Date() },
     accountId,
+    waitingFor,
   );
-  return `${count} article(s) waiting for credits will be retried at the next sweep.`;
+  const reason = waitingFor === 'not_enough_credits' ? 'credits' : 'the daily limit';
+  return `${count} article(s) waiting for ${reason} will be retried at the next sweep.`;
 }
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {

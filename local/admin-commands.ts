@@ -10,6 +10,7 @@ import {
   createAccount,
   issueToken,
   revokeToken,
+  setDailyLimit,
   type TokenStore,
 } from '../functions/core/accounts';
 import { NotFoundError } from '../functions/core/errors';
@@ -20,6 +21,7 @@ export const USAGE = `Usage: npm run --silent admin -- <command>
   account create --name NAME --credits N [--daily-limit N] [--json]
   account show --account ID
   credits add --account ID --amount N
+  limit set --account ID --daily-limit N
   token create --account ID [--json]
   token revoke --token TOKEN
 
@@ -47,6 +49,7 @@ const commandSpecs = {
   'account create': { required: ['name', 'credits'], optional: ['daily-limit', 'json'] },
   'account show': { required: ['account'], optional: [] },
   'credits add': { required: ['account', 'amount'], optional: [] },
+  'limit set': { required: ['account', 'daily-limit'], optional: [] },
   'token create': { required: ['account'], optional: ['json'] },
   'token revoke': { required: ['token'], optional: [] },
 } as const satisfies Record<string, { required: OptionName[]; optional: OptionName[] }>;
@@ -58,6 +61,7 @@ export type ParsedCommand =
   | { command: 'account create'; name: string; credits: number; dailyLimit?: number; json: boolean }
   | { command: 'account show'; accountId: string }
   | { command: 'credits add'; accountId: string; amount: number }
+  | { command: 'limit set'; accountId: string; dailyLimit: number }
   | { command: 'token create'; accountId: string; json: boolean }
   | { command: 'token revoke'; token: string };
 
@@ -100,6 +104,12 @@ export function parseCommand(argv: string[]): ParsedCommand {
       return { command, accountId: text('account') };
     case 'credits add':
       return { command, accountId: text('account'), amount: wholeNumber('amount', values.amount) };
+    case 'limit set':
+      return {
+        command,
+        accountId: text('account'),
+        dailyLimit: wholeNumber('daily-limit', values['daily-limit']),
+      };
     case 'token create':
       return { command, accountId: text('account'), json: values.json ?? false };
     case 'token revoke':
@@ -110,8 +120,14 @@ export function parseCommand(argv: string[]): ParsedCommand {
 export interface AdminDeps {
   accounts: AccountStore;
   tokens: TokenStore;
-  /** Makes the account's articles deferred for lack of credits due again, when that exists. */
-  afterCreditsAdded?: (accountId: string) => Promise<string | undefined>;
+  /**
+   * Makes the account's articles waiting for credits (`not_enough_credits`) or for the daily
+   * limit (`daily_limit_reached`) due again; returns a line to print.
+   */
+  afterAllowanceRaised?: (
+    accountId: string,
+    waitingFor: 'not_enough_credits' | 'daily_limit_reached',
+  ) => Promise<string | undefined>;
 }
 
 /** Runs a parsed command; returns what to print on stdout. */
@@ -139,7 +155,17 @@ export async function runCommand(parsed: ParsedCommand, deps: AdminDeps): Promis
     case 'credits add': {
       const account = await addCredits(deps, { accountId: parsed.accountId, amount: parsed.amount });
       const lines = [`Added ${parsed.amount} credits to ${account.accountId}: balance ${account.credits}.`];
-      const followUp = await deps.afterCreditsAdded?.(account.accountId);
+      const followUp = await deps.afterAllowanceRaised?.(account.accountId, 'not_enough_credits');
+      if (followUp) lines.push(followUp);
+      return lines.join('\n');
+    }
+    case 'limit set': {
+      const account = await setDailyLimit(deps, {
+        accountId: parsed.accountId,
+        dailyLimit: parsed.dailyLimit,
+      });
+      const lines = [`Daily limit of ${account.accountId} set to ${account.dailyLimit}.`];
+      const followUp = await deps.afterAllowanceRaised?.(account.accountId, 'daily_limit_reached');
       if (followUp) lines.push(followUp);
       return lines.join('\n');
     }

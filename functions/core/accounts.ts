@@ -24,6 +24,8 @@ export interface AccountStore {
   get(accountId: string): Promise<Account | undefined>;
   /** Adds credits atomically; throws NotFoundError for an unknown account. */
   addCredits(accountId: string, amount: number): Promise<Account>;
+  /** Sets the daily generation limit; throws NotFoundError for an unknown account. */
+  setDailyLimit(accountId: string, dailyLimit: number): Promise<Account>;
 }
 
 export interface TokenStore {
@@ -112,6 +114,15 @@ export async function addCredits(
 ): Promise<Account> {
   assertWholeNumber('amount', input.amount, 1);
   return deps.accounts.addCredits(input.accountId, input.amount);
+}
+
+/** The operator raises (or lowers) an account's daily limit, free of charge. */
+export async function setDailyLimit(
+  deps: { accounts: AccountStore },
+  input: { accountId: string; dailyLimit: number },
+): Promise<Account> {
+  assertWholeNumber('daily_limit', input.dailyLimit, 1);
+  return deps.accounts.setDailyLimit(input.accountId, input.dailyLimit);
 }
 
 function assertWholeNumber(field: string, value: number, min: number): void {

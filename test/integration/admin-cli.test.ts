@@ -109,6 +109,48 @@ describe('with the local runtime running on the same data folder', () => {
     expect((await show(accountId)).credits).toBe(12);
   }, 60_000);
 
+  it('limit set raises the daily limit and wakes the articles waiting for it', async () => {
+    const created = JSON.parse(
+      (
+        await admin(
+          'account',
+          'create',
+          '--name',
+          'Limited',
+          '--credits',
+          '50',
+          '--daily-limit',
+          '1',
+          '--json',
+        )
+      ).stdout,
+    );
+    const articleStatuses: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${runtime?.baseUrl}/v1/articles/create`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${created.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ keyword: 'limits', h2_count: 1, ai_model: 'gpt-3.5-turbo', language: 'en' }),
+      });
+      const { article_url: url } = (await response.json()) as { article_url: string };
+      const record = (await (
+        await fetch(url, { headers: { Authorization: `Bearer ${created.token}` } })
+      ).json()) as {
+        status: string;
+      };
+      articleStatuses.push(record.status);
+    }
+    expect(articleStatuses[1]).toBe('daily_limit_reached');
+
+    const result = await admin('limit', 'set', '--account', created.account_id, '--daily-limit', '5');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain(`Daily limit of ${created.account_id} set to 5.`);
+    expect(result.stdout).toContain(
+      '1 article(s) waiting for the daily limit will be retried at the next sweep.',
+    );
+    expect((await show(created.account_id)).daily_limit).toBe(5);
+  }, 60_000);
+
   it('token create issues a second working token; token revoke makes it rejected', async () => {
     const created = await admin('token', 'create', '--account', accountId);
     expect(created.code).toBe(0);
@@ -159,7 +201,7 @@ describe('with the local runtime running on the same data folder', () => {
       const added = await adminWithEnv(env, 'credits', 'add', '--account', id, '--amount', '2');
       expect(added.code).toBe(0);
       expect(added.stdout).toContain('balance 3');
-      expect(added.stdout).toContain('Set ARTICLES_TABLE, DAILY_USAGE_TABLE, WEBSITES_TABLE');
+      expect(added.stdout).toContain('Set ARTICLES_TABLE to also retry the waiting articles now');
     }, 60_000);
   });
 });

@@ -312,7 +312,7 @@ describe('credits and the daily limit', () => {
     expect(json(await list(accountId)).meta.total).toBe(30);
 
     await addCredits({ accounts: deps.accountStore() }, { accountId, amount: 70 * price });
-    await deps.articleStore().makeCreditDeferralsDue(accountId, new Date().toISOString());
+    await deps.articleStore().makeDeferralsDue(accountId, 'not_enough_credits', new Date().toISOString());
     const swept = await sweeper();
     expect(swept.reservations).toEqual({ reserved: 70, not_enough_credits: 0, daily_limit_reached: 0 });
     expect(await generateAll()).toBe(70);
@@ -325,7 +325,7 @@ describe('credits and the daily limit', () => {
     const accountId = await newAccount(0);
     const created = json(await create(accountId, validFields));
     await addCredits({ accounts: deps.accountStore() }, { accountId, amount: 4 });
-    await deps.articleStore().makeCreditDeferralsDue(accountId, new Date().toISOString());
+    await deps.articleStore().makeDeferralsDue(accountId, 'not_enough_credits', new Date().toISOString());
     const sqs = sqsClient();
     let failedSends = 0;
     sqs.middlewareStack.add(

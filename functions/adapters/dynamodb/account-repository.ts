@@ -26,15 +26,23 @@ export class DynamoAccountRepository implements AccountStore {
     return Item as Account | undefined;
   }
 
-  async addCredits(accountId: string, amount: number): Promise<Account> {
+  addCredits(accountId: string, amount: number): Promise<Account> {
+    return this.update(accountId, 'ADD credits :value', amount);
+  }
+
+  setDailyLimit(accountId: string, dailyLimit: number): Promise<Account> {
+    return this.update(accountId, 'SET dailyLimit = :value', dailyLimit);
+  }
+
+  private async update(accountId: string, updateExpression: string, value: number): Promise<Account> {
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { accountId },
-          UpdateExpression: 'ADD credits :amount',
+          UpdateExpression: updateExpression,
           ConditionExpression: 'attribute_exists(accountId)',
-          ExpressionAttributeValues: { ':amount': amount },
+          ExpressionAttributeValues: { ':value': value },
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -16,6 +16,7 @@ import type { Article, ArticleState } from '../../core/articles/article';
 import type {
   ArticlePage,
   ArticleStore,
+  DeferredState,
   GenerationResult,
   Reservation,
   ReservationOutcome,
@@ -450,7 +451,7 @@ export class DynamoArticleRepository implements ArticleStore {
     return (Items ?? []).map(fromItem);
   }
 
-  async makeCreditDeferralsDue(accountId: string, now: string): Promise<number> {
+  async makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number> {
     let updated = 0;
     let exclusiveStartKey: Item | undefined;
     do {
@@ -460,7 +461,7 @@ export class DynamoArticleRepository implements ArticleStore {
         KeyConditionExpression: 'accountId = :accountId',
         FilterExpression: '#state = :state',
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':accountId': accountId, ':state': 'not_enough_credits' },
+        ExpressionAttributeValues: { ':accountId': accountId, ':state': state },
         ProjectionExpression: 'accountId, articleUuid',
         ExclusiveStartKey: exclusiveStartKey,
       };
@@ -474,7 +475,7 @@ export class DynamoArticleRepository implements ArticleStore {
               UpdateExpression: 'SET sweepAt = :now',
               ConditionExpression: '#state = :state',
               ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':now': now, ':state': 'not_enough_credits' },
+              ExpressionAttributeValues: { ':now': now, ':state': state },
             }),
           );
           updated++;

@@ -4,6 +4,7 @@ import type { Article } from './article';
 
 /** The outcome of trying to hold credits and a daily slot for an article. */
 export type ReservationOutcome = 'reserved' | 'not_enough_credits' | 'daily_limit_reached';
+export type DeferredState = Exclude<ReservationOutcome, 'reserved'>;
 
 export interface Reservation {
   price: number;
@@ -56,8 +57,8 @@ export interface ArticleStore {
   listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
   /** Articles due for the sweeper in one bucket (`reservation` or `generation`), oldest due first. */
   listDue(bucket: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]>;
-  /** Makes the account's articles deferred for lack of credits due for a new reservation attempt now. */
-  makeCreditDeferralsDue(accountId: string, now: string): Promise<number>;
+  /** Makes the account's articles deferred in `state` due for a new reservation attempt now. */
+  makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number>;
 }
 
 export interface GenerationMessage {

@@ -1,7 +1,7 @@
 /** The sweeper's article work: deferred reservations and generations that never finished. */
 import type { AccountStore } from '../accounts';
 import type { Article } from './article';
-import type { ArticleStore, Clock, GenerationQueue, ReservationOutcome } from './ports';
+import type { ArticleStore, Clock, DeferredState, GenerationQueue, ReservationOutcome } from './ports';
 import { reservationAt, STUCK_AFTER_MS } from './reservation-policy';
 
 export interface SweepArticlesDeps {
@@ -71,12 +71,16 @@ export async function recoverStuckGenerations(
   return result;
 }
 
-/** After `credits add`: the account's articles waiting for credits are tried at the next sweep. */
-export async function makeCreditDeferralsDue(
+/**
+ * After `credits add` (state `not_enough_credits`) or a raised daily limit
+ * (`daily_limit_reached`): the account's articles waiting for it are tried at the next sweep.
+ */
+export async function makeDeferralsDue(
   deps: Pick<SweepArticlesDeps, 'articles' | 'clock'>,
   accountId: string,
-) {
-  return deps.articles.makeCreditDeferralsDue(accountId, deps.clock().toISOString());
+  state: DeferredState,
+): Promise<number> {
+  return deps.articles.makeDeferralsDue(accountId, state, deps.clock().toISOString());
 }
 
 /** Sends the generation message; when that fails, the article is due for the next sweep. */
