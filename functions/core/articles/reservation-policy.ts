@@ -5,8 +5,12 @@ import type { Reservation } from './ports';
 
 /** A queued article not generated after every delivery of its message had its full time is stuck. */
 export const STUCK_AFTER_MS = (visibilityTimeoutSeconds * runtimeSettings.maxReceiveCount + 600) * 1000;
-/** How soon an article deferred for lack of credits is tried again (sooner after `credits add`). */
-export const CREDIT_RETRY_MS = 15 * 60 * 1000;
+/**
+ * Articles waiting for credits are woken by `credits add`; this is only a daily safety net (e.g.
+ * after a refund). No polling, so one account's pile of waiting articles never slows the sweeper
+ * down for the others.
+ */
+export const CREDIT_RETRY_MS = 24 * 60 * 60 * 1000;
 
 export function reservationAt(now: Date, price: number, dailyLimit: number): Reservation {
   return {
