@@ -259,11 +259,10 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
  * The REST API's `binaryMediaTypes` (lib/constructs/inkpress-api.ts): bodies of these types reach
  * the handler base64-encoded, byte for byte; all others as UTF-8 text, as API Gateway does.
  */
-const BINARY_MEDIA_TYPES = ['multipart/form-data'];
 
 function isBinaryBody(contentType: string | undefined): boolean {
   const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return BINARY_MEDIA_TYPES.includes(mediaType);
+  return (runtimeSettings.binaryMediaTypes as readonly string[]).includes(mediaType);
 }
 
 interface ProxyEventInput {

@@ -14,6 +14,8 @@ export const runtimeSettings = {
   /** Seconds an authorizer decision is cached by API Gateway (token revocation delay). */
   authorizerCacheSeconds: 60,
   apiTimeoutSeconds: 29,
+  /** Request bodies API Gateway passes to the handlers base64-encoded, byte for byte. */
+  binaryMediaTypes: ['multipart/form-data'],
 } as const;
 
 export const visibilityTimeoutSeconds = runtimeSettings.workerTimeoutSeconds * 6;

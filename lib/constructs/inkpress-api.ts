@@ -111,7 +111,7 @@ export class InkpressApi extends Construct {
       description: 'Inkpress: SEO article generation and WordPress publishing',
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
       // Multipart bodies reach the handlers base64-encoded, byte for byte.
-      binaryMediaTypes: ['multipart/form-data'],
+      binaryMediaTypes: [...runtimeSettings.binaryMediaTypes],
       cloudWatchRole: true,
       deployOptions: {
         stageName: STAGE_NAME,
