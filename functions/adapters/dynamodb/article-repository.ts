@@ -10,6 +10,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Article, ArticleState } from '../../core/articles/article';
@@ -47,6 +48,7 @@ const DAILY_USAGE_TTL_SECONDS = 3 * 24 * 3600;
 const PUBLISH_GRACE_MS = 5 * 60 * 1000;
 
 type Item = Record<string, unknown>;
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export class DynamoArticleRepository implements ArticleStore {
   constructor(
@@ -146,9 +148,7 @@ export class DynamoArticleRepository implements ArticleStore {
   private async reserve(
     article: Article,
     reservation: Reservation,
-    articleWrite: (
-      queued: Item,
-    ) => NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number],
+    articleWrite: (queued: Item) => TransactItem,
   ): Promise<ReservationOutcome | undefined> {
     const queued = queuedItem(article, reservation);
     for (let attempt = 0; ; attempt++) {
@@ -252,9 +252,7 @@ export class DynamoArticleRepository implements ArticleStore {
       } else {
         update += ' REMOVE queueSortKey, sweepBucket, sweepAt';
       }
-      const transactItems: NonNullable<
-        ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
-      > = [
+      const transactItems: TransactItem[] = [
         {
           Update: {
             TableName: this.tables.articles,
@@ -310,9 +308,7 @@ export class DynamoArticleRepository implements ArticleStore {
       const current = await this.get(article.accountId, article.articleUuid);
       if (current?.state !== 'queued') return false;
       const refund = current.creditsCharged;
-      const transactItems: NonNullable<
-        ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
-      > = [
+      const transactItems: TransactItem[] = [
         {
           Update: {
             TableName: this.tables.articles,
