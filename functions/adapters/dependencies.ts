@@ -115,13 +115,14 @@ export const cmsClient = once<CmsClient>(
     }),
 );
 
-/** Everything the website use cases need. */
+/** Everything the website use cases need; plain http site URLs only in local mode. */
 export function websiteDeps(): WebsiteDeps {
   return {
     websites: websiteStore(),
     categories: categoryStore(),
     cipher: passwordCipher(),
     cms: cmsClient(),
+    allowPlainHttp: envFlag('INKPRESS_ALLOW_PRIVATE_URLS', false),
   };
 }
 

@@ -16,8 +16,14 @@ import { handler as showArticleHandler } from '../../functions/api/show-article'
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
 import { createAccount } from '../../functions/core/accounts';
 import { postFor, publishArticle, retryDelayMs } from '../../functions/core/publishing/publish-article';
-import { checkWebsites, retryDuePublications } from '../../functions/core/publishing/sweep-publishing';
+import {
+  checkWebsite,
+  checkWebsites,
+  retryDuePublications,
+} from '../../functions/core/publishing/sweep-publishing';
 import { categoryUuidFor } from '../../functions/core/websites/categories';
+import type { SiteAccess } from '../../functions/core/websites/cms-client';
+import type { Category } from '../../functions/core/websites/website';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
@@ -46,6 +52,8 @@ afterAll(async () => {
 async function healSite() {
   await site.start();
   site.mode = 'ok';
+  site.redirectLocation = undefined;
+  site.postFailure = undefined;
   site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
 }
 
@@ -266,6 +274,70 @@ describe('when publishing fails', () => {
     expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(0);
   });
 
+  it('flags a site redirecting to a malformed address as unreachable, and retries', async () => {
+    const { accountId, websiteUuid } = await setUp('/bad-redirect');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.redirectLocation = 'http://exa mple.com/';
+    expect(await generateAll()).toBe(1);
+    expect((await showArticle(accountId, articleUuid)).status).toBe('generated');
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 1,
+    });
+    const stored = await deps.articleStore().get(accountId, articleUuid);
+    expect(stored?.publishAttempts).toBe(1);
+
+    site.redirectLocation = undefined;
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(0);
+  });
+
+  it.each([
+    [500, 'inkpress_insert_failed'],
+    [503, 'inkpress_busy'],
+  ])(
+    'treats a plugin error (%i %s) as a reachable site: no flag, the flag cleared, retried with backoff',
+    async (status, code) => {
+      const { accountId, websiteUuid } = await setUp(`/plugin-error-${status}`);
+      const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+      site.postFailure = { status, code };
+      expect(await generateAll()).toBe(1);
+      expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+        login_is_unauthorized: 0,
+        is_unreachable: 0,
+      });
+      expect(postsOf(articleUuid)).toHaveLength(0);
+
+      // The site goes down: flagged; back up but the plugin still fails: the flag clears.
+      await site.stop();
+      expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
+        retry_scheduled: 1,
+      });
+      expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(1);
+      await site.start();
+      expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
+        retry_scheduled: 0,
+      });
+      expect(
+        await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + retryDelayMs(2) / MINUTE + 0.3),
+      ).toMatchObject({
+        retry_scheduled: 1,
+      });
+      expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+        login_is_unauthorized: 0,
+        is_unreachable: 0,
+      });
+      const stored = await deps.articleStore().get(accountId, articleUuid);
+      expect(stored?.publishAttempts).toBe(3);
+      expect(stored?.state).toBe('generated');
+
+      site.postFailure = undefined;
+      expect(await sweepPublicationsAfter(60)).toMatchObject({ published: 1 });
+      expect(postsOf(articleUuid)).toHaveLength(1);
+    },
+  );
+
   it('flags a refused login, and clears it once the login works again', async () => {
     const { accountId, websiteUuid } = await setUp('/login');
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
@@ -378,6 +450,53 @@ describe('health checks', () => {
       if (healthy + failing + errors === 0) return;
     }
   };
+
+  it.each([
+    ['while the site is asked for its categories', 'fetch'],
+    ['just before the new categories are written', 'write'],
+  ] as const)('does not re-create the categories of a website deleted %s', async (_label, when) => {
+    const { accountId, websiteUuid } = await setUp(`/deleted-during-check-${when}`);
+    const website = await deps.websiteStore().get(accountId, websiteUuid);
+    if (!website) throw new Error('missing test data');
+    const deleteWebsite = async () => {
+      const deleted = await deleteWebsiteHandler(
+        apiEvent('delete-website', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+      );
+      expect(deleted.statusCode).toBe(200);
+    };
+    const cms = deps.cmsClient();
+    const store = deps.categoryStore();
+    const checkDeps = {
+      ...deps.publishDeps(),
+      cms: {
+        status: cms.status.bind(cms),
+        createPost: cms.createPost.bind(cms),
+        categories: async (access: SiteAccess) => {
+          const fromSite = await cms.categories(access);
+          if (when === 'fetch') await deleteWebsite();
+          return fromSite;
+        },
+      },
+      categories: {
+        get: store.get.bind(store),
+        listAll: store.listAll.bind(store),
+        deleteMany: store.deleteMany.bind(store),
+        putAll: async (categories: Category[]) => {
+          if (when === 'write') await deleteWebsite();
+          await store.putAll(categories);
+        },
+      },
+    };
+    const saved = site.categories;
+    site.categories = [...saved, { id: 40, name: 'New on the site', slug: 'new', parent: 0 }];
+    try {
+      await checkWebsite(checkDeps, website, new Date(Date.now() + 61 * MINUTE));
+    } finally {
+      site.categories = saved;
+    }
+    expect(await store.listAll(websiteUuid)).toEqual([]);
+    expect(await deps.websiteStore().get(accountId, websiteUuid)).toBeUndefined();
+  });
 
   it('refreshes categories and sets and clears the flags on schedule', async () => {
     const { accountId, websiteUuid } = await setUp('/health');

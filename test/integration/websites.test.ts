@@ -46,6 +46,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   site.mode = 'ok';
+  site.redirectLocation = undefined;
   site.requests = [];
 });
 
@@ -264,6 +265,12 @@ describe('POST /v1/websites/create', () => {
         'url',
         'The url is not a valid address.',
       ],
+      [
+        'a url too long for its storage key',
+        { url: `http://blog.example.com/${'a'.repeat(1500)}`, login: 'inkpress', password: PASSWORD },
+        'url',
+        'The url may not be longer than 900 characters once normalised (a character outside ASCII counts as several).',
+      ],
     ])('%s', async (_label, fields, field, message) => {
       const response = await register(accountId, fields as Record<string, string>);
       expect(response.statusCode).toBe(422);
@@ -293,6 +300,42 @@ describe('POST /v1/websites/create', () => {
       expect(body(response).message).toMatch(
         /^The site could not be reached \(Could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\)\.$/,
       );
+    });
+
+    it('a site answering with a malformed redirect', async () => {
+      site.redirectLocation = 'http://exa mple.com/';
+      const response = await register(accountId, validFields());
+      expect(response.statusCode).toBe(422);
+      expect(body(response).errors).toEqual({
+        url: [
+          expect.stringMatching(
+            /^The site could not be reached \(127\.0\.0\.1:\d+ redirected to an invalid address\)\.$/,
+          ),
+        ],
+      });
+    });
+
+    it('a site redirecting to a non-http scheme', async () => {
+      site.redirectLocation = 'file:///etc/passwd';
+      const response = await register(accountId, validFields());
+      expect(response.statusCode).toBe(422);
+      expect(body(response).errors.url).toEqual([
+        expect.stringMatching(/^The site could not be reached \(.*redirected to a file: address/),
+      ]);
+    });
+
+    it('a plain http url when deployed (private urls not allowed)', async () => {
+      const before = process.env.INKPRESS_ALLOW_PRIVATE_URLS;
+      process.env.INKPRESS_ALLOW_PRIVATE_URLS = 'false';
+      try {
+        const response = await register(accountId, validFields());
+        expect(response.statusCode).toBe(422);
+        const message = 'The url must use https:// (plain http would send the site password unencrypted).';
+        expect(body(response)).toEqual({ message, errors: { url: [message] } });
+        expect(site.requests).toEqual([]);
+      } finally {
+        process.env.INKPRESS_ALLOW_PRIVATE_URLS = before;
+      }
     });
 
     it('a site answering with server errors', async () => {
@@ -569,6 +612,48 @@ describe('GET /v1/websites/<uuid>/categories', () => {
         'Topic 44',
       ]);
       expect(page3.meta).toMatchObject({ from: 41, to: 45, total: 45, last_page: 3 });
+    } finally {
+      site.categories = saved;
+    }
+  });
+
+  it('stores a site list with duplicate ids once per id', async () => {
+    const accountId = await newAccount();
+    const saved = site.categories;
+    site.categories = [
+      { id: 1, name: 'Uncategorized', slug: 'uncategorized', parent: 0 },
+      { id: 4, name: 'News', slug: 'news', parent: 0 },
+      { id: 4, name: 'News', slug: 'news', parent: 0 },
+      { id: 1, name: 'Uncategorized', slug: 'uncategorized', parent: 0 },
+    ];
+    try {
+      const uuid = await registered(accountId, '/duplicates');
+      expect(body(await show(accountId, uuid)).data.categories_count).toBe(2);
+      expect(await categoryItems(uuid)).toHaveLength(2);
+    } finally {
+      site.categories = saved;
+    }
+  });
+
+  it('keeps at most 2,000 categories (the oldest), with names and slugs of at most 200 characters', async () => {
+    const accountId = await newAccount();
+    const saved = site.categories;
+    site.categories = Array.from({ length: 2_500 }, (_, index) => ({
+      id: 2_500 - index,
+      name: `${'Long name '.repeat(30)}${index}`,
+      slug: `${'long-slug-'.repeat(30)}${index}`,
+      parent: 0,
+    }));
+    try {
+      const uuid = await registered(accountId, '/very-many');
+      expect(body(await show(accountId, uuid)).data.categories_count).toBe(2_000);
+      const items = await categoryItems(uuid);
+      expect(items).toHaveLength(2_000);
+      expect(Math.max(...items.map((item) => Number(item.cmsId)))).toBe(2_000);
+      for (const item of items) {
+        expect(String(item.name).length).toBeLessThanOrEqual(200);
+        expect(String(item.slug).length).toBeLessThanOrEqual(200);
+      }
     } finally {
       site.categories = saved;
     }

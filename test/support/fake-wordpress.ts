@@ -2,7 +2,7 @@
  * A stand-in for a WordPress site running the Inkpress Connector plugin, on 127.0.0.1: the
  * three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the plugin's
  * authentication, error codes and idempotent post creation, plus switches to make the site
- * misbehave (no plugin, HTML answers, server errors, down).
+ * misbehave (no plugin, HTML answers, server errors, redirects, plugin errors, down).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -47,6 +47,10 @@ export interface FakeWordPress {
   /** Posts by article uuid. */
   posts: Map<string, FakePost>;
   mode: FakeMode;
+  /** When set, every request is answered `302 Location: <this>` (e.g. a malformed address). */
+  redirectLocation: string | undefined;
+  /** When set, `POST posts` fails with this plugin error after a successful login. */
+  postFailure: { status: number; code: string } | undefined;
   requests: FakeRequest[];
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
@@ -72,6 +76,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     ],
     posts: new Map(),
     mode: 'ok',
+    redirectLocation: undefined,
+    postFailure: undefined,
     requests: [],
     stop: async () => {
       const current = server;
@@ -116,6 +122,10 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     const given = credentials(request);
     site.requests.push({ method: request.method ?? '', route, login: given?.[0] ?? null });
 
+    if (site.redirectLocation !== undefined) {
+      response.writeHead(302, { Location: site.redirectLocation }).end();
+      return;
+    }
     if (site.mode === 'html') {
       response
         .writeHead(200, { 'Content-Type': 'text/html; charset=UTF-8' })
@@ -155,6 +165,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       });
     } else if (endpoint === 'GET categories') {
       json(response, 200, { categories: site.categories });
+    } else if (endpoint === 'POST posts' && site.postFailure) {
+      wpError(response, site.postFailure.status, site.postFailure.code, 'The plugin could not do this now.');
     } else if (endpoint === 'POST posts') {
       createPost(response, body);
     } else {

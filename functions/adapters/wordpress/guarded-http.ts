@@ -37,7 +37,11 @@ export interface OutboundResponse {
   url: string;
 }
 
-export type OutboundFailure = 'blocked' | 'timeout' | 'network' | 'too_large' | 'redirects';
+/**
+ * `bad_redirect`: the site redirected to a Location that is not a valid http(s) address (the
+ * site's own fault, not a blocked destination).
+ */
+export type OutboundFailure = 'blocked' | 'timeout' | 'network' | 'too_large' | 'redirects' | 'bad_redirect';
 
 /** A call that got no usable HTTP answer. The message never carries request headers or bodies. */
 export class OutboundError extends Error {
@@ -50,7 +54,7 @@ export class OutboundError extends Error {
   }
 }
 
-/** Headers that carry the site credentials; dropped when a redirect leaves the original host. */
+/** Headers that carry the site credentials; dropped when a redirect leaves the original host and port. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-inkpress-authorization'];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -79,8 +83,35 @@ export async function guardedRequest(
     if (hop >= policy.maxRedirects) {
       throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
     }
-    current = redirected(current, url, new URL(location, url), response.status);
+    current = redirected(current, url, redirectTarget(location, url), response.status);
   }
+}
+
+/** Where a redirect points; only a valid http(s) address is followed. */
+function redirectTarget(location: string, from: URL): URL {
+  let to: URL;
+  try {
+    to = new URL(location, from);
+  } catch {
+    throw new OutboundError('bad_redirect', `${from.host} redirected to an invalid address`);
+  }
+  if (to.protocol !== 'http:' && to.protocol !== 'https:') {
+    throw new OutboundError(
+      'bad_redirect',
+      `${from.host} redirected to a ${to.protocol} address (only http and https are followed)`,
+    );
+  }
+  return to;
+}
+
+/**
+ * Whether credentials may follow a redirect: only to the same host and port (`URL.host`, where a
+ * default port is left out, so an upgrade from http to https on the default ports counts as the
+ * same site), and never from https down to http.
+ */
+export function credentialsKept(from: URL, to: URL): boolean {
+  const downgrade = from.protocol === 'https:' && to.protocol !== 'https:';
+  return to.host === from.host && !downgrade;
 }
 
 function parseUrl(text: string): URL {
@@ -91,12 +122,10 @@ function parseUrl(text: string): URL {
   }
 }
 
-/** The next request after a redirect: 303 becomes a GET; credentials stay only on the same host over a non-downgraded scheme. */
+/** The next request after a redirect: 303 becomes a GET; credentials stay only where `credentialsKept` allows. */
 function redirected(previous: OutboundRequest, from: URL, to: URL, status: number): OutboundRequest {
   const headers = { ...previous.headers };
-  const sameHost = to.hostname === from.hostname;
-  const downgrade = from.protocol === 'https:' && to.protocol !== 'https:';
-  if (!sameHost || downgrade) {
+  if (!credentialsKept(from, to)) {
     for (const name of Object.keys(headers)) {
       if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) delete headers[name];
     }

@@ -173,6 +173,9 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
       code,
     );
   }
+  if (status >= 500 && code?.startsWith('inkpress_')) {
+    throw new CmsError('plugin_error', `The plugin answered ${status} (${code})`, status, code);
+  }
   throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
 }
 

@@ -1,6 +1,6 @@
 /** The sweeper's website work: publications due for a retry, and periodic site health checks. */
 
-import { syncCategories } from '../websites/categories';
+import { removeAllCategories, syncCategories } from '../websites/categories';
 import { CmsError } from '../websites/cms-client';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
@@ -35,33 +35,42 @@ export async function retryDuePublications(
 }
 
 /**
+ * What one health check found: the site answered as it should, or did not (flags set), or the
+ * website was deleted while it ran (nothing kept).
+ */
+export type CheckOutcome = 'healthy' | 'failing' | 'gone';
+
+/**
  * Logs in to each website not checked for `CHECK_INTERVAL_MS`: sets or clears its flags and
  * refreshes its categories from the site.
  */
 export async function checkWebsites(
   deps: Pick<PublishDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'clock'>,
-): Promise<{ healthy: number; failing: number; errors: number }> {
+): Promise<Record<CheckOutcome | 'errors', number>> {
   const now = deps.clock();
   const due = await deps.websites.listDueForCheck(
     new Date(now.getTime() - CHECK_INTERVAL_MS).toISOString(),
     CHECK_BATCH,
   );
-  const result = { healthy: 0, failing: 0, errors: 0 };
+  const result: Record<CheckOutcome | 'errors', number> = { healthy: 0, failing: 0, gone: 0, errors: 0 };
   await eachLimited(due, async (website) => {
-    const healthy = await checkWebsite(deps, website, now).catch(() => undefined);
-    if (healthy === undefined) result.errors++;
-    else if (healthy) result.healthy++;
-    else result.failing++;
+    const outcome = await checkWebsite(deps, website, now).catch(() => 'errors' as const);
+    result[outcome]++;
   });
   return result;
 }
 
-/** One health check; true when the site answered as it should, false when it did not (flags set). */
+/**
+ * One health check. Categories are written only while the website exists: it is looked up
+ * again before and after the write, and a website deleted meanwhile loses what was written
+ * (its delete removes the website first, then its categories, so one of the two sides always
+ * sees the other).
+ */
 export async function checkWebsite(
   deps: Pick<PublishDeps, 'websites' | 'categories' | 'cipher' | 'cms'>,
   website: Website,
   now: Date,
-): Promise<boolean> {
+): Promise<CheckOutcome> {
   const checkedAt = now.toISOString();
   try {
     const password = await deps.cipher.decrypt(website.passwordCiphertext, {
@@ -71,17 +80,21 @@ export async function checkWebsite(
     const site = { url: website.url, login: website.login, password };
     const status = await deps.cms.status(site);
     if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
-    const categoriesCount = await syncCategories(
-      deps.categories,
-      website.websiteUuid,
-      await deps.cms.categories(site),
-    );
+    const fromSite = await deps.cms.categories(site);
+    const exists = async () =>
+      (await deps.websites.get(website.accountId, website.websiteUuid)) !== undefined;
+    if (!(await exists())) return 'gone';
+    const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite);
+    if (!(await exists())) {
+      await removeAllCategories(deps.categories, website.websiteUuid);
+      return 'gone';
+    }
     await deps.websites.recordHealth(website.accountId, website.websiteUuid, {
       ...HEALTHY,
       checkedAt,
       categoriesCount,
     });
-    return true;
+    return 'healthy';
   } catch (error) {
     if (!(error instanceof CmsError)) {
       await deps.websites.recordHealth(website.accountId, website.websiteUuid, { checkedAt });
@@ -91,7 +104,7 @@ export async function checkWebsite(
       ...healthAfterFailure(error),
       checkedAt,
     });
-    return false;
+    return 'failing';
   }
 }
 

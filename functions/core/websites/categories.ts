@@ -12,15 +12,37 @@ export function categoryUuidFor(websiteUuid: string, cmsId: string): string {
   return uuidv5(`${websiteUuid}/${cmsId}`, CATEGORY_NAMESPACE);
 }
 
+/**
+ * What is kept of a site's category list: registration and every refresh write at most
+ * `maxCategories` (the lowest site ids, i.e. the oldest, so the kept set stays stable as a site
+ * grows), and names and slugs are cut to WordPress's own column sizes.
+ */
+export const CATEGORY_LIMITS = { maxCategories: 2_000, maxNameLength: 200, maxSlugLength: 200 } as const;
+
+/**
+ * The stored form of a site's categories: one per site id (the first given wins), ordered by
+ * (numeric) site id, capped and shortened to CATEGORY_LIMITS.
+ */
 export function toCategories(websiteUuid: string, fromSite: CmsCategory[]): Category[] {
-  return fromSite.map((category) => ({
-    websiteUuid,
-    categoryUuid: categoryUuidFor(websiteUuid, category.cmsId),
-    cmsId: category.cmsId,
-    name: category.name,
-    slug: category.slug,
-    ...(category.parentCmsId ? { parentCmsId: category.parentCmsId } : {}),
-  }));
+  const byId = new Map<string, CmsCategory>();
+  for (const category of fromSite) if (!byId.has(category.cmsId)) byId.set(category.cmsId, category);
+  return [...byId.values()]
+    .sort((a, b) => Number(a.cmsId) - Number(b.cmsId))
+    .slice(0, CATEGORY_LIMITS.maxCategories)
+    .map((category) => ({
+      websiteUuid,
+      categoryUuid: categoryUuidFor(websiteUuid, category.cmsId),
+      cmsId: category.cmsId,
+      name: shorten(category.name, CATEGORY_LIMITS.maxNameLength),
+      slug: shorten(category.slug, CATEGORY_LIMITS.maxSlugLength),
+      ...(category.parentCmsId ? { parentCmsId: category.parentCmsId } : {}),
+    }));
+}
+
+/** At most `max` characters (code points, so no character is split). */
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join('');
 }
 
 /**
@@ -44,6 +66,15 @@ export async function syncCategories(
     gone.map((category) => category.categoryUuid),
   );
   return wanted.length;
+}
+
+/** Removes every stored category of a website. */
+export async function removeAllCategories(store: CategoryStore, websiteUuid: string): Promise<void> {
+  const stored = await store.listAll(websiteUuid);
+  await store.deleteMany(
+    websiteUuid,
+    stored.map((category) => category.categoryUuid),
+  );
 }
 
 function sameCategory(a: Category | undefined, b: Category): boolean {

@@ -54,7 +54,10 @@ export interface CmsPostResult {
 
 /**
  * Why a call failed:
- * - `unreachable`: network error, timeout, 5xx, or an answer that is not the plugin's JSON;
+ * - `unreachable`: network error, timeout, a bad redirect, 5xx without the plugin's JSON, or an
+ *   answer that is not the plugin's JSON;
+ * - `plugin_error`: the plugin answered, but failed on its side (5xx with an `inkpress_` code,
+ *   e.g. `inkpress_insert_failed`, `inkpress_busy`): the site is reachable, try again later;
  * - `blocked`: the URL points at an address outbound calls may not reach;
  * - `unauthorized`: the plugin refused the login or password (401/403);
  * - `missing_role`: the user exists but lacks the Inkpress Editor role;
@@ -63,6 +66,7 @@ export interface CmsPostResult {
  */
 export type CmsFailureReason =
   | 'unreachable'
+  | 'plugin_error'
   | 'blocked'
   | 'unauthorized'
   | 'missing_role'

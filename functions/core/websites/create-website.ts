@@ -19,6 +19,11 @@ export interface WebsiteDeps {
   categories: CategoryStore;
   cipher: PasswordCipher;
   cms: CmsClient;
+  /**
+   * Accept `http://` site URLs (local mode only). Otherwise https is required, since every
+   * call to the site carries its password.
+   */
+  allowPlainHttp?: boolean;
   now?: () => Date;
 }
 
@@ -52,6 +57,12 @@ const duplicateUrl = () =>
 export async function createWebsite(deps: WebsiteDeps, accountId: string, fields: Record<string, unknown>) {
   const input = parseOrThrow(createWebsiteSchema, fields);
   const { url, identity } = normalizeSiteUrl(input.url);
+  if (!deps.allowPlainHttp && url.startsWith('http:')) {
+    throw ValidationError.forField(
+      'url',
+      'The url must use https:// (plain http would send the site password unencrypted).',
+    );
+  }
   if (await deps.websites.isUrlRegistered(accountId, identity)) throw duplicateUrl();
 
   const site: SiteAccess = { url, login: input.login, password: input.password };

@@ -26,6 +26,11 @@ export function registrationError(error: CmsError, login: string): ValidationErr
         'url',
         'The Inkpress Connector plugin was not found on this site: install and activate it, then try again.',
       );
+    case 'plugin_error':
+      return ValidationError.forField(
+        'url',
+        `The Inkpress Connector plugin on this site answered with an error (${error.message}); try again later.`,
+      );
     case 'invalid_request':
     case 'unreachable':
       return ValidationError.forField(
@@ -40,7 +45,8 @@ export function registrationError(error: CmsError, login: string): ValidationErr
 /**
  * The website flags after a failed call: a refused login sets `login_is_unauthorized` (and
  * shows the site answered); anything that kept us from the plugin sets `is_unreachable`.
- * A request the plugin rejected says nothing about the site's health.
+ * An error the plugin itself answered with shows the site is reachable (clears
+ * `is_unreachable`); a request the plugin rejected says nothing about the site's health.
  */
 export function healthAfterFailure(error: CmsError): WebsiteHealth {
   switch (error.reason) {
@@ -51,6 +57,8 @@ export function healthAfterFailure(error: CmsError): WebsiteHealth {
     case 'blocked':
     case 'plugin_missing':
       return { isUnreachable: true };
+    case 'plugin_error':
+      return { isUnreachable: false };
     case 'invalid_request':
       return {};
   }

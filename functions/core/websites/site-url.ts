@@ -2,6 +2,13 @@
 import { ValidationError } from '../errors';
 
 export const MAX_SITE_URL_LENGTH = 2000;
+/**
+ * The normalised URL (UTF-8 bytes) becomes part of a DynamoDB sort key (`url#<identity>`,
+ * at most 1,024 bytes), so it is held well below that.
+ */
+export const MAX_NORMALIZED_URL_BYTES = 900;
+
+const utf8 = new TextEncoder();
 
 export interface SiteUrl {
   /** `scheme://host[:port][/path]`, lowercase host, no trailing slash, no query or fragment. */
@@ -13,7 +20,7 @@ export interface SiteUrl {
 /**
  * Normalises a site URL given by a client. Requires http or https; refuses credentials,
  * a query string and a fragment; lowercases the host, drops a default port, a trailing dot of
- * the host and trailing slashes.
+ * the host and trailing slashes; refuses a result longer than MAX_NORMALIZED_URL_BYTES.
  */
 export function normalizeSiteUrl(input: string): SiteUrl {
   const text = input.trim();
@@ -40,7 +47,13 @@ export function normalizeSiteUrl(input: string): SiteUrl {
   const port = parsed.port === '' ? '' : `:${parsed.port}`;
   const path = parsed.pathname.replace(/\/+$/, '');
   const identity = `${host}${port}${path}`;
-  return { url: `${parsed.protocol}//${identity}`, identity };
+  const url = `${parsed.protocol}//${identity}`;
+  if (utf8.encode(url).length > MAX_NORMALIZED_URL_BYTES) {
+    throw invalid(
+      `The url may not be longer than ${MAX_NORMALIZED_URL_BYTES} characters once normalised (a character outside ASCII counts as several).`,
+    );
+  }
+  return { url, identity };
 }
 
 /** The identity of an already normalised URL. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  credentialsKept,
   guardedRequest,
   OutboundError,
   type OutboundPolicy,
@@ -222,7 +223,6 @@ describe('guardedRequest against a local server', () => {
     ['a decimal loopback literal', 'http://2130706434/'],
     ['an IPv4-mapped IPv6 literal', 'http://[::ffff:10.0.0.1]/'],
     ['a name resolving to a private address', 'http://internal.test/'],
-    ['a non-http scheme', 'file:///etc/passwd'],
   ])('re-checks every redirect: a redirect to %s is refused', async (_label, location) => {
     handler = (_request, response) => response.writeHead(302, { Location: location }).end();
     const resolveWithInternal: Resolver = async (hostname) =>
@@ -237,6 +237,22 @@ describe('guardedRequest against a local server', () => {
         }),
       ),
     ).rejects.toMatchObject({ failure: 'blocked' });
+    expect(hits).toHaveLength(1);
+  });
+
+  it.each([
+    ['a malformed address', 'http://exa mple.com/', /redirected to an invalid address/],
+    [
+      'a file: URL',
+      'file:///etc/passwd',
+      /redirected to a file: address \(only http and https are followed\)/,
+    ],
+    ['a javascript: URL', 'javascript:alert(1)', /redirected to a javascript: address/],
+  ])('fails a redirect to %s as a bad redirect, without following it', async (_label, location, message) => {
+    handler = (_request, response) => response.writeHead(302, { Location: location }).end();
+    const error = await guardedRequest(get('/'), policy()).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutboundError);
+    expect(error).toMatchObject({ failure: 'bad_redirect', message: expect.stringMatching(message) });
     expect(hits).toHaveLength(1);
   });
 
@@ -281,6 +297,33 @@ describe('guardedRequest against a local server', () => {
       'GET /same auth=Basic c2VjcmV0',
       'GET /away auth=-',
     ]);
+  });
+
+  it('drops credentials on a redirect to another port of the same host', async () => {
+    const other = createServer((request, response) => {
+      hits.push(`other ${request.method} ${request.url} auth=${request.headers.authorization ?? '-'}`);
+      response.end('other port');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherPort = (other.address() as AddressInfo).port;
+    try {
+      handler = (_request, response) =>
+        response.writeHead(302, { Location: `http://site.test:${otherPort}/elsewhere` }).end();
+      const response = await guardedRequest(get('/start'), policy());
+      expect(response.body.toString()).toBe('other port');
+      expect(hits).toEqual(['GET /start auth=Basic c2VjcmV0', 'other GET /elsewhere auth=-']);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('keeps credentials only for the same host and port, never on a downgrade to http', () => {
+    expect(credentialsKept(new URL('https://site.test/a'), new URL('http://site.test/b'))).toBe(false);
+    expect(credentialsKept(new URL('http://site.test/a'), new URL('https://site.test/b'))).toBe(true);
+    expect(credentialsKept(new URL('https://site.test/a'), new URL('https://site.test:443/b'))).toBe(true);
+    expect(credentialsKept(new URL('https://site.test/a'), new URL('https://site.test:8443/b'))).toBe(false);
+    expect(credentialsKept(new URL('https://site.test/a'), new URL('https://other.test/b'))).toBe(false);
   });
 
   it('keeps the method and body on 307/308 and switches to GET on 303', async () => {

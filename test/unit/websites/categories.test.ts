@@ -1,4 +1,9 @@
-import { categoryUuidFor, syncCategories } from '../../../functions/core/websites/categories';
+import {
+  CATEGORY_LIMITS,
+  categoryUuidFor,
+  syncCategories,
+  toCategories,
+} from '../../../functions/core/websites/categories';
 import type { CategoryStore } from '../../../functions/core/websites/ports';
 import type { Category } from '../../../functions/core/websites/website';
 
@@ -66,5 +71,53 @@ describe('syncCategories', () => {
       ['4', 'New', '1'],
     ]);
     expect(await store.get(WEBSITE, categoryUuidFor(WEBSITE, '4'))).toMatchObject({ slug: 'new' });
+  });
+});
+
+describe('toCategories: what is kept of a site list', () => {
+  it('keeps one category per site id (the first one given)', () => {
+    const kept = toCategories(WEBSITE, [
+      { cmsId: '3', name: 'Three', slug: 'three' },
+      { cmsId: '1', name: 'One', slug: 'one' },
+      { cmsId: '3', name: 'Three again', slug: 'three-again' },
+      { cmsId: '1', name: 'One again', slug: 'one-again' },
+    ]);
+    expect(kept.map((category) => [category.cmsId, category.name])).toEqual([
+      ['1', 'One'],
+      ['3', 'Three'],
+    ]);
+  });
+
+  it(`keeps at most ${CATEGORY_LIMITS.maxCategories}, the oldest (lowest site ids) first`, () => {
+    const many = Array.from({ length: CATEGORY_LIMITS.maxCategories + 500 }, (_, index) => ({
+      cmsId: String(CATEGORY_LIMITS.maxCategories + 500 - index),
+      name: `Topic ${index}`,
+      slug: `topic-${index}`,
+    }));
+    const kept = toCategories(WEBSITE, many);
+    expect(kept).toHaveLength(CATEGORY_LIMITS.maxCategories);
+    expect(kept[0]?.cmsId).toBe('1');
+    expect(kept.at(-1)?.cmsId).toBe(String(CATEGORY_LIMITS.maxCategories));
+  });
+
+  it('shortens names and slugs to their limits without splitting a character', () => {
+    const [category] = toCategories(WEBSITE, [
+      { cmsId: '5', name: `${'n'.repeat(CATEGORY_LIMITS.maxNameLength - 1)}😀😀`, slug: 's'.repeat(500) },
+    ]);
+    expect(Array.from(category?.name ?? '')).toHaveLength(CATEGORY_LIMITS.maxNameLength);
+    expect(category?.name.endsWith('n😀')).toBe(true);
+    expect(category?.slug).toBe('s'.repeat(CATEGORY_LIMITS.maxSlugLength));
+  });
+
+  it('syncCategories stores and counts a list with duplicate ids once per id', async () => {
+    const store = new MemoryCategories();
+    expect(
+      await syncCategories(store, WEBSITE, [
+        { cmsId: '1', name: 'News', slug: 'news' },
+        { cmsId: '1', name: 'News', slug: 'news' },
+        { cmsId: '2', name: 'Sport', slug: 'sport' },
+      ]),
+    ).toBe(2);
+    expect(store.writes).toBe(2);
   });
 });

@@ -1,5 +1,12 @@
 import { ValidationError } from '../../../functions/core/errors';
-import { normalizeSiteUrl, siteUrlIdentity } from '../../../functions/core/websites/site-url';
+import {
+  MAX_NORMALIZED_URL_BYTES,
+  normalizeSiteUrl,
+  siteUrlIdentity,
+} from '../../../functions/core/websites/site-url';
+
+const TOO_LONG =
+  'The url may not be longer than 900 characters once normalised (a character outside ASCII counts as several).';
 
 describe('normalizeSiteUrl', () => {
   it.each([
@@ -34,6 +41,9 @@ describe('normalizeSiteUrl', () => {
     ['https://blog.example.com/#x', 'The url may not contain a fragment (#).'],
     ['http://exa mple.com', 'The url is not a valid address.'],
     [`https://blog.example.com/${'a'.repeat(2000)}`, 'The url may not be longer than 2000 characters.'],
+    [`https://blog.example.com/${'a'.repeat(1500)}`, TOO_LONG],
+    // 200 characters given, 1,200 bytes once percent-encoded: the stored form is what counts.
+    [`https://blog.example.com/${'é'.repeat(200)}`, TOO_LONG],
   ])('refuses %s', (input, message) => {
     let caught: unknown;
     try {
@@ -49,5 +59,12 @@ describe('normalizeSiteUrl', () => {
     expect(normalizeSiteUrl('http://blog.example.com').identity).toBe(
       normalizeSiteUrl('https://blog.example.com/').identity,
     );
+  });
+
+  it('accepts a normalised url of exactly 900 bytes, the most its storage key can hold', () => {
+    const prefix = 'https://blog.example.com/';
+    const url = `${prefix}${'a'.repeat(MAX_NORMALIZED_URL_BYTES - prefix.length)}`;
+    expect(normalizeSiteUrl(url).url).toBe(url);
+    expect(() => normalizeSiteUrl(`${url}b`)).toThrow(ValidationError);
   });
 });

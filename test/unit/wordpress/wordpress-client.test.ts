@@ -249,8 +249,14 @@ describe('error mapping', () => {
       'invalid_request',
     ],
     ['an unknown category (422)', 422, { code: 'inkpress_unknown_category' }, 'invalid_request'],
-    ['a server error (500 JSON)', 500, { code: 'inkpress_insert_failed' }, 'unreachable'],
-    ['a busy lock (503 JSON)', 503, { code: 'inkpress_busy' }, 'unreachable'],
+    ['a failed insert in the plugin (500 JSON)', 500, { code: 'inkpress_insert_failed' }, 'plugin_error'],
+    ['a busy lock in the plugin (503 JSON)', 503, { code: 'inkpress_busy' }, 'plugin_error'],
+    [
+      "a fatal error caught by WordPress, not the plugin's answer (500 JSON)",
+      500,
+      { code: 'internal_server_error', message: 'There has been a critical error on this website.' },
+      'unreachable',
+    ],
     ['rate limiting (429)', 429, { code: 'too_many' }, 'unreachable'],
     ['a 2xx that is not the plugin answer', 200, { name: 'Some site', routes: {} }, 'plugin_missing'],
   ])('%s: HTTP %i, body %j -> %s', async (_label, status, body, reason) => {
@@ -289,6 +295,17 @@ describe('error mapping', () => {
     const error = await failureOf(client.status({ ...site(), url: `http://127.0.0.1:${port}` }));
     expect(error.reason).toBe('unreachable');
     expect(error.httpStatus).toBeUndefined();
+  });
+
+  it.each([
+    ['a malformed Location', 'http://exa mple.com/', /redirected to an invalid address/],
+    ['a Location with a non-http scheme', 'ftp://example.com/file', /redirected to a ftp: address/],
+  ])('a redirect with %s -> unreachable', async (_label, location, message) => {
+    answer = (_request, response) => response.writeHead(302, { Location: location }).end();
+    const error = await failureOf(client.status(site()));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toMatch(message);
+    expect(seen).toHaveLength(1);
   });
 
   it('a dropped connection -> unreachable', async () => {
