@@ -49,11 +49,12 @@ export const tokenStore = once<TokenStore>(
   () => new DynamoApiTokenRepository(dynamoDocumentClient(), tableNameOf('apiTokens')),
 );
 
-export const websiteStore = once<WebsiteStore>(
+/** The repository class satisfies both the websites' store and the articles' lookup. */
+export const websiteStore = once<WebsiteStore & WebsiteLookup>(
   () => new DynamoWebsiteRepository(dynamoDocumentClient(), tableNameOf('websites')),
 );
 
-export const categoryStore = once<CategoryStore>(
+export const categoryStore = once<CategoryStore & CategoryLookup>(
   () => new DynamoCategoryRepository(dynamoDocumentClient(), tableNameOf('categories')),
 );
 

@@ -35,6 +35,70 @@ async function page(n: number) {
   return JSON.parse(response.body);
 }
 
+describe('article list pagination with websites and categories', () => {
+  it('reads each page with the same calls, nesting websites and categories by batch reads', async () => {
+    const {
+      account: { accountId: linkedAccount },
+    } = await createAccount(
+      { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+      { name: 'Linked', credits: 0 },
+    );
+    const sites = [0, 1].map((n) => ({
+      accountId: linkedAccount,
+      websiteUuid: `10000000-0000-4000-8000-00000000000${n}`,
+      url: `https://site-${n}.example.com`,
+      login: 'inkpress',
+      passwordCiphertext: 'not-used-here',
+      loginIsUnauthorized: false,
+      isUnreachable: false,
+      totalCreditsUsed: 0,
+      articlesCount: 0,
+      categoriesCount: 1,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    }));
+    for (const site of sites) await deps.websiteStore().create(site, site.url.replace('https://', ''));
+    const categories = sites.map((site, n) => ({
+      websiteUuid: site.websiteUuid,
+      categoryUuid: `20000000-0000-4000-8000-00000000000${n}`,
+      cmsId: String(n + 2),
+      name: `Category ${n}`,
+      slug: `category-${n}`,
+    }));
+    await deps.categoryStore().putAll(categories);
+    const linkOf = (seq: number) => {
+      const n = seq % 2;
+      return { websiteUuid: sites[n]?.websiteUuid ?? '', categoryUuid: categories[n]?.categoryUuid ?? '' };
+    };
+    await seedGeneratedArticles(dynamoDocumentClient(), resources.tableNames, linkedAccount, 1050, linkOf);
+
+    const readPage = async (n: number) =>
+      withReadLog(dynamoDocumentClient(), async () => {
+        const response = await listArticlesHandler(
+          apiEvent('list-articles', { accountId: linkedAccount, query: { page: String(n) } }),
+        );
+        return JSON.parse(response.body);
+      });
+    const first = await readPage(1);
+    const fiftieth = await readPage(50);
+    expect(first.log.commands.sort()).toEqual([
+      'BatchGetItemCommand',
+      'BatchGetItemCommand',
+      'GetItemCommand',
+      'QueryCommand',
+    ]);
+    expect(fiftieth.log.commands.sort()).toEqual(first.log.commands);
+    const item = fiftieth.result.data[0].data;
+    const n = (1050 - 49 * 20) % 2;
+    expect(item.website).toMatchObject({ uuid: sites[n]?.websiteUuid, url: sites[n]?.url });
+    expect(item.category).toEqual({
+      uuid: categories[n]?.categoryUuid,
+      name: `Category ${n}`,
+      slug: `category-${n}`,
+      cms_id: String(n + 2),
+    });
+  });
+});
+
 describe('article list pagination over 1,050 generated articles', () => {
   it('reads the same for page 1 and page 50: one small read and one Query of 20 items', async () => {
     const first = await withReadLog(dynamoDocumentClient(), () => page(1));

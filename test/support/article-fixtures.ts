@@ -5,11 +5,13 @@ export function fixtureUuid(seq: number): string {
   return `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`;
 }
 
+/** Each article may be linked to a website and category (`link(seq)`), as the worker stores them. */
 export async function seedGeneratedArticles(
   client: DynamoDBDocumentClient,
   tables: { articles: string; accounts: string },
   accountId: string,
   total: number,
+  link: (seq: number) => { websiteUuid: string; categoryUuid?: string } | undefined = () => undefined,
 ): Promise<void> {
   for (let start = 1; start <= total; start += 25) {
     const requests = [];
@@ -33,6 +35,7 @@ export async function seedGeneratedArticles(
             content: '<h2>One</h2><p>Text</p>',
             totalWords: 2,
             generatedSeq: seq,
+            ...link(seq),
           },
         },
       });

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { CategoryStore } from '../../core/websites/ports';
 import type { Category } from '../../core/websites/website';
+import { batchGet } from './batch-get';
 import { backoff } from './transactions';
 
 type Item = Record<string, unknown>;
@@ -28,6 +29,11 @@ export class DynamoCategoryRepository implements CategoryStore {
       new GetCommand({ TableName: this.tableName, Key: { websiteUuid, categoryUuid } }),
     );
     return Item ? fromItem(Item) : undefined;
+  }
+
+  async getMany(keys: { websiteUuid: string; categoryUuid: string }[]): Promise<Category[]> {
+    const unique = new Map(keys.map((key) => [`${key.websiteUuid}/${key.categoryUuid}`, key]));
+    return (await batchGet(this.client, this.tableName, [...unique.values()])).map(fromItem);
   }
 
   async listAll(websiteUuid: string): Promise<Category[]> {

@@ -22,6 +22,7 @@ import {
 } from '../../core/websites/ports';
 import { siteUrlIdentity } from '../../core/websites/site-url';
 import type { Website } from '../../core/websites/website';
+import { batchGet } from './batch-get';
 import { websiteKeys } from './keys';
 import { WEBSITE_INDEX } from './table-definitions';
 import { cancellationCodes, isConditionFailure } from './transactions';
@@ -39,6 +40,11 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   async get(accountId: string, websiteUuid: string): Promise<Website | undefined> {
     const item = await this.rawItem(accountId, websiteUuid);
     return item ? fromItem(item) : undefined;
+  }
+
+  async getMany(accountId: string, websiteUuids: string[]): Promise<Website[]> {
+    const keys = [...new Set(websiteUuids)].map((uuid) => websiteKeys.website(accountId, uuid));
+    return (await batchGet(this.client, this.tableName, keys)).map(fromItem);
   }
 
   async isUrlRegistered(accountId: string, urlIdentity: string): Promise<boolean> {

@@ -73,10 +73,12 @@ export interface GenerationQueue {
 /** Read access to websites and categories, for validation and nesting in article records. */
 export interface WebsiteLookup {
   get(accountId: string, websiteUuid: string): Promise<Website | undefined>;
+  getMany(accountId: string, websiteUuids: string[]): Promise<Website[]>;
 }
 
 export interface CategoryLookup {
   get(websiteUuid: string, categoryUuid: string): Promise<Category | undefined>;
+  getMany(keys: { websiteUuid: string; categoryUuid: string }[]): Promise<Category[]>;
 }
 
 export type Clock = () => Date;

@@ -50,24 +50,26 @@ function pageOf<T>(items: T[], page: number, total: number | undefined): Page<T>
   return total === undefined ? { items, page } : { items, page, total };
 }
 
-/** Websites and categories of the articles, each read once per page. */
+/** Websites and categories of the articles: one batch read of each per page, whatever the page. */
 async function linkAll(deps: ReadArticlesDeps, articles: Article[]): Promise<Linked[]> {
-  const websites = new Map<string, Promise<Linked['website']>>();
-  const categories = new Map<string, Promise<Linked['category']>>();
-  return Promise.all(
-    articles.map(async (article) => {
-      const { websiteUuid, categoryUuid } = article;
-      if (!websiteUuid) return {};
-      if (!websites.has(websiteUuid))
-        websites.set(websiteUuid, deps.websites.get(article.accountId, websiteUuid));
-      const website = await websites.get(websiteUuid);
-      if (!website) return {};
-      if (!categoryUuid) return { website };
-      const categoryKey = `${websiteUuid}/${categoryUuid}`;
-      if (!categories.has(categoryKey))
-        categories.set(categoryKey, deps.categories.get(websiteUuid, categoryUuid));
-      const category = await categories.get(categoryKey);
-      return category ? { website, category } : { website };
-    }),
+  const accountId = articles[0]?.accountId;
+  const websiteUuids = articles.flatMap((article) => (article.websiteUuid ? [article.websiteUuid] : []));
+  if (accountId === undefined || websiteUuids.length === 0) return articles.map(() => ({}));
+  const categoryKeys = articles.flatMap(({ websiteUuid, categoryUuid }) =>
+    websiteUuid && categoryUuid ? [{ websiteUuid, categoryUuid }] : [],
   );
+  const [websites, categories] = await Promise.all([
+    deps.websites.getMany(accountId, websiteUuids),
+    categoryKeys.length > 0 ? deps.categories.getMany(categoryKeys) : Promise.resolve([]),
+  ]);
+  const websiteByUuid = new Map(websites.map((website) => [website.websiteUuid, website]));
+  const categoryByKey = new Map(
+    categories.map((category) => [`${category.websiteUuid}/${category.categoryUuid}`, category]),
+  );
+  return articles.map(({ websiteUuid, categoryUuid }) => {
+    const website = websiteUuid ? websiteByUuid.get(websiteUuid) : undefined;
+    if (!website) return {};
+    const category = categoryUuid ? categoryByKey.get(`${website.websiteUuid}/${categoryUuid}`) : undefined;
+    return category ? { website, category } : { website };
+  });
 }

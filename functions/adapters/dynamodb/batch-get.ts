@@ -1,0 +1,30 @@
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backoff } from './transactions';
+
+type Item = Record<string, unknown>;
+
+/** Keys per BatchGetItem call (the service maximum). */
+const BATCH_SIZE = 100;
+const MAX_ATTEMPTS = 10;
+
+/** Reads items by key from one table in as few BatchGetItem calls as possible, unprocessed keys retried. */
+export async function batchGet(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: Item[],
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let start = 0; start < keys.length; start += BATCH_SIZE) {
+    let pending: Item[] = keys.slice(start, start + BATCH_SIZE);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchGetItem on ${tableName} left keys unprocessed`);
+      if (attempt > 0) await backoff(attempt);
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
+      );
+      items.push(...(Responses?.[tableName] ?? []));
+      pending = (UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
+    }
+  }
+  return items;
+}
