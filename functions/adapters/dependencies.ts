@@ -21,6 +21,7 @@ import type { PasswordCipher } from '../core/websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
 import { dynamoDocumentClient, kmsClient, sqsClient } from '../shared/aws-clients';
 import { envFlag, requireEnv } from '../shared/env';
+import { logger } from '../shared/logger';
 import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
 import { DynamoArticleRepository } from './dynamodb/article-repository';
@@ -141,5 +142,11 @@ export function publishDeps(): PublishDeps {
     cipher: passwordCipher(),
     cms: cmsClient(),
     clock: systemClock,
+    onFailure: (ref, reason, nextAttemptAt) =>
+      logger.warn('Publication failed; retry scheduled', {
+        articleUuid: ref.articleUuid,
+        reason,
+        nextAttemptAt,
+      }),
   };
 }

@@ -3,20 +3,22 @@ import { z } from 'zod';
 import { ValidationError } from './errors';
 import { MAX_PAGE } from './pagination';
 
-/** 1/0/true/false/on/off (any case) or a JSON boolean. */
-export const formBoolean = z.preprocess(
-  (value) => {
-    if (typeof value === 'boolean') return value;
-    if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : value;
-    if (typeof value === 'string') {
-      const normalized = value.trim().toLowerCase();
-      if (['1', 'true', 'on', 'yes'].includes(normalized)) return true;
-      if (['0', 'false', 'off', 'no', ''].includes(normalized)) return false;
-    }
-    return value;
-  },
-  z.boolean({ error: 'The field must be true or false (1 or 0).' }),
-);
+/** 1/0, true/false, yes/no, on/off (any case), empty (false) or a JSON boolean. */
+export function formBoolean(label: string) {
+  return z.preprocess(
+    (value) => {
+      if (typeof value === 'boolean') return value;
+      if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : value;
+      if (typeof value === 'string') {
+        const normalized = value.trim().toLowerCase();
+        if (['1', 'true', 'on', 'yes'].includes(normalized)) return true;
+        if (['0', 'false', 'off', 'no', ''].includes(normalized)) return false;
+      }
+      return value;
+    },
+    z.boolean({ error: `The ${label} must be true or false (1 or 0).` }),
+  );
+}
 
 /** A whole number given as a JSON number or a decimal string. */
 export function formInteger(min: number, max: number, label: string) {
@@ -29,7 +31,7 @@ export function formInteger(min: number, max: number, label: string) {
             ? `The ${label} field is required.`
             : `The ${label} must be a whole number.`,
       })
-      .int({ error: `The ${label} must be a whole number.` })
+      .int({ error: `The ${label} must be a whole number.`, abort: true })
       .min(min, { error: `The ${label} must be at least ${min}.` })
       .max(max, { error: `The ${label} may not be greater than ${max}.` }),
   );

@@ -26,7 +26,25 @@ async function processRecord(record: SQSRecord): Promise<void> {
   }
   const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const isLastAttempt = receiveCount >= runtimeSettings.maxReceiveCount;
-  const { outcome, article } = await generateQueuedArticle(generationDeps(), parsed.data, { isLastAttempt });
+  let result: Awaited<ReturnType<typeof generateQueuedArticle>>;
+  try {
+    result = await generateQueuedArticle(generationDeps(), parsed.data, { isLastAttempt });
+  } catch (error) {
+    logger.warn('Generation attempt failed; the queue will deliver the message again', {
+      articleUuid: parsed.data.articleUuid,
+      receiveCount,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    throw error;
+  }
+  const { outcome, article, failure } = result;
+  if (failure) {
+    logger.error('Generation failed for good; the article is in error and its credits were refunded', {
+      articleUuid: parsed.data.articleUuid,
+      receiveCount,
+      error: failure,
+    });
+  }
   logger.info('generation', {
     articleUuid: parsed.data.articleUuid,
     outcome,

@@ -203,10 +203,31 @@ describe('create, queue, generate, list, show', () => {
   });
 });
 
+describe('queue pagination', () => {
+  it('gives every page of the queue the same envelope, with the total', async () => {
+    const accountId = await newAccount(0);
+    for (let i = 0; i < 22; i++) await create(accountId, { ...validFields, h2_count: '1' }, 'json');
+    const base = 'https://api.example.com/prod/v1/articles/queue';
+    const first = json(await listQueueHandler(apiEvent('list-queued-articles', { accountId })));
+    const second = json(
+      await listQueueHandler(apiEvent('list-queued-articles', { accountId, query: { page: '2' } })),
+    );
+    expect(first.data).toHaveLength(20);
+    expect(second.data).toHaveLength(2);
+    for (const page of [first, second]) {
+      expect(page.links.last).toBe(`${base}?page=2`);
+      expect(page.meta).toMatchObject({ last_page: 2, total: 22, per_page: 20 });
+    }
+    expect(first.links.next).toBe(`${base}?page=2`);
+    expect(second.meta).toMatchObject({ from: 21, to: 22 });
+  });
+});
+
 describe('validation', () => {
   const cases: [string, Record<string, string | undefined>, string][] = [
     ['keyword missing', { keyword: undefined }, 'keyword'],
     ['keyword blank', { keyword: '   ' }, 'keyword'],
+    ['keyword only markup', { keyword: '<script>alert(1)</script>' }, 'keyword'],
     ['more than 5 keywords', { keyword: 'a,b,c,d,e,f' }, 'keyword'],
     ['an empty keyword', { keyword: 'a,,b' }, 'keyword'],
     ['h2_count missing', { h2_count: undefined }, 'h2_count'],
@@ -252,6 +273,41 @@ describe('validation', () => {
       expect(await receive(resources.queueUrl)).toHaveLength(0);
     },
   );
+
+  it('gives one message per problem, naming the field', async () => {
+    const accountId = await newAccount(100);
+    const body = json(
+      await create(accountId, {
+        ...validFields,
+        keyword: '  ',
+        h2_count: '99999999999999999999',
+        need_bold: 'maybe',
+      }),
+    );
+    expect(body.errors).toEqual({
+      keyword: ['The keyword field is required.'],
+      h2_count: ['The h2_count must be a whole number.'],
+      need_bold: ['The need_bold must be true or false (1 or 0).'],
+    });
+  });
+
+  it('keeps keyword and title as plain text and accepts upper-case uuids', async () => {
+    const accountId = await newAccount(100);
+    const created = json(
+      await create(accountId, {
+        ...validFields,
+        keyword: 'tom &amp; <b>jerry</b>',
+        title: 'Tom &amp; <b>Jerry</b>',
+      }),
+    );
+    const record = json(await show(accountId, created.article_uuid));
+    expect(record.data).toMatchObject({ keyword: 'tom & jerry', title: 'Tom & Jerry' });
+    const unknownUpper = await create(accountId, {
+      ...validFields,
+      website_uuid: '7F1C7A3E-9D52-4C1E-8D8A-1F5E2B3C4D5E',
+    });
+    expect(json(unknownUpper).errors).toEqual({ website_uuid: ['The selected website does not exist.'] });
+  });
 
   it('ignores category_uuid, publish_at and draft without a website_uuid', async () => {
     const accountId = await newAccount(100);

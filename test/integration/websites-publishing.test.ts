@@ -123,6 +123,33 @@ const postsOf = (articleUuid: string) =>
   [...site.posts.values()].filter((post) => post.article_uuid === articleUuid);
 
 describe('publishing after generation', () => {
+  it('accepts the website and category uuids in upper case', async () => {
+    const { accountId, websiteUuid } = await setUp('/upper');
+    const categoryUuid = categoryUuidFor(websiteUuid, '7');
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid.toUpperCase(),
+      category_uuid: categoryUuid.toUpperCase(),
+    });
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.data.website).toMatchObject({ uuid: websiteUuid });
+    expect(record.data.category).toMatchObject({ uuid: categoryUuid });
+  });
+
+  it('shows the slug of a non-ASCII title as text, though WordPress keeps it percent-encoded', async () => {
+    const { accountId, websiteUuid } = await setUp('/unicode');
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      title: 'Tarte au citron à Tōkyō',
+    });
+    expect(await generateAll()).toBe(1);
+    const [post] = postsOf(articleUuid);
+    expect(post?.slug).toBe('tarte-au-citron-a-tokyo');
+    const japanese = await createArticle(accountId, { website_uuid: websiteUuid, title: '東京 guide' });
+    expect(await generateAll()).toBe(1);
+    expect(postsOf(japanese)[0]?.slug).toBe('%e6%9d%b1%e4%ba%ac-guide');
+    expect((await showArticle(accountId, japanese)).data.slug).toBe('東京-guide');
+  });
+
   it('publishes live, in its category, and records the post on the article', async () => {
     const { accountId, websiteUuid } = await setUp('/live');
     const categoryUuid = categoryUuidFor(websiteUuid, '7');

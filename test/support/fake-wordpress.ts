@@ -207,7 +207,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       return;
     }
     const title = String(input.title ?? '');
-    const slug = String(input.slug ?? '') || title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    // Like WordPress, keep non-ASCII slug characters percent-encoded (lower-case hex).
+    const slug = (String(input.slug ?? '') || title.toLowerCase().replace(/[^a-z0-9]+/g, '-')).replace(
+      /[^\x00-\x7f]+/g,
+      (text) => encodeURIComponent(text).toLowerCase(),
+    );
     const post: FakePost = {
       id: nextPostId++,
       article_uuid: uuid,

@@ -412,16 +412,19 @@ export class DynamoArticleRepository implements ArticleStore {
 
   async listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage> {
     const wanted = page * perPage;
+    const query = {
+      TableName: this.tables.articles,
+      IndexName: ARTICLE_INDEX.queue,
+      KeyConditionExpression: 'accountId = :accountId',
+      ExpressionAttributeValues: { ':accountId': accountId },
+      ScanIndexForward: false,
+    };
     const items: Item[] = [];
     let exclusiveStartKey: Item | undefined;
     do {
       const { Items, LastEvaluatedKey } = await this.client.send(
         new QueryCommand({
-          TableName: this.tables.articles,
-          IndexName: ARTICLE_INDEX.queue,
-          KeyConditionExpression: 'accountId = :accountId',
-          ExpressionAttributeValues: { ':accountId': accountId },
-          ScanIndexForward: false,
+          ...query,
           Limit: wanted - items.length,
           ExclusiveStartKey: exclusiveStartKey,
         }),
@@ -430,8 +433,24 @@ export class DynamoArticleRepository implements ArticleStore {
       exclusiveStartKey = LastEvaluatedKey;
     } while (exclusiveStartKey && items.length < wanted);
     const pageItems = items.slice((page - 1) * perPage).map(fromItem);
-    // The total is known only when the query reached the end of the queue.
-    return exclusiveStartKey ? { items: pageItems } : { items: pageItems, total: items.length };
+    // Past the wanted items the queue still has to be counted, so every page has the same meta.
+    const total = exclusiveStartKey
+      ? items.length + (await this.count({ ...query, ExclusiveStartKey: exclusiveStartKey }))
+      : items.length;
+    return { items: pageItems, total };
+  }
+
+  private async count(query: QueryCommandInput): Promise<number> {
+    let total = 0;
+    let exclusiveStartKey = query.ExclusiveStartKey;
+    do {
+      const { Count, LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }),
+      );
+      total += Count ?? 0;
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey);
+    return total;
   }
 
   async listDue(bucket: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
 import { formBoolean, formInteger, optionalField } from '../schema-helpers';
+import { plainText } from '../text';
 
 export const MAX_KEYWORDS = 5;
 export const MAX_KEYWORD_LENGTH = 100;
@@ -14,13 +15,14 @@ const requiredText = (label: string) =>
       error: (issue) =>
         issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
     })
-    .trim()
-    .min(1, { error: `The ${label} field is required.` });
+    .transform(plainText)
+    .pipe(z.string().min(1, { error: `The ${label} field is required.`, abort: true }));
 
 const uuidField = (label: string) =>
   z
     .string({ error: `The ${label} must be text.` })
     .trim()
+    .toLowerCase()
     .pipe(z.uuid({ error: `The ${label} must be a valid UUID.` }));
 
 /** Publishing options mean nothing without a website: they are ignored, not validated. */
@@ -63,12 +65,14 @@ const createArticleFields = z.object({
   title: optionalField(
     z
       .string({ error: 'The title must be text.' })
-      .trim()
-      .max(MAX_TITLE_LENGTH, {
-        error: `The title may not be longer than ${MAX_TITLE_LENGTH} characters.`,
-      }),
+      .transform(plainText)
+      .pipe(
+        z.string().max(MAX_TITLE_LENGTH, {
+          error: `The title may not be longer than ${MAX_TITLE_LENGTH} characters.`,
+        }),
+      ),
   ),
-  need_bold: optionalField(formBoolean).default(false),
+  need_bold: optionalField(formBoolean('need_bold')).default(false),
   website_uuid: optionalField(uuidField('website_uuid')),
   category_uuid: optionalField(uuidField('category_uuid')),
   publish_at: optionalField(
@@ -83,7 +87,7 @@ const createArticleFields = z.object({
         }),
       ),
   ),
-  draft: optionalField(formBoolean).default(false),
+  draft: optionalField(formBoolean('draft')).default(false),
 });
 
 export const createArticleSchema = z.preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);

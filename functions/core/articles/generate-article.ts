@@ -26,7 +26,7 @@ export async function generateQueuedArticle(
   deps: GenerateArticleDeps,
   message: GenerationMessage,
   delivery: { isLastAttempt: boolean },
-): Promise<{ outcome: GenerationOutcome; article?: Article }> {
+): Promise<{ outcome: GenerationOutcome; article?: Article; failure?: string }> {
   const article = await deps.articles.get(message.accountId, message.articleUuid);
   if (article?.state !== 'queued') return article ? { outcome: 'skipped', article } : { outcome: 'skipped' };
 
@@ -40,7 +40,7 @@ export async function generateQueuedArticle(
     if (!delivery.isLastAttempt) throw error;
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString());
-    return { outcome: failed ? 'failed' : 'skipped', article };
+    return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
   }
 
   const generatedAt = deps.clock().toISOString();

@@ -3,9 +3,9 @@
  * the introduction, the sections and the conclusion in parallel with bounded concurrency, then
  * assembly and sanitising to an allow-list of tags.
  */
-import { decodeHTML } from 'entities';
 import sanitizeHtml from 'sanitize-html';
 import { supportedLanguages } from '../languages';
+import { escapeHtml, plainText } from '../text';
 import type { ArticleRequest } from './article';
 import {
   type ArticleBrief,
@@ -86,17 +86,6 @@ function bodyAllowList(needBold: boolean): sanitizeHtml.IOptions {
     transformTags: { h2: 'h3', h1: 'h3', b: needBold ? 'strong' : 'span' },
     nonTextTags: ['style', 'script', 'textarea', 'option', 'noscript'],
   };
-}
-
-/** The text of an HTML fragment, entities decoded (escape it again before putting it in HTML). */
-function plainText(value: string): string {
-  return decodeHTML(sanitizeHtml(value, { allowedTags: [], allowedAttributes: {} }))
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });

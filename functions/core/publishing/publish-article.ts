@@ -21,6 +21,8 @@ export interface PublishDeps {
   cipher: PasswordCipher;
   cms: CmsClient;
   clock: Clock;
+  /** Told about each failed attempt (the retry is already scheduled), e.g. to log it. */
+  onFailure?: (ref: ArticleRef, reason: string, nextAttemptAt: string) => void;
 }
 
 export type PublishOutcome =
@@ -74,7 +76,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       cmsId: result.cmsId,
       cmsPermalink: result.permalink,
       ...(publishedAt ? { publishedAt } : {}),
-      ...(result.slug ? { slug: result.slug } : {}),
+      ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
     });
     if (website.loginIsUnauthorized || website.isUnreachable) {
       await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);
@@ -88,11 +90,9 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       }
     }
     const attempts = (article.publishAttempts ?? 0) + 1;
-    await deps.publications.scheduleRetry(ref, {
-      attempts,
-      nextAttemptAt: new Date(deps.clock().getTime() + retryDelayMs(attempts)).toISOString(),
-      lastError: failureText(error),
-    });
+    const nextAttemptAt = new Date(deps.clock().getTime() + retryDelayMs(attempts)).toISOString();
+    await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: failureText(error) });
+    deps.onFailure?.(ref, failureText(error), nextAttemptAt);
     return 'retry_scheduled';
   }
 }
@@ -127,6 +127,15 @@ function publishedAtOf(result: CmsPostResult, now: Date): string | undefined {
     if (!Number.isNaN(date.getTime())) return date.toISOString();
   }
   return now.toISOString();
+}
+
+/** WordPress keeps non-ASCII slugs percent-encoded; clients get them as text. */
+function readableSlug(slug: string): string {
+  try {
+    return decodeURIComponent(slug);
+  } catch {
+    return slug;
+  }
 }
 
 function failureText(error: unknown): string {
