@@ -43,9 +43,8 @@ export class PayloadTooLargeError extends DomainError {
 
 export class UnsupportedMediaTypeError extends DomainError {
   constructor(contentType: string) {
-    super(
-      `Unsupported content type "${contentType}". Send multipart/form-data, application/x-www-form-urlencoded or application/json.`,
-    );
+    const problem = contentType === '' ? 'The request has no Content-Type header.' : `Unsupported content type "${contentType}".`;
+    super(`${problem} Send multipart/form-data, application/x-www-form-urlencoded or application/json.`);
   }
 }
 

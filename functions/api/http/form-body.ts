@@ -32,7 +32,7 @@ export async function parseFormBody({ body, isBase64Encoded, contentType }: RawB
     case 'multipart/form-data':
       return parseMultipart(bytes, contentType ?? '');
     default:
-      throw new UnsupportedMediaTypeError(mediaType || 'none');
+      throw new UnsupportedMediaTypeError(mediaType);
   }
 }
 
