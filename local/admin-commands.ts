@@ -192,7 +192,9 @@ export function accountView(account: Account) {
 
 function wholeNumber(option: string, value: string | undefined): number {
   const text = value?.trim() ?? '';
-  if (!/^\d{1,15}$/.test(text)) throw new UsageError(`--${option} must be a whole number, got "${value}".`);
+  if (!/^\d{1,15}$/.test(text)) {
+    throw new UsageError(`--${option} must be a whole number of 0 or more, got "${value}".`);
+  }
   return Number(text);
 }
 

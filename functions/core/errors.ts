@@ -43,7 +43,10 @@ export class PayloadTooLargeError extends DomainError {
 
 export class UnsupportedMediaTypeError extends DomainError {
   constructor(contentType: string) {
-    const problem = contentType === '' ? 'The request has no Content-Type header.' : `Unsupported content type "${contentType}".`;
+    const problem =
+      contentType === ''
+        ? 'The request has no Content-Type header.'
+        : `Unsupported content type "${contentType}".`;
     super(`${problem} Send multipart/form-data, application/x-www-form-urlencoded or application/json.`);
   }
 }

@@ -209,7 +209,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     const title = String(input.title ?? '');
     // Like WordPress, keep non-ASCII slug characters percent-encoded (lower-case hex).
     const slug = (String(input.slug ?? '') || title.toLowerCase().replace(/[^a-z0-9]+/g, '-')).replace(
-      /[^\x00-\x7f]+/g,
+      /\P{ASCII}+/gu,
       (text) => encodeURIComponent(text).toLowerCase(),
     );
     const post: FakePost = {
