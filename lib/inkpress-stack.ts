@@ -74,6 +74,7 @@ export class InkpressStack extends Stack {
     functions.worker.addEventSource(
       new SqsEventSource(generation.queue, {
         batchSize: runtimeSettings.workerBatchSize,
+        maxConcurrency: runtimeSettings.workerMaxConcurrency,
         reportBatchItemFailures: true,
       }),
     );

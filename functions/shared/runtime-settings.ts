@@ -9,6 +9,8 @@ export const runtimeSettings = {
   maxReceiveCount: 5,
   /** Messages handed to one worker invocation (one, so a slow model cannot time out a batch). */
   workerBatchSize: 1,
+  /** Worker invocations the queue runs at once: keeps model calls under the provider's rate limits. */
+  workerMaxConcurrency: 10,
   /** Minutes between sweeper runs. */
   sweeperIntervalMinutes: 1,
   /** Seconds an authorizer decision is cached by API Gateway (token revocation delay). */

@@ -491,6 +491,7 @@ describe('generation queue', () => {
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionName: { Ref: functionId(generationWorker) },
       BatchSize: runtimeSettings.workerBatchSize,
+      ScalingConfig: { MaximumConcurrency: runtimeSettings.workerMaxConcurrency },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     expect(actionsOn(generationWorker, queueId)).toEqual(
