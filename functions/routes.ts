@@ -69,6 +69,17 @@ export const routes: RouteDefinition[] = [
     access: { tables: { websites: 'read' } },
   },
   {
+    name: 'UpdateWebsite',
+    methods: ['PUT'],
+    path: '/v1/websites/{website_uuid}/update',
+    entry: 'functions/api/update-website.ts',
+    access: {
+      tables: { websites: 'readWrite', categories: 'readWrite', articles: 'readWrite' },
+      sitePasswordKey: 'encrypt',
+      callsCustomerSites: true,
+    },
+  },
+  {
     name: 'DeleteWebsite',
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/delete',

@@ -86,6 +86,54 @@ export class DynamoPublicationRepository implements PublicationStore {
     });
   }
 
+  /**
+   * Reads the `publication` bucket of the sweep index from `dueAt` on (pending publications are
+   * few: only failed ones wait there for long), keeps this website's, and moves each to `dueAt`
+   * unless it was published or moved meanwhile.
+   */
+  async makeDueForWebsite(accountId: string, websiteUuid: string, dueAt: string): Promise<number> {
+    const refs: ArticleRef[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const { Items, LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: ARTICLE_INDEX.sweep,
+          KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt > :dueAt',
+          FilterExpression: 'accountId = :accountId AND websiteUuid = :websiteUuid',
+          ExpressionAttributeValues: {
+            ':bucket': SWEEP_BUCKET.publication,
+            ':dueAt': dueAt,
+            ':accountId': accountId,
+            ':websiteUuid': websiteUuid,
+          },
+          ProjectionExpression: 'accountId, articleUuid',
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const item of Items ?? []) {
+        refs.push({ accountId: String(item.accountId), articleUuid: String(item.articleUuid) });
+      }
+      exclusiveStartKey = LastEvaluatedKey;
+    } while (exclusiveStartKey);
+    let moved = 0;
+    for (const ref of refs) {
+      const updated = await this.conditionalUpdate(ref, {
+        UpdateExpression: 'SET sweepAt = :dueAt',
+        ConditionExpression:
+          'publishState = :pending AND sweepBucket = :bucket AND sweepAt > :dueAt AND websiteUuid = :websiteUuid',
+        ExpressionAttributeValues: {
+          ':dueAt': dueAt,
+          ':pending': PENDING,
+          ':bucket': SWEEP_BUCKET.publication,
+          ':websiteUuid': websiteUuid,
+        },
+      });
+      if (updated) moved++;
+    }
+    return moved;
+  }
+
   private async conditionalUpdate(
     ref: ArticleRef,
     update: {

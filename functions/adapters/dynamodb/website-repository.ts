@@ -158,19 +158,34 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     return website;
   }
 
+  async updateCredentials(
+    accountId: string,
+    websiteUuid: string,
+    credentials: { login: string; passwordCiphertext: string },
+    health: WebsiteHealth,
+  ): Promise<Website | undefined> {
+    const item = await this.setExisting(accountId, websiteUuid, { ...health, ...credentials });
+    return item ? fromItem(item) : undefined;
+  }
+
   async recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void> {
+    await this.setExisting(accountId, websiteUuid, { ...health });
+  }
+
+  /** Sets these attributes on the website item; undefined when it does not exist (or nothing to set). */
+  private async setExisting(accountId: string, websiteUuid: string, fields: Item): Promise<Item | undefined> {
     const names: Record<string, string> = {};
     const values: Item = {};
     const sets: string[] = [];
-    for (const [field, value] of Object.entries(health)) {
+    for (const [field, value] of Object.entries(fields)) {
       if (value === undefined) continue;
       names[`#${field}`] = field;
       values[`:${field}`] = value;
       sets.push(`#${field} = :${field}`);
     }
-    if (sets.length === 0) return;
+    if (sets.length === 0) return undefined;
     try {
-      await this.client.send(
+      const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: websiteKeys.website(accountId, websiteUuid),
@@ -178,10 +193,12 @@ export class DynamoWebsiteRepository implements WebsiteStore {
           ConditionExpression: 'attribute_exists(websiteKey)',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
         }),
       );
+      return Attributes;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return;
+      if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
   }

@@ -32,4 +32,9 @@ export interface PublicationStore {
   scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean>;
   /** Stops trying (the website is gone); the article stays as it is. */
   abandon(ref: ArticleRef, reason: string): Promise<void>;
+  /**
+   * Makes the pending publications of one website due at `dueAt` (those due later), so the
+   * next sweep attempts them; returns how many were moved.
+   */
+  makeDueForWebsite(accountId: string, websiteUuid: string, dueAt: string): Promise<number>;
 }

@@ -102,7 +102,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
 }
 
 /** Logs in through the plugin, checks the role and reads the categories; any failure is a 422. */
-async function verifySite(cms: CmsClient, site: SiteAccess) {
+export async function verifySite(cms: CmsClient, site: SiteAccess) {
   try {
     const status = await cms.status(site);
     if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');

@@ -30,6 +30,16 @@ export interface WebsiteStore {
   list(accountId: string, page: number, perPage: number): Promise<WebsitePage>;
   /** Removes the website and its URL guard; returns what was removed, undefined if nothing was there. */
   delete(accountId: string, websiteUuid: string): Promise<Website | undefined>;
+  /**
+   * Stores new credentials (login and password ciphertext) with the health they were checked
+   * with; returns the updated website, undefined when it was deleted meanwhile.
+   */
+  updateCredentials(
+    accountId: string,
+    websiteUuid: string,
+    credentials: { login: string; passwordCiphertext: string },
+    health: WebsiteHealth,
+  ): Promise<Website | undefined>;
   /** Updates flags and check bookkeeping; does nothing for a website deleted meanwhile. */
   recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void>;
   /** Websites (of any account) not checked since `checkedBefore`, at most `limit`. */

@@ -1,0 +1,56 @@
+/**
+ * `PUT /v1/websites/<uuid>/update`: new credentials for a registered site (its password changed
+ * on WordPress). They are verified through the plugin before anything is stored; then the
+ * password is encrypted again (bound to the website), the flags cleared, the categories
+ * refreshed, and the website's pending publications made due so the next sweep publishes them.
+ */
+import { NotFoundError } from '../errors';
+import type { PublicationStore } from '../publishing/ports';
+import { parseOrThrow } from '../schema-helpers';
+import { removeAllCategories, syncCategories } from './categories';
+import { createWebsiteSchema, verifySite, type WebsiteDeps } from './create-website';
+import { findWebsite } from './read-websites';
+import { HEALTHY } from './site-failures';
+import { presentWebsite } from './website';
+
+export interface UpdateWebsiteDeps
+  extends Pick<WebsiteDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'now'> {
+  publications: Pick<PublicationStore, 'makeDueForWebsite'>;
+}
+
+export const updateWebsiteSchema = createWebsiteSchema.pick({ login: true, password: true });
+
+export async function updateWebsite(
+  deps: UpdateWebsiteDeps,
+  accountId: string,
+  websiteUuid: string | undefined,
+  fields: Record<string, unknown>,
+) {
+  const website = await findWebsite(deps.websites, accountId, websiteUuid);
+  const input = parseOrThrow(updateWebsiteSchema, fields);
+  const fromSite = await verifySite(deps.cms, {
+    url: website.url,
+    login: input.login,
+    password: input.password,
+  });
+
+  const passwordCiphertext = await deps.cipher.encrypt(input.password, {
+    accountId,
+    websiteUuid: website.websiteUuid,
+  });
+  const now = (deps.now?.() ?? new Date()).toISOString();
+  const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite);
+  const updated = await deps.websites.updateCredentials(
+    accountId,
+    website.websiteUuid,
+    { login: input.login, passwordCiphertext },
+    { ...HEALTHY, checkedAt: now, categoriesCount },
+  );
+  if (!updated) {
+    // Deleted while this ran: what was just written goes too.
+    await removeAllCategories(deps.categories, website.websiteUuid);
+    throw new NotFoundError('Website');
+  }
+  await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, now);
+  return presentWebsite(updated);
+}
