@@ -24,6 +24,7 @@ import type {
 } from '../../core/articles/ports';
 import { slugify } from '../../core/slug';
 import { articleKeys, SWEEP_BUCKET, websiteKeys } from './keys';
+import { countQuery } from './reads';
 import { ARTICLE_INDEX } from './table-definitions';
 import {
   backoff,
@@ -435,22 +436,9 @@ export class DynamoArticleRepository implements ArticleStore {
     const pageItems = items.slice((page - 1) * perPage).map(fromItem);
     // Past the wanted items the queue still has to be counted, so every page has the same meta.
     const total = exclusiveStartKey
-      ? items.length + (await this.count({ ...query, ExclusiveStartKey: exclusiveStartKey }))
+      ? items.length + (await countQuery(this.client, { ...query, ExclusiveStartKey: exclusiveStartKey }))
       : items.length;
     return { items: pageItems, total };
-  }
-
-  private async count(query: QueryCommandInput): Promise<number> {
-    let total = 0;
-    let exclusiveStartKey = query.ExclusiveStartKey;
-    do {
-      const { Count, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }),
-      );
-      total += Count ?? 0;
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey);
-    return total;
   }
 
   async listDue(bucket: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { CategoryStore } from '../../core/websites/ports';
 import type { Category } from '../../core/websites/website';
-import { batchGet } from './batch-get';
+import { batchGet } from './reads';
 import { backoff } from './transactions';
 
 type Item = Record<string, unknown>;

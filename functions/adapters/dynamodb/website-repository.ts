@@ -22,8 +22,8 @@ import {
 } from '../../core/websites/ports';
 import { siteUrlIdentity } from '../../core/websites/site-url';
 import type { Website } from '../../core/websites/website';
-import { batchGet } from './batch-get';
 import { websiteKeys } from './keys';
+import { batchGet, countQuery } from './reads';
 import { WEBSITE_INDEX } from './table-definitions';
 import { cancellationCodes, isConditionFailure } from './transactions';
 
@@ -101,7 +101,7 @@ export class DynamoWebsiteRepository implements WebsiteStore {
       ExpressionAttributeValues: { ':accountId': accountId },
       ScanIndexForward: false,
     };
-    const total = await this.count(base);
+    const total = await countQuery(this.client, base);
     const skip = (page - 1) * perPage;
     if (skip >= total) return { items: [], total };
     const start = skip > 0 ? await this.keyAfter(base, skip) : undefined;
@@ -236,19 +236,6 @@ export class DynamoWebsiteRepository implements WebsiteStore {
       }),
     );
     return Item;
-  }
-
-  private async count(base: QueryCommandInput): Promise<number> {
-    let total = 0;
-    let exclusiveStartKey: Item | undefined;
-    do {
-      const { Count, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }),
-      );
-      total += Count ?? 0;
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey);
-    return total;
   }
 
   /** The index key after the first `skip` items, counted without reading them. */

@@ -1,4 +1,10 @@
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+/** Read helpers shared by the repositories. */
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { backoff } from './transactions';
 
 type Item = Record<string, unknown>;
@@ -27,4 +33,18 @@ export async function batchGet(
     }
   }
   return items;
+}
+
+/** Counts what a query matches (from its `ExclusiveStartKey`, if any) without reading the items. */
+export async function countQuery(client: DynamoDBDocumentClient, query: QueryCommandInput): Promise<number> {
+  let total = 0;
+  let exclusiveStartKey = query.ExclusiveStartKey;
+  do {
+    const { Count, LastEvaluatedKey } = await client.send(
+      new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }),
+    );
+    total += Count ?? 0;
+    exclusiveStartKey = LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return total;
 }
