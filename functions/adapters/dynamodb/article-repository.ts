@@ -9,7 +9,6 @@ import {
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
-  TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -26,13 +25,7 @@ import { slugify } from '../../core/slug';
 import { articleKeys, SWEEP_BUCKET, websiteKeys } from './keys';
 import { countQuery } from './reads';
 import { ARTICLE_INDEX } from './table-definitions';
-import {
-  backoff,
-  cancellationCodes,
-  isConditionFailure,
-  isRetryableCancellation,
-  MAX_TRANSACTION_ATTEMPTS,
-} from './transactions';
+import { isConditionFailure, transactWithRetry } from './transactions';
 
 export interface ArticleTables {
   articles: string;
@@ -152,54 +145,49 @@ export class DynamoArticleRepository implements ArticleStore {
     articleWrite: (queued: Item) => TransactItem,
   ): Promise<ReservationOutcome | undefined> {
     const queued = queuedItem(article, reservation);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            // The SDK's own retries (e.g. after a lost response) resend this token, so a
-            // transaction that did commit is not applied, and charged, a second time.
-            ClientRequestToken: requestToken(article.articleUuid, reservation.now, attempt),
-            TransactItems: [
-              articleWrite(queued),
-              {
-                Update: {
-                  TableName: this.tables.accounts,
-                  Key: { accountId: article.accountId },
-                  UpdateExpression: 'SET credits = credits - :price',
-                  ConditionExpression: 'credits >= :price',
-                  ExpressionAttributeValues: { ':price': reservation.price },
-                },
+    return transactWithRetry<ReservationOutcome | undefined>(
+      this.client,
+      async (attempt) => ({
+        // The SDK's own retries (e.g. after a lost response) resend this token, so a
+        // transaction that did commit is not applied, and charged, a second time.
+        ClientRequestToken: requestToken(article.articleUuid, reservation.now, attempt),
+        TransactItems: [
+          articleWrite(queued),
+          {
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { accountId: article.accountId },
+              UpdateExpression: 'SET credits = credits - :price',
+              ConditionExpression: 'credits >= :price',
+              ExpressionAttributeValues: { ':price': reservation.price },
+            },
+          },
+          {
+            Update: {
+              TableName: this.tables.dailyUsage,
+              Key: { accountId: article.accountId, day: reservation.day },
+              UpdateExpression:
+                'SET generations = if_not_exists(generations, :zero) + :one, expiresAt = :expiresAt',
+              ConditionExpression: 'attribute_not_exists(generations) OR generations < :limit',
+              ExpressionAttributeValues: {
+                ':zero': 0,
+                ':one': 1,
+                ':limit': reservation.dailyLimit,
+                ':expiresAt':
+                  Math.floor(Date.parse(`${reservation.day}T00:00:00Z`) / 1000) + DAILY_USAGE_TTL_SECONDS,
               },
-              {
-                Update: {
-                  TableName: this.tables.dailyUsage,
-                  Key: { accountId: article.accountId, day: reservation.day },
-                  UpdateExpression:
-                    'SET generations = if_not_exists(generations, :zero) + :one, expiresAt = :expiresAt',
-                  ConditionExpression: 'attribute_not_exists(generations) OR generations < :limit',
-                  ExpressionAttributeValues: {
-                    ':zero': 0,
-                    ':one': 1,
-                    ':limit': reservation.dailyLimit,
-                    ':expiresAt':
-                      Math.floor(Date.parse(`${reservation.day}T00:00:00Z`) / 1000) + DAILY_USAGE_TTL_SECONDS,
-                  },
-                },
-              },
-            ],
-          }),
-        );
-        return 'reserved';
-      } catch (error) {
-        const codes = cancellationCodes(error);
-        if (!codes) throw error;
-        if (isConditionFailure(codes[0])) return undefined;
-        if (isConditionFailure(codes[1])) return 'not_enough_credits';
-        if (isConditionFailure(codes[2])) return 'daily_limit_reached';
-        if (!isRetryableCancellation(codes) || attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+            },
+          },
+        ],
+      }),
+      'reserved',
+      (codes) => {
+        if (isConditionFailure(codes[0])) return { result: undefined };
+        if (isConditionFailure(codes[1])) return { result: 'not_enough_credits' };
+        if (isConditionFailure(codes[2])) return { result: 'daily_limit_reached' };
+        return undefined;
+      },
+    );
   }
 
   async get(accountId: string, articleUuid: string): Promise<Article | undefined> {
@@ -215,141 +203,142 @@ export class DynamoArticleRepository implements ArticleStore {
 
   async completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
     let countOnWebsite = article.websiteUuid !== undefined;
-    for (let attempt = 0; ; attempt++) {
-      const { Item: account } = await this.client.send(
-        new GetCommand({
-          TableName: this.tables.accounts,
-          Key: { accountId: article.accountId },
-          ProjectionExpression: 'generatedCount',
-          ConsistentRead: true,
-        }),
-      );
-      const previous = Number(account?.generatedCount ?? 0);
-      const onWebsite = article.websiteUuid !== undefined;
-      const slug = onWebsite ? (article.slug ?? slugify(result.title)) : undefined;
-      const values: Item = {
-        ':generated': 'generated',
-        ':queued': 'queued',
-        ':title': result.title,
-        ':content': result.content,
-        ':words': result.totalWords,
-        ':providerModel': result.providerModel,
-        ':promptTokens': result.promptTokens,
-        ':completionTokens': result.completionTokens,
-        ':generatedAt': result.generatedAt,
-        ':seq': previous + 1,
-      };
-      let update =
-        'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
-      if (onWebsite) {
-        update +=
-          ', slug = :slug, publishState = :pending, sweepBucket = :publication, sweepAt = :publishCheck REMOVE queueSortKey';
-        Object.assign(values, {
-          ':slug': slug,
-          ':pending': 'pending',
-          ':publication': SWEEP_BUCKET.publication,
-          ':publishCheck': new Date(Date.parse(result.generatedAt) + PUBLISH_GRACE_MS).toISOString(),
-        });
-      } else {
-        update += ' REMOVE queueSortKey, sweepBucket, sweepAt';
-      }
-      const transactItems: TransactItem[] = [
-        {
-          Update: {
-            TableName: this.tables.articles,
-            Key: articleKeys.article(article.accountId, article.articleUuid),
-            UpdateExpression: update,
-            ConditionExpression: '#state = :queued',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: values,
-          },
-        },
-        {
-          Update: {
+    return transactWithRetry<boolean>(
+      this.client,
+      async () => {
+        const { Item: account } = await this.client.send(
+          new GetCommand({
             TableName: this.tables.accounts,
             Key: { accountId: article.accountId },
-            UpdateExpression: 'SET generatedCount = :seq',
-            ConditionExpression:
-              previous === 0
-                ? 'attribute_not_exists(generatedCount) OR generatedCount = :previous'
-                : 'generatedCount = :previous',
-            ExpressionAttributeValues: { ':seq': previous + 1, ':previous': previous },
+            ProjectionExpression: 'generatedCount',
+            ConsistentRead: true,
+          }),
+        );
+        const previous = Number(account?.generatedCount ?? 0);
+        const onWebsite = article.websiteUuid !== undefined;
+        const slug = onWebsite ? (article.slug ?? slugify(result.title)) : undefined;
+        const values: Item = {
+          ':generated': 'generated',
+          ':queued': 'queued',
+          ':title': result.title,
+          ':content': result.content,
+          ':words': result.totalWords,
+          ':providerModel': result.providerModel,
+          ':promptTokens': result.promptTokens,
+          ':completionTokens': result.completionTokens,
+          ':generatedAt': result.generatedAt,
+          ':seq': previous + 1,
+        };
+        let update =
+          'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+        if (onWebsite) {
+          update +=
+            ', slug = :slug, publishState = :pending, sweepBucket = :publication, sweepAt = :publishCheck REMOVE queueSortKey';
+          Object.assign(values, {
+            ':slug': slug,
+            ':pending': 'pending',
+            ':publication': SWEEP_BUCKET.publication,
+            ':publishCheck': new Date(Date.parse(result.generatedAt) + PUBLISH_GRACE_MS).toISOString(),
+          });
+        } else {
+          update += ' REMOVE queueSortKey, sweepBucket, sweepAt';
+        }
+        const transactItems: TransactItem[] = [
+          {
+            Update: {
+              TableName: this.tables.articles,
+              Key: articleKeys.article(article.accountId, article.articleUuid),
+              UpdateExpression: update,
+              ConditionExpression: '#state = :queued',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: values,
+            },
           },
-        },
-      ];
-      if (countOnWebsite && article.websiteUuid) {
-        transactItems.push({
-          Update: {
-            TableName: this.tables.websites,
-            Key: websiteKeys.website(article.accountId, article.websiteUuid),
-            UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
-            ConditionExpression: 'attribute_exists(websiteKey)',
-            ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+          {
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { accountId: article.accountId },
+              UpdateExpression: 'SET generatedCount = :seq',
+              ConditionExpression:
+                previous === 0
+                  ? 'attribute_not_exists(generatedCount) OR generatedCount = :previous'
+                  : 'generatedCount = :previous',
+              ExpressionAttributeValues: { ':seq': previous + 1, ':previous': previous },
+            },
           },
-        });
-      }
-      try {
-        await this.client.send(new TransactWriteCommand({ TransactItems: transactItems }));
-        return true;
-      } catch (error) {
-        const codes = cancellationCodes(error);
-        if (!codes) throw error;
-        if (isConditionFailure(codes[0])) return false;
+        ];
+        if (countOnWebsite && article.websiteUuid) {
+          transactItems.push({
+            Update: {
+              TableName: this.tables.websites,
+              Key: websiteKeys.website(article.accountId, article.websiteUuid),
+              UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
+              ConditionExpression: 'attribute_exists(websiteKey)',
+              ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+            },
+          });
+        }
+        return { TransactItems: transactItems };
+      },
+      true,
+      (codes) => {
+        // Completed (or failed) by another delivery.
+        if (isConditionFailure(codes[0])) return { result: false };
         // The website was deleted meanwhile: the article is still generated, just not counted there.
-        if (isConditionFailure(codes[2])) countOnWebsite = false;
-        else if (!isConditionFailure(codes[1]) && !isRetryableCancellation(codes)) throw error;
-        if (attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+        if (isConditionFailure(codes[2])) {
+          countOnWebsite = false;
+          return 'retry';
+        }
+        // Another article of the account took this place in the list first: read it again.
+        if (isConditionFailure(codes[1])) return 'retry';
+        return undefined;
+      },
+    );
   }
 
   async failGeneration(article: Article, reason: string, failedAt: string): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.get(article.accountId, article.articleUuid);
-      if (current?.state !== 'queued') return false;
-      const refund = current.creditsCharged;
-      const transactItems: TransactItem[] = [
-        {
-          Update: {
-            TableName: this.tables.articles,
-            Key: articleKeys.article(article.accountId, article.articleUuid),
-            UpdateExpression:
-              'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt',
-            ConditionExpression: '#state = :queued AND creditsCharged = :refund',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: {
-              ':error': 'error',
-              ':zero': 0,
-              ':reason': reason.slice(0, 500),
-              ':failedAt': failedAt,
-              ':queued': 'queued',
-              ':refund': refund,
+    return transactWithRetry<boolean>(
+      this.client,
+      async () => {
+        const current = await this.get(article.accountId, article.articleUuid);
+        if (current?.state !== 'queued') return { result: false };
+        const refund = current.creditsCharged;
+        const transactItems: TransactItem[] = [
+          {
+            Update: {
+              TableName: this.tables.articles,
+              Key: articleKeys.article(article.accountId, article.articleUuid),
+              UpdateExpression:
+                'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt',
+              ConditionExpression: '#state = :queued AND creditsCharged = :refund',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: {
+                ':error': 'error',
+                ':zero': 0,
+                ':reason': reason.slice(0, 500),
+                ':failedAt': failedAt,
+                ':queued': 'queued',
+                ':refund': refund,
+              },
             },
           },
-        },
-      ];
-      if (refund > 0) {
-        transactItems.push({
-          Update: {
-            TableName: this.tables.accounts,
-            Key: { accountId: article.accountId },
-            UpdateExpression: 'ADD credits :refund',
-            ExpressionAttributeValues: { ':refund': refund },
-          },
-        });
-      }
-      try {
-        await this.client.send(new TransactWriteCommand({ TransactItems: transactItems }));
-        return true;
-      } catch (error) {
-        const codes = cancellationCodes(error);
-        if (!codes) throw error;
-        if (isConditionFailure(codes[0])) return false;
-        if (!isRetryableCancellation(codes) || attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+        ];
+        if (refund > 0) {
+          transactItems.push({
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { accountId: article.accountId },
+              UpdateExpression: 'ADD credits :refund',
+              ExpressionAttributeValues: { ':refund': refund },
+            },
+          });
+        }
+        return { TransactItems: transactItems };
+      },
+      true,
+      // Not queued any more (failed or completed by another delivery): nothing to refund.
+      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+    );
   }
 
   async postponeStuckCheck(article: Article, nextCheckAt: string): Promise<void> {

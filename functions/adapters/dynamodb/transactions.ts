@@ -1,4 +1,9 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 /** Condition results of a cancelled transaction, in the order of its items. */
 export type CancellationCodes = (string | undefined)[];
@@ -23,4 +28,37 @@ export const MAX_TRANSACTION_ATTEMPTS = 12;
 export function backoff(attempt: number): Promise<void> {
   const ceiling = Math.min(500, 10 * 2 ** attempt);
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+/** What to do about a cancelled transaction: stop with a result, or try again. */
+export type CancellationVerdict<T> = { result: T } | 'retry';
+
+/**
+ * Runs the transaction `build(attempt)` gives until it commits (then returns `committed`).
+ * A cancellation goes to `decide`: a result ends it, 'retry' tries again after a backoff, and
+ * undefined retries only write conflicts and throttling, rethrowing anything else. `build` may
+ * answer with a result instead, when what it re-read means there is nothing left to write.
+ */
+export async function transactWithRetry<T>(
+  client: DynamoDBDocumentClient,
+  build: (attempt: number) => Promise<TransactWriteCommandInput | { result: T }>,
+  committed: T,
+  decide: (codes: CancellationCodes) => CancellationVerdict<T> | undefined,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const input = await build(attempt);
+    if ('result' in input) return input.result;
+    try {
+      await client.send(new TransactWriteCommand(input));
+      return committed;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      const verdict = decide(codes);
+      if (verdict !== undefined && verdict !== 'retry') return verdict.result;
+      if (verdict === undefined && !isRetryableCancellation(codes)) throw error;
+      if (attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
+      await backoff(attempt);
+    }
+  }
 }
