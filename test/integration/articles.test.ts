@@ -118,6 +118,7 @@ describe('create, queue, generate, list, show', () => {
       start_generation_at: expect.stringMatching(WIRE_TIME),
       website: null,
       category: null,
+      publication: null,
     });
     expect(json(await show(accountId, created.article_uuid)).status).toBe('in_progress');
 
@@ -144,6 +145,7 @@ describe('create, queue, generate, list, show', () => {
       published_at: null,
       website: null,
       category: null,
+      publication: null,
     });
     const content: string = article.data.content;
     expect(content.match(/<h2>/g)).toHaveLength(3);
@@ -401,9 +403,9 @@ describe('credits and the daily limit', () => {
       sqs.middlewareStack.remove('failOneSend');
     }
     expect(failedSends).toBe(1);
-    // The reservation stands and the same run's stuck-article step sends the message.
+    // The reservation stands and the same run's generation step sends the message.
     expect(swept.reservations).toEqual({ reserved: 1, not_enough_credits: 0, daily_limit_reached: 0 });
-    expect(swept.stuck).toEqual({ requeued: 1, failed: 0 });
+    expect(swept.generations).toEqual({ resent: 1, failed: 0, leased: 0 });
     expect(await generateAll()).toBe(1);
     expect(json(await show(accountId, created.article_uuid)).status).toBe('generated');
     expect(await credits(accountId)).toBe(0);

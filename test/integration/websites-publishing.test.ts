@@ -15,7 +15,8 @@ import { handler as listCategoriesHandler } from '../../functions/api/list-categ
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
 import { createAccount } from '../../functions/core/accounts';
-import { postFor, publishArticle, retryDelayMs } from '../../functions/core/publishing/publish-article';
+import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
+import { publishRetryDelayMs } from '../../functions/core/articles/lifecycle-policy';
 import {
   checkWebsite,
   checkWebsites,
@@ -264,10 +265,10 @@ describe('when publishing fails', () => {
 
     // Not due yet; then due but the site is still down: backoff grows.
     expect(await sweepPublicationsAfter(0)).toMatchObject({ published: 0, retry_scheduled: 0 });
-    expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
+    expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
       retry_scheduled: 1,
     });
-    expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
+    expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
       retry_scheduled: 0,
     });
 
@@ -338,16 +339,16 @@ describe('when publishing fails', () => {
 
       // The site goes down: flagged; back up but the plugin still fails: the flag clears.
       await site.stop();
-      expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
+      expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
         retry_scheduled: 1,
       });
       expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(1);
       await site.start();
-      expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
+      expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
         retry_scheduled: 0,
       });
       expect(
-        await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + retryDelayMs(2) / MINUTE + 0.3),
+        await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + publishRetryDelayMs(2) / MINUTE + 0.3),
       ).toMatchObject({
         retry_scheduled: 1,
       });
