@@ -105,8 +105,13 @@ export function createArticleDeps(): Omit<CreateArticleDeps, 'onEnqueueFailure'>
 
 export { systemClock };
 
-/** What retrying and cancelling an article needs. */
-export function articleActionDeps(): ArticleActionDeps {
+/** What cancelling an article needs. */
+export function cancelArticleDeps(): ReadArticlesDeps & { clock: Clock } {
+  return { ...readArticleDeps(), clock: systemClock };
+}
+
+/** What retrying an article needs. */
+export function retryArticleDeps(): ArticleActionDeps {
   return {
     ...readArticleDeps(),
     accounts: accountStore(),

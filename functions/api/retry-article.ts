@@ -1,8 +1,8 @@
-import { articleActionDeps } from '../adapters/dependencies';
+import { retryArticleDeps } from '../adapters/dependencies';
 import { retryArticle } from '../core/articles/article-actions';
 import { apiHandler } from './http/api-handler';
 import { accepted } from './http/responses';
 
 export const handler = apiHandler(async ({ accountId, pathParameters }) =>
-  accepted(await retryArticle(articleActionDeps(), accountId, pathParameters.article_uuid ?? '')),
+  accepted(await retryArticle(retryArticleDeps(), accountId, pathParameters.article_uuid ?? '')),
 );

@@ -68,7 +68,7 @@ export class DynamoPublicationRepository implements PublicationStore {
       values[':slug'] = post.slug;
     }
     return this.conditionalUpdate(ref, {
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishRetryAt`,
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt`,
       ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',
       ExpressionAttributeValues: values,
     });

@@ -48,7 +48,11 @@ export async function retryArticle(deps: ArticleActionDeps, accountId: string, a
  * Cancels an article whose generation has not started (waiting in the queue, or deferred for
  * credits or the daily limit) and refunds what it holds, exactly once. Any other state is a 409.
  */
-export async function cancelArticle(deps: ArticleActionDeps, accountId: string, articleUuid: string) {
+export async function cancelArticle(
+  deps: ReadArticlesDeps & { clock: Clock },
+  accountId: string,
+  articleUuid: string,
+) {
   const article = await findArticle(deps, accountId, articleUuid);
   if (!(await deps.articles.cancel(article, deps.clock().toISOString()))) {
     throw conflict((await deps.articles.get(accountId, article.articleUuid)) ?? article, 'cancelled');

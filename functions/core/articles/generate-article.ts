@@ -93,7 +93,8 @@ export async function generateQueuedArticle(
   } catch (error) {
     clearInterval(renewal);
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    if ((article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS) return failForGood(deps, article, reason);
+    if ((article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS)
+      return failForGood(deps, article, reason);
     return retryLater(deps, delivery, article, owner, reason);
   } finally {
     clearInterval(renewal);
