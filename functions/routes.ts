@@ -157,6 +157,20 @@ export const routes: RouteDefinition[] = [
       tables: { accounts: 'readWrite', articles: 'readWrite', websites: 'read', categories: 'read' },
     },
   },
+  {
+    name: 'ShowAccount',
+    methods: ['GET'],
+    path: '/v1/account',
+    entry: 'functions/api/show-account.ts',
+    access: { tables: { accounts: 'read', dailyUsage: 'read' } },
+  },
+  {
+    name: 'AccountUsage',
+    methods: ['GET'],
+    path: '/v1/account/usage',
+    entry: 'functions/api/account-usage.ts',
+    access: { tables: { usageDays: 'read' } },
+  },
 ];
 
 /** Maps a bearer token to its account; runs before every route. */
@@ -176,6 +190,7 @@ export const generationWorker: FunctionDefinition = {
       articles: 'readWrite',
       websites: 'readWrite',
       categories: 'read',
+      usageDays: 'readWrite',
     },
     consumesQueue: true,
     sitePasswordKey: 'decrypt',
