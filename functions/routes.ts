@@ -171,6 +171,17 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/account-usage.ts',
     access: { tables: { usageDays: 'read' } },
   },
+  {
+    name: 'RefreshCategories',
+    methods: ['POST'],
+    path: '/v1/websites/{website_uuid}/categories/refresh',
+    entry: 'functions/api/refresh-categories.ts',
+    access: {
+      tables: { websites: 'readWrite', categories: 'readWrite' },
+      sitePasswordKey: 'decrypt',
+      callsCustomerSites: true,
+    },
+  },
 ];
 
 /** Maps a bearer token to its account; runs before every route. */

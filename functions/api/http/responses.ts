@@ -9,6 +9,7 @@ import {
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
+  SiteCallError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -49,6 +50,8 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
   if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };
+  if (error instanceof SiteCallError)
+    return { statusCode: error.kind === 'login_refused' ? 409 : 502, body: { message: error.message } };
   if (error instanceof UnauthenticatedError) return { statusCode: 401, body: errorBodies.unauthenticated };
   if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
   if (error instanceof UnsupportedMediaTypeError)
