@@ -17,8 +17,12 @@ export interface FunctionAccess {
   sitePasswordKey?: 'encrypt' | 'decrypt' | 'encryptDecrypt';
   /** Reads the language-model API key secret. */
   readsModelSecret?: boolean;
-  /** Calls customer WordPress sites (gets a longer timeout). */
+  /** Calls customer WordPress sites or webhook receivers (gets a longer timeout). */
   callsCustomerSites?: boolean;
+  /** Sends messages to the webhook queue (records webhook events). */
+  sendsToWebhookQueue?: boolean;
+  /** Consumes the webhook queue. */
+  consumesWebhookQueue?: boolean;
 }
 
 export interface FunctionDefinition {
@@ -36,6 +40,8 @@ export interface RouteDefinition extends FunctionDefinition {
 }
 
 const readAccount: Partial<Record<TableName, TableAccess>> = { accounts: 'read' };
+/** Tables a function needs to record webhook events (the outbox, and the records events carry). */
+const recordsEvents: Partial<Record<TableName, TableAccess>> = { webhooks: 'readWrite' };
 
 export const routes: RouteDefinition[] = [
   {
@@ -76,9 +82,10 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/update',
     entry: 'functions/api/update-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite', articles: 'readWrite' },
+      tables: { websites: 'readWrite', categories: 'readWrite', articles: 'readWrite', ...recordsEvents },
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
+      sendsToWebhookQueue: true,
     },
   },
   {
@@ -177,10 +184,46 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/categories/refresh',
     entry: 'functions/api/refresh-categories.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite' },
+      tables: { websites: 'readWrite', categories: 'readWrite', ...recordsEvents },
       sitePasswordKey: 'decrypt',
       callsCustomerSites: true,
+      sendsToWebhookQueue: true,
     },
+  },
+  {
+    name: 'CreateWebhook',
+    methods: ['POST'],
+    path: '/v1/webhooks/create',
+    entry: 'functions/api/create-webhook.ts',
+    access: { tables: { webhooks: 'readWrite' }, sitePasswordKey: 'encrypt' },
+  },
+  {
+    name: 'ListWebhooks',
+    methods: ['GET'],
+    path: '/v1/webhooks/list',
+    entry: 'functions/api/list-webhooks.ts',
+    access: { tables: { webhooks: 'read' } },
+  },
+  {
+    name: 'ShowWebhook',
+    methods: ['GET'],
+    path: '/v1/webhooks/{webhook_uuid}/show',
+    entry: 'functions/api/show-webhook.ts',
+    access: { tables: { webhooks: 'read' } },
+  },
+  {
+    name: 'DeleteWebhook',
+    methods: ['PUT'],
+    path: '/v1/webhooks/{webhook_uuid}/delete',
+    entry: 'functions/api/delete-webhook.ts',
+    access: { tables: { webhooks: 'readWrite' } },
+  },
+  {
+    name: 'ListWebhookDeliveries',
+    methods: ['GET'],
+    path: '/v1/webhooks/{webhook_uuid}/deliveries',
+    entry: 'functions/api/list-webhook-deliveries.ts',
+    access: { tables: { webhooks: 'read' } },
   },
 ];
 
@@ -202,8 +245,10 @@ export const generationWorker: FunctionDefinition = {
       websites: 'readWrite',
       categories: 'read',
       usageDays: 'readWrite',
+      ...recordsEvents,
     },
     consumesQueue: true,
+    sendsToWebhookQueue: true,
     sitePasswordKey: 'decrypt',
     readsModelSecret: true,
     callsCustomerSites: true,
@@ -221,8 +266,23 @@ export const sweeper: FunctionDefinition = {
       articles: 'readWrite',
       websites: 'readWrite',
       categories: 'readWrite',
+      ...recordsEvents,
     },
     sendsToQueue: true,
+    sendsToWebhookQueue: true,
+    sitePasswordKey: 'decrypt',
+    callsCustomerSites: true,
+  },
+};
+
+/** Consumes the webhook queue: fans events out to endpoints and makes the signed attempts. */
+export const webhookDispatcher: FunctionDefinition = {
+  name: 'WebhookDispatcher',
+  entry: 'functions/worker/webhook-dispatcher.ts',
+  access: {
+    tables: { webhooks: 'readWrite' },
+    consumesWebhookQueue: true,
+    sendsToWebhookQueue: true,
     sitePasswordKey: 'decrypt',
     callsCustomerSites: true,
   },

@@ -5,12 +5,13 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { runtimeSettings } from '../functions/shared/runtime-settings';
+import { runtimeSettings, webhookSettings } from '../functions/shared/runtime-settings';
 import { DataTables, tableEntries } from './constructs/data-tables';
 import { GenerationQueue } from './constructs/generation-queue';
 import { InkpressApi } from './constructs/inkpress-api';
 import { OperationalAlarms } from './constructs/operational-alarms';
 import { ServiceFunctions } from './constructs/service-functions';
+import { WebhookQueue } from './constructs/webhook-queue';
 import { acknowledgeNagFindings } from './nag-suppressions';
 
 /**
@@ -50,6 +51,7 @@ export class InkpressStack extends Stack {
 
     const data = new DataTables(this, 'Tables');
     const generation = new GenerationQueue(this, 'Generation');
+    const webhooks = new WebhookQueue(this, 'Webhooks');
 
     const sitePasswordKey = new kms.Key(this, 'SitePasswordKey', {
       description: 'Inkpress: encrypts the WordPress passwords of registered websites',
@@ -66,6 +68,7 @@ export class InkpressStack extends Stack {
     const functions = new ServiceFunctions(this, 'Functions', {
       tables: data,
       generationQueue: generation.queue,
+      webhookQueue: webhooks.queue,
       sitePasswordKey,
       modelSecret,
       modelSettings: modelSettingsFromContext(this),
@@ -75,6 +78,13 @@ export class InkpressStack extends Stack {
       new SqsEventSource(generation.queue, {
         batchSize: runtimeSettings.workerBatchSize,
         maxConcurrency: runtimeSettings.workerMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    functions.webhookDispatcher.addEventSource(
+      new SqsEventSource(webhooks.queue, {
+        batchSize: webhookSettings.batchSize,
         reportBatchItemFailures: true,
       }),
     );
@@ -102,6 +112,8 @@ export class InkpressStack extends Stack {
     new CfnOutput(this, 'SitePasswordKeyId', { value: sitePasswordKey.keyId });
     new CfnOutput(this, 'GenerationQueueUrl', { value: generation.queue.queueUrl });
     new CfnOutput(this, 'GenerationDeadLetterQueueUrl', { value: generation.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Subscribe to this topic to receive the alarms',
       value: alarms.topic.topicArn,

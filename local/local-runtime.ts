@@ -1,7 +1,7 @@
 /**
  * The local runtime behind `npm start`: DynamoDB Local and moto_server as child processes with
  * their data in the data folder, the resources provisioned idempotently, the functions'
- * environment set in this process, and the API, the queue poller and the sweeper schedule
+ * environment set in this process, and the API, the queue pollers (generation, webhooks) and the sweeper schedule
  * running the same handlers as the deployed stack.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { accountStore, tokenStore } from '../functions/adapters/dependencies';
 import { authenticate, createAccount } from '../functions/core/accounts';
 import { UnauthenticatedError } from '../functions/core/errors';
-import { routes } from '../functions/routes';
-import { runtimeSettings } from '../functions/shared/runtime-settings';
+import { routes, webhookDispatcher } from '../functions/routes';
+import { runtimeSettings, webhookSettings } from '../functions/shared/runtime-settings';
 import { createApiServer } from './api-server';
 import { lockWhenFree, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './data-lock';
 import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
@@ -178,6 +178,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       waitTimeSeconds: options.pollWaitSeconds ?? localDefaults.pollWaitSeconds,
     });
     cleanups.push(() => poller.stop());
+    const webhookPoller = startQueuePoller({
+      sqs: clients.sqs,
+      queueUrl: resources.webhookQueueUrl,
+      loader,
+      log,
+      entry: webhookDispatcher.entry,
+      batchSize: webhookSettings.batchSize,
+      waitTimeSeconds: options.pollWaitSeconds ?? localDefaults.pollWaitSeconds,
+    });
+    cleanups.push(() => webhookPoller.stop());
     const scheduler = startScheduler({
       loader,
       log,

@@ -1,6 +1,7 @@
 /**
  * Creates what the functions need in the local emulators, idempotently: the tables (from the
- * shared table definitions), the generation queue with its dead-letter queue, and the KMS key.
+ * shared table definitions), the generation and webhook queues with their dead-letter queues,
+ * and the KMS key.
  */
 import {
   type AttributeDefinition,
@@ -27,7 +28,11 @@ import {
   tableDefinitions,
 } from '../functions/adapters/dynamodb/table-definitions';
 import { QUEUE_RETENTION_SECONDS } from '../functions/core/articles/lifecycle-policy';
-import { runtimeSettings, visibilityTimeoutSeconds } from '../functions/shared/runtime-settings';
+import {
+  runtimeSettings,
+  visibilityTimeoutSeconds,
+  webhookSettings,
+} from '../functions/shared/runtime-settings';
 
 export interface ProvisionedResources {
   /** Environment variables that point the functions at the provisioned resources. */
@@ -35,6 +40,7 @@ export interface ProvisionedResources {
   tableNames: Record<TableName, string>;
   queueUrl: string;
   deadLetterQueueUrl: string;
+  webhookQueueUrl: string;
   keyId: string;
 }
 
@@ -58,10 +64,23 @@ export async function provision(
   });
   env.GENERATION_QUEUE_URL = queueUrl;
 
+  const webhookDeadLetterUrl = await ensureQueue(clients.sqs, `${options.prefix}-webhooks-dlq`, {});
+  const webhookDeadLetter = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: webhookDeadLetterUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const webhookQueueUrl = await ensureQueue(clients.sqs, `${options.prefix}-webhooks`, {
+    VisibilityTimeout: String(webhookSettings.visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: webhookDeadLetter.Attributes?.QueueArn,
+      maxReceiveCount: webhookSettings.maxReceiveCount,
+    }),
+  });
+  env.WEBHOOK_QUEUE_URL = webhookQueueUrl;
+
   const keyId = await ensureKey(clients.kms, `alias/${options.prefix}-site-passwords`);
   env.SITE_PASSWORD_KEY_ID = keyId;
 
-  return { env, tableNames, queueUrl, deadLetterQueueUrl, keyId };
+  return { env, tableNames, queueUrl, deadLetterQueueUrl, webhookQueueUrl, keyId };
 }
 
 /** Creates the tables that are missing; returns their names and the variables that carry them. */

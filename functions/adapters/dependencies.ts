@@ -12,15 +12,19 @@ import type {
   GenerationQueue,
   WebsiteLookup,
 } from '../core/articles/ports';
-import type { ReadArticlesDeps } from '../core/articles/read-articles';
+import { type ReadArticlesDeps, showArticle } from '../core/articles/read-articles';
 import type { SweepArticlesDeps } from '../core/articles/sweep-articles';
 import type { PublicationStore } from '../core/publishing/ports';
 import type { PublishDeps } from '../core/publishing/publish-article';
 import type { UsageDeps } from '../core/usage';
+import { type AttemptDeps, emitEvent, type WebhookDeliveryDeps } from '../core/webhooks/deliver-webhooks';
+import type { ManageWebhooksDeps } from '../core/webhooks/manage-webhooks';
+import type { WebhookEvents, WebhookStore } from '../core/webhooks/ports';
 import type { CmsClient } from '../core/websites/cms-client';
 import type { WebsiteDeps } from '../core/websites/create-website';
 import type { PasswordCipher } from '../core/websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
+import { showWebsite } from '../core/websites/read-websites';
 import { dynamoDocumentClient, kmsClient, sqsClient } from '../shared/aws-clients';
 import { envFlag, requireEnv } from '../shared/env';
 import { logger } from '../shared/logger';
@@ -31,9 +35,23 @@ import { DynamoCategoryRepository } from './dynamodb/category-repository';
 import { DynamoPublicationRepository } from './dynamodb/publication-repository';
 import { tableNameOf } from './dynamodb/table-names';
 import { DynamoUsageRepository } from './dynamodb/usage-repository';
+import { DynamoWebhookRepository } from './dynamodb/webhook-repository';
 import { DynamoWebsiteRepository } from './dynamodb/website-repository';
 import { KmsPasswordCipher } from './kms/site-password-cipher';
+import { KmsWebhookSecretCipher } from './kms/webhook-secret-cipher';
 import { SqsGenerationQueue } from './sqs/sqs-generation-queue';
+import { SqsWebhookQueue } from './sqs/sqs-webhook-queue';
+import {
+  type EventReaders,
+  withArticleEvents,
+  withHealthEvents,
+  withPublicationEvents,
+} from './webhooks/event-hooks';
+import {
+  ReceiverUrlGuard,
+  SignedWebhookSender,
+  webhookOutboundPolicy,
+} from './webhooks/signed-webhook-sender';
 import { systemResolver } from './wordpress/ssrf-guard';
 import { DEFAULT_SITE_LIMITS, WordPressClient } from './wordpress/wordpress-client';
 
@@ -127,7 +145,12 @@ export function retryArticleDeps(): ArticleActionDeps {
 }
 
 export function sweepDeps(): SweepArticlesDeps {
-  return { articles: articleStore(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };
+  return {
+    articles: articlesWithEvents(),
+    accounts: accountStore(),
+    queue: generationQueue(),
+    clock: systemClock,
+  };
 }
 
 export const passwordCipher = once<PasswordCipher>(
@@ -163,8 +186,8 @@ export const publicationStore = once<PublicationStore>(
 export function publishDeps(): PublishDeps {
   return {
     articles: articleStore(),
-    publications: publicationStore(),
-    websites: websiteStore(),
+    publications: withPublicationEvents(publicationStore(), webhookEvents(), eventReaders),
+    websites: websitesWithEvents(),
     categories: categoryStore(),
     cipher: passwordCipher(),
     cms: cmsClient(),
@@ -199,3 +222,66 @@ export const usageStore = once(
 export function accountDeps(): UsageDeps {
   return { accounts: accountStore(), usage: usageStore(), clock: systemClock };
 }
+
+export const webhookStore = once<WebhookStore>(
+  () => new DynamoWebhookRepository(dynamoDocumentClient(), tableNameOf('webhooks')),
+);
+
+const webhookQueue = once(() => new SqsWebhookQueue(sqsClient(), requireEnv('WEBHOOK_QUEUE_URL')));
+
+const webhookSecretCipher = once(
+  () => new KmsWebhookSecretCipher(kmsClient(), requireEnv('SITE_PASSWORD_KEY_ID')),
+);
+
+/** Outbound policy of webhook receivers: the SSRF guard, off only in local mode. */
+const receiverPolicy = () => ({
+  allowPrivate: envFlag('INKPRESS_ALLOW_PRIVATE_URLS', false),
+  resolve: systemResolver,
+});
+
+/** Creating, listing and deleting webhooks. */
+export function manageWebhookDeps(): ManageWebhooksDeps {
+  return {
+    webhooks: webhookStore(),
+    cipher: webhookSecretCipher(),
+    urls: new ReceiverUrlGuard(receiverPolicy()),
+    clock: systemClock,
+  };
+}
+
+/** Fan-out and the sweeper's re-sends. */
+export function webhookDeliveryDeps(): WebhookDeliveryDeps {
+  return { webhooks: webhookStore(), queue: webhookQueue(), clock: systemClock };
+}
+
+/** One delivery attempt: signed POST through the SSRF guard. */
+export function webhookAttemptDeps(): AttemptDeps {
+  return {
+    ...webhookDeliveryDeps(),
+    cipher: webhookSecretCipher(),
+    sender: new SignedWebhookSender(webhookOutboundPolicy(receiverPolicy())),
+  };
+}
+
+/** Records events for the worker, the sweeper and the website routes (created on first event). */
+export const webhookEvents = once<WebhookEvents>(() => ({
+  emit: async (accountId, type, data) => {
+    await emitEvent(webhookDeliveryDeps(), accountId, type, data);
+  },
+}));
+
+/** The records events carry: what `show` returns. */
+const eventReaders: EventReaders = {
+  article: (accountId, articleUuid) => showArticle(readArticleDeps(), accountId, articleUuid),
+  website: (accountId, websiteUuid) => showWebsite({ websites: websiteStore() }, accountId, websiteUuid),
+};
+
+/** The article store of the worker and the sweeper: generated and failed articles record events. */
+export const articlesWithEvents = once<ArticleStore>(() =>
+  withArticleEvents(articleStore(), webhookEvents(), eventReaders),
+);
+
+/** The website store of every caller that changes a website's flags: health changes record events. */
+export const websitesWithEvents = once<WebsiteStore & WebsiteLookup>(
+  () => withHealthEvents(websiteStore(), webhookEvents(), eventReaders) as WebsiteStore & WebsiteLookup,
+);

@@ -6,7 +6,7 @@ import type { ArticleModelProvider } from '../core/articles/article-model';
 import type { GenerateArticleDeps } from '../core/articles/generate-article';
 import { secretsManagerClient } from '../shared/aws-clients';
 import { envFlag, optionalEnv } from '../shared/env';
-import { articleStore, systemClock } from './dependencies';
+import { articlesWithEvents, systemClock } from './dependencies';
 import { OfflineModelProvider } from './model/offline-article-model';
 import { OpenAiModelProvider } from './model/openai-article-model';
 import { readSecretApiKey } from './secrets/secret-api-key';
@@ -55,5 +55,5 @@ export function modelProvider(): ArticleModelProvider {
 }
 
 export function generationDeps(): GenerateArticleDeps {
-  return { articles: articleStore(), models: modelProvider(), clock: systemClock };
+  return { articles: articlesWithEvents(), models: modelProvider(), clock: systemClock };
 }

@@ -21,3 +21,13 @@ export const runtimeSettings = {
 } as const;
 
 export const visibilityTimeoutSeconds = runtimeSettings.workerTimeoutSeconds * 6;
+
+/** The webhook dispatcher and its queue (stack and local runtime alike). */
+export const webhookSettings = {
+  /** Records per invocation, attempted in parallel (each attempt waits at most 10 s). */
+  batchSize: 10,
+  timeoutSeconds: 60,
+  visibilityTimeoutSeconds: 360,
+  /** Deliveries of one message before it goes to the dead-letter queue (storage errors only: a failed attempt is not one). */
+  maxReceiveCount: 5,
+} as const;

@@ -1,7 +1,8 @@
 /** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
-import { publishDeps, sweepDeps } from '../adapters/dependencies';
+import { publishDeps, sweepDeps, webhookDeliveryDeps } from '../adapters/dependencies';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
+import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
 import { logger } from '../shared/logger';
 
 type StepResult = unknown;
@@ -16,6 +17,7 @@ export async function handler(): Promise<Record<string, StepResult>> {
     generations: () => recoverStalledGenerations(sweepDeps()),
     publications: () => retryDuePublications(publishDeps()),
     websites: () => checkWebsites(publishDeps()),
+    webhooks: () => resendDueWebhooks(webhookDeliveryDeps()),
   };
   const results: Record<string, StepResult> = {};
   const failed: string[] = [];

@@ -12,14 +12,16 @@ import {
   type RouteDefinition,
   routes,
   sweeper,
+  webhookDispatcher,
 } from '../../functions/routes';
-import { runtimeSettings } from '../../functions/shared/runtime-settings';
+import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime-settings';
 import type { DataTables } from './data-tables';
 import { InkpressFunction } from './inkpress-function';
 
 export interface ServiceFunctionsProps {
   tables: DataTables;
   generationQueue: sqs.IQueue;
+  webhookQueue: sqs.IQueue;
   sitePasswordKey: kms.IKey;
   modelSecret: secretsmanager.ISecret;
   /** Environment for the language model (see `modelSettingsFromContext`). */
@@ -42,6 +44,7 @@ export class ServiceFunctions extends Construct {
   readonly authorizer: InkpressFunction;
   readonly worker: InkpressFunction;
   readonly sweeper: InkpressFunction;
+  readonly webhookDispatcher: InkpressFunction;
   readonly all: readonly InkpressFunction[];
 
   constructor(
@@ -58,7 +61,18 @@ export class ServiceFunctions extends Construct {
     this.authorizer = this.create(authorizer, Duration.seconds(10), 512);
     this.worker = this.create(generationWorker, Duration.seconds(runtimeSettings.workerTimeoutSeconds), 1024);
     this.sweeper = this.create(sweeper, Duration.minutes(2), 512);
-    this.all = [...routeFunctions.values(), this.authorizer, this.worker, this.sweeper];
+    this.webhookDispatcher = this.create(
+      webhookDispatcher,
+      Duration.seconds(webhookSettings.timeoutSeconds),
+      512,
+    );
+    this.all = [
+      ...routeFunctions.values(),
+      this.authorizer,
+      this.worker,
+      this.sweeper,
+      this.webhookDispatcher,
+    ];
   }
 
   /** The function serving `route`. */
@@ -69,11 +83,12 @@ export class ServiceFunctions extends Construct {
   }
 
   private create(definition: FunctionDefinition, timeout: Duration, memorySize: number): InkpressFunction {
-    const { tables, generationQueue, sitePasswordKey, modelSecret, modelSettings } = this.props;
+    const { tables, generationQueue, webhookQueue, sitePasswordKey, modelSecret, modelSettings } = this.props;
     const { access } = definition;
     const environment = functionEnvironment(access, {
       tableName: (name) => tables.tables[name].tableName,
       queueUrl: generationQueue.queueUrl,
+      webhookQueueUrl: webhookQueue.queueUrl,
       sitePasswordKeyId: sitePasswordKey.keyId,
       modelSecretArn: modelSecret.secretArn,
       ...(modelSettings ? { modelSettings } : {}),
@@ -85,6 +100,7 @@ export class ServiceFunctions extends Construct {
       if (tableAccess) tables.grant(fn, name as TableName, tableAccess);
     }
     if (access.sendsToQueue) generationQueue.grantSendMessages(fn);
+    if (access.sendsToWebhookQueue) webhookQueue.grantSendMessages(fn);
     if (access.sitePasswordKey) sitePasswordKey.grant(fn, ...KEY_ACTIONS[access.sitePasswordKey]);
     if (access.readsModelSecret) modelSecret.grantRead(fn);
     return fn;
@@ -94,6 +110,7 @@ export class ServiceFunctions extends Construct {
 export interface EnvironmentSources {
   tableName(name: TableName): string;
   queueUrl: string;
+  webhookQueueUrl: string;
   sitePasswordKeyId: string;
   modelSecretArn: string;
   /** Language-model settings for the functions that use the model (OPENAI_BASE_URL, OPENAI_MODEL_*). */
@@ -113,6 +130,8 @@ export function functionEnvironment(
     environment[tableDefinitions[name].envVar] = sources.tableName(name);
   }
   if (access.sendsToQueue || access.consumesQueue) environment.GENERATION_QUEUE_URL = sources.queueUrl;
+  if (access.sendsToWebhookQueue || access.consumesWebhookQueue)
+    environment.WEBHOOK_QUEUE_URL = sources.webhookQueueUrl;
   if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
   if (access.readsModelSecret) {
     environment.OPENAI_SECRET_ARN = sources.modelSecretArn;

@@ -11,6 +11,7 @@ import {
   generationWorker,
   routes,
   sweeper,
+  webhookDispatcher,
 } from '../../functions/routes';
 import { ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
 
@@ -42,13 +43,14 @@ async function bundledPackages(definition: FunctionDefinition): Promise<Set<stri
 }
 
 describe('function bundles', () => {
-  it.each([...routes, authorizer, sweeper].map((definition) => [definition.name, definition] as const))(
-    '%s bundles without the openai client',
-    async (_name, definition) => {
-      const packages = await bundledPackages(definition);
-      expect(packages.has('openai')).toBe(false);
-    },
-  );
+  it.each(
+    [...routes, authorizer, sweeper, webhookDispatcher].map(
+      (definition) => [definition.name, definition] as const,
+    ),
+  )('%s bundles without the openai client', async (_name, definition) => {
+    const packages = await bundledPackages(definition);
+    expect(packages.has('openai')).toBe(false);
+  });
 
   it('the generation worker bundles the openai client', async () => {
     const packages = await bundledPackages(generationWorker);

@@ -12,6 +12,7 @@ import {
   generationWorker,
   routes,
   sweeper,
+  webhookDispatcher,
 } from '../../functions/routes';
 import { BASE_ENVIRONMENT, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { functionEnvironment } from '../../lib/constructs/service-functions';
@@ -38,7 +39,9 @@ function sampleEvent(definition: FunctionDefinition): unknown {
         ? 'worker/sqs-generation.json'
         : definition === sweeper
           ? 'sweeper/scheduled.json'
-          : `api/${path.basename(definition.entry, '.ts')}.json`;
+          : definition === webhookDispatcher
+            ? 'worker/sqs-webhook.json'
+            : `api/${path.basename(definition.entry, '.ts')}.json`;
   const event = JSON.parse(readFileSync(path.join(repositoryRoot, 'events', relative), 'utf8')) as Record<
     string,
     unknown
@@ -63,7 +66,7 @@ afterEach(() => {
 
 describe('function environment', () => {
   it.each(
-    [...routes, authorizer, generationWorker, sweeper].map(
+    [...routes, authorizer, generationWorker, sweeper, webhookDispatcher].map(
       (definition) => [definition.name, definition] as const,
     ),
   )('%s needs no variable beyond what the stack sets', async (_name, definition) => {
@@ -74,6 +77,7 @@ describe('function environment', () => {
       ...functionEnvironment(definition.access, {
         tableName: (name) => `placeholder-${name}`,
         queueUrl: `${CLOSED_ENDPOINT}/000000000000/generation`,
+        webhookQueueUrl: `${CLOSED_ENDPOINT}/000000000000/webhooks`,
         sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
         modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:placeholder',
       }),

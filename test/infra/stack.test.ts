@@ -19,6 +19,7 @@ import {
   type RouteDefinition,
   routes,
   sweeper,
+  webhookDispatcher,
 } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { ANSWERED_METHODS, STAGE_NAME, THROTTLING } from '../../lib/constructs/inkpress-api';
@@ -47,7 +48,13 @@ const stack = new InkpressStack(app, 'Inkpress');
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, CfnResource>;
 
-const allDefinitions: FunctionDefinition[] = [...routes, authorizer, generationWorker, sweeper];
+const allDefinitions: FunctionDefinition[] = [
+  ...routes,
+  authorizer,
+  generationWorker,
+  sweeper,
+  webhookDispatcher,
+];
 
 function resource(logicalId: string): CfnResource {
   const found = resources[logicalId];
@@ -275,7 +282,7 @@ describe('API Gateway', () => {
 });
 
 describe('functions', () => {
-  it('creates one function per route plus authorizer, worker and sweeper', () => {
+  it('creates one function per route plus authorizer, worker, sweeper and webhook dispatcher', () => {
     expect(ofType('AWS::Lambda::Function')).toHaveLength(allDefinitions.length);
   });
 
@@ -304,6 +311,9 @@ describe('functions', () => {
           ...tableVars,
           ...(definition.access.sendsToQueue || definition.access.consumesQueue
             ? ['GENERATION_QUEUE_URL']
+            : []),
+          ...(definition.access.sendsToWebhookQueue || definition.access.consumesWebhookQueue
+            ? ['WEBHOOK_QUEUE_URL']
             : []),
           ...(definition.access.sitePasswordKey ? ['SITE_PASSWORD_KEY_ID'] : []),
           ...(definition.access.readsModelSecret ? ['OPENAI_SECRET_ARN'] : []),

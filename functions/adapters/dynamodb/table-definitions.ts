@@ -40,6 +40,11 @@ export const WEBSITE_INDEX = {
   byCreation: 'byCreation',
 } as const;
 
+export const WEBHOOK_INDEX = {
+  /** Sparse: events not yet fanned out and deliveries pending, due for the sweeper at `sweepAt`. */
+  sweep: 'sweep',
+} as const;
+
 export const tableDefinitions = {
   accounts: {
     id: 'Accounts',
@@ -105,6 +110,20 @@ export const tableDefinitions = {
         sortKey: { name: 'sweepAt', type: 'S' },
       },
     ],
+  },
+  webhooks: {
+    id: 'Webhooks',
+    envVar: 'WEBHOOKS_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'itemKey', type: 'S' },
+    globalIndexes: [
+      {
+        indexName: WEBHOOK_INDEX.sweep,
+        partitionKey: { name: 'sweepBucket', type: 'S' },
+        sortKey: { name: 'sweepAt', type: 'S' },
+      },
+    ],
+    timeToLiveAttribute: 'expiresAt',
   },
 } as const satisfies Record<string, TableDefinition>;
 

@@ -1,0 +1,40 @@
+/**
+ * Webhook signing secrets encrypted with the service's KMS key, with the EncryptionContext
+ * `{purpose, accountId, webhookUuid}`: a ciphertext decrypts only for its own endpoint, and
+ * never as a site password (whose context has no `purpose`) or the other way round.
+ */
+import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
+import type { SecretCipher } from '../../core/webhooks/ports';
+
+const PURPOSE = 'webhook-signing-secret';
+
+export class KmsWebhookSecretCipher implements SecretCipher {
+  constructor(
+    private readonly client: KMSClient,
+    private readonly keyId: string,
+  ) {}
+
+  async encrypt(secret: string, context: { accountId: string; webhookUuid: string }): Promise<string> {
+    const { CiphertextBlob } = await this.client.send(
+      new EncryptCommand({
+        KeyId: this.keyId,
+        Plaintext: Buffer.from(secret, 'utf8'),
+        EncryptionContext: { purpose: PURPOSE, ...context },
+      }),
+    );
+    if (!CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
+    return Buffer.from(CiphertextBlob).toString('base64');
+  }
+
+  async decrypt(ciphertext: string, context: { accountId: string; webhookUuid: string }): Promise<string> {
+    const { Plaintext } = await this.client.send(
+      new DecryptCommand({
+        KeyId: this.keyId,
+        CiphertextBlob: Buffer.from(ciphertext, 'base64'),
+        EncryptionContext: { purpose: PURPOSE, ...context },
+      }),
+    );
+    if (!Plaintext) throw new Error('KMS Decrypt returned no plaintext');
+    return Buffer.from(Plaintext).toString('utf8');
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Sends one webhook attempt: signed with the Standard Webhooks reference library
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`), POSTed through the SSRF guard of
+ * outbound calls (every address checked after DNS, the connection pinned to it), 10 s to answer,
+ * redirects not followed.
+ */
+import { Webhook } from 'standardwebhooks';
+import type { ReceiverUrlPolicy, SendResult, WebhookSender } from '../../core/webhooks/ports';
+import { DELIVERY_TIMEOUT_MS } from '../../core/webhooks/webhook';
+import { guardedRequest, OutboundError, type OutboundPolicy } from '../wordpress/guarded-http';
+import { BlockedDestinationError, checkDestination, type Resolver } from '../wordpress/ssrf-guard';
+
+export const USER_AGENT = 'Inkpress-Webhooks/1.0';
+
+export function webhookOutboundPolicy(options: { allowPrivate: boolean; resolve: Resolver }): OutboundPolicy {
+  return {
+    ...options,
+    connectTimeoutMs: 5_000,
+    totalTimeoutMs: DELIVERY_TIMEOUT_MS,
+    maxResponseBytes: 256 * 1024,
+    maxRedirects: 0,
+  };
+}
+
+export class SignedWebhookSender implements WebhookSender {
+  constructor(private readonly policy: OutboundPolicy) {}
+
+  async send(request: {
+    url: string;
+    secret: string;
+    webhookId: string;
+    timestamp: Date;
+    payload: string;
+  }): Promise<SendResult> {
+    const signature = new Webhook(request.secret).sign(request.webhookId, request.timestamp, request.payload);
+    try {
+      const response = await guardedRequest(
+        {
+          method: 'POST',
+          url: request.url,
+          headers: {
+            'Content-Type': 'application/json',
+            'User-Agent': USER_AGENT,
+            'webhook-id': request.webhookId,
+            'webhook-timestamp': String(Math.floor(request.timestamp.getTime() / 1000)),
+            'webhook-signature': signature,
+          },
+          body: request.payload,
+        },
+        this.policy,
+      );
+      return { kind: 'answered', statusCode: response.status };
+    } catch (error) {
+      if (error instanceof OutboundError) {
+        return {
+          kind: 'failed',
+          error:
+            error.failure === 'redirects'
+              ? 'The receiver answered with a redirect, which is not followed.'
+              : error.message,
+        };
+      }
+      throw error;
+    }
+  }
+}
+
+/** Receiver URLs: https when deployed, and (unless private addresses are allowed) a public address. */
+export class ReceiverUrlGuard implements ReceiverUrlPolicy {
+  constructor(private readonly options: { allowPrivate: boolean; resolve: Resolver }) {}
+
+  async check(url: URL): Promise<'ok' | 'blocked' | 'unresolvable' | 'https_required'> {
+    if (!this.options.allowPrivate && url.protocol !== 'https:') return 'https_required';
+    try {
+      await checkDestination(url, this.options);
+      return 'ok';
+    } catch (error) {
+      if (error instanceof BlockedDestinationError)
+        return /has no address/.test(error.message) ? 'unresolvable' : 'blocked';
+      return 'unresolvable';
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Webhook endpoints, the events they receive, and the delivery policy of the Standard Webhooks
+ * specification (https://www.standardwebhooks.com): one `webhook-id` per event, kept across
+ * retries, which follow its schedule.
+ */
+import { toWireTime } from '../wire';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'article.generated',
+  'article.failed',
+  'article.published',
+  'article.publish_failed',
+  'website.unhealthy',
+  'website.recovered',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What each event means (the OpenAPI document and the README say the same). */
+export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
+  'article.generated': 'An article was generated. `data` is the article record, as `show` returns it.',
+  'article.failed':
+    'Generation failed after every attempt; the credits were refunded. `data` is the article record (status `error`).',
+  'article.published':
+    'The article is on its website (live, scheduled or as a draft). `data` is the article record with `cms_id`, `cms_permalink` and `publication`.',
+  'article.publish_failed':
+    'Publication was given up (`publication.state` `failed`, with `last_error`); `retry` tries again. `data` is the article record.',
+  'website.unhealthy':
+    'A call to the website failed: its login was refused or it could not be reached. `data` is the website record with its flags.',
+  'website.recovered': 'The website answers again and its flags are cleared. `data` is the website record.',
+};
+
+/** At most this many endpoints per account. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
+/** Each attempt must be answered within this time. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/**
+ * Standard Webhooks' retry schedule: the first attempt immediately, then after 5 s, 5 min,
+ * 30 min, 2 h, 5 h, 10 h and 10 h; after the 8th failed attempt the delivery is failed.
+ */
+export const RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1_800, 7_200, 18_000, 36_000, 36_000] as const;
+export const MAX_DELIVERY_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length;
+/** Longest delay a queue message can carry (SQS); longer waits are picked up by the sweeper. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+/** How long one attempt may hold its delivery before the sweeper may send it again. */
+export const DELIVERY_LEASE_MS = 60_000;
+/** Events, deliveries and attempts are kept this long (then expire). */
+export const WEBHOOK_HISTORY_DAYS = 30;
+/** Backstop: an event or delivery whose message was lost is sent again after this long. */
+export const RESEND_AFTER_MS = 2 * 60_000;
+
+/** Delay before attempt `attemptNumber` (1-based; attempt 1 is immediate). */
+export function retryDelaySeconds(attemptNumber: number): number {
+  return RETRY_SCHEDULE_SECONDS[Math.min(attemptNumber, MAX_DELIVERY_ATTEMPTS) - 1] ?? 0;
+}
+
+export interface WebhookEndpoint {
+  accountId: string;
+  webhookUuid: string;
+  url: string;
+  events: WebhookEventType[];
+  /** The signing secret, encrypted with KMS (bound to the account and the webhook). */
+  secretCiphertext: string;
+  createdAt: string;
+  /** Set when the receiver answered 410 Gone: nothing is sent to it any more. */
+  disabledAt?: string;
+  disabledReason?: string;
+}
+
+/** One event of an account, stored until every endpoint had it (the outbox). */
+export interface WebhookEvent {
+  accountId: string;
+  /** The `webhook-id` (`msg_...`): the same for every endpoint and every retry. */
+  eventId: string;
+  type: WebhookEventType;
+  /** The body sent, exactly: `{"type","timestamp","data"}`. */
+  payload: string;
+  createdAt: string;
+  /** When the dispatcher fanned it out to the endpoints. */
+  dispatchedAt?: string;
+}
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** One event to one endpoint, tried until it succeeds or the schedule ends. */
+export interface WebhookDelivery {
+  accountId: string;
+  eventId: string;
+  webhookUuid: string;
+  type: WebhookEventType;
+  state: DeliveryState;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due (ISO), while pending. */
+  nextAttemptAt?: string;
+  leaseOwner?: string;
+  leaseUntil?: string;
+  createdAt: string;
+}
+
+/** One attempt, for the deliveries list. */
+export interface DeliveryAttempt {
+  accountId: string;
+  webhookUuid: string;
+  eventId: string;
+  type: WebhookEventType;
+  attempt: number;
+  attemptedAt: string;
+  /** The receiver's HTTP status, when it answered. */
+  statusCode?: number;
+  /** Why there was no usable answer (timeout, network, blocked), or why nothing was sent. */
+  error?: string;
+  result: 'succeeded' | 'retrying' | 'failed';
+  nextAttemptAt?: string;
+}
+
+export function presentWebhook(endpoint: WebhookEndpoint) {
+  return {
+    uuid: endpoint.webhookUuid,
+    url: endpoint.url,
+    events: endpoint.events,
+    status: endpoint.disabledAt ? ('disabled' as const) : ('enabled' as const),
+    disabled_reason: endpoint.disabledReason ?? null,
+    created_at: toWireTime(endpoint.createdAt),
+  };
+}
+
+export function presentAttempt(attempt: DeliveryAttempt) {
+  return {
+    webhook_id: attempt.eventId,
+    event: attempt.type,
+    attempt: attempt.attempt,
+    status_code: attempt.statusCode ?? null,
+    error: attempt.error ?? null,
+    result: attempt.result,
+    attempted_at: toWireTime(attempt.attemptedAt),
+    next_attempt_at: toWireTime(attempt.nextAttemptAt),
+  };
+}
+
+export function isSubscribed(endpoint: WebhookEndpoint, type: WebhookEventType): boolean {
+  return endpoint.disabledAt === undefined && endpoint.events.includes(type);
+}
