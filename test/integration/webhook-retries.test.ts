@@ -1,0 +1,207 @@
+/**
+ * The webhook retry schedule with the clock moved instead of waited for, against DynamoDB Local,
+ * moto SQS/KMS and a receiver on 127.0.0.1: short waits travel as delayed queue messages, long
+ * ones through the sweeper's index; every attempt carries the same webhook-id; after the 8th the
+ * delivery is failed; a lost event message is sent again by the sweeper; a duplicate message
+ * never makes a second attempt.
+ */
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import * as deps from '../../functions/adapters/dependencies';
+import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
+import {
+  attemptDelivery,
+  emitEvent,
+  fanOut,
+  resendDueWebhooks,
+} from '../../functions/core/webhooks/deliver-webhooks';
+import type { DeliveryKey, WebhookMessage } from '../../functions/core/webhooks/ports';
+import { RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
+import type { ProvisionedResources } from '../../local/provision';
+import { apiEvent } from '../support/events';
+import { provisionTestResources } from '../support/test-resources';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+const sqs = new SQSClient({});
+let resources: ProvisionedResources;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  resources = await provisionTestResources({ INKPRESS_LOCAL_MODE: 'true', PUBLIC_BASE_URL: '' });
+});
+
+afterAll(async () => {
+  await receiver.close();
+});
+
+beforeEach(async () => {
+  await sqs.send(new PurgeQueueCommand({ QueueUrl: resources.webhookQueueUrl }));
+});
+
+/** A clock the test moves. */
+function testClock(start = Date.now()) {
+  let now = start;
+  return { now: () => new Date(now), advance: (seconds: number) => (now += seconds * 1000) };
+}
+
+async function register(accountId: string, path: string): Promise<string> {
+  const response = await createWebhookHandler(
+    apiEvent('create-webhook', {
+      accountId,
+      body: JSON.stringify({ url: `${receiver.url}${path}`, events: ['article.generated'] }),
+      contentType: 'application/json',
+    }),
+  );
+  expect(response.statusCode).toBe(201);
+  return JSON.parse(response.body).data.uuid;
+}
+
+/** The messages on the webhook queue now (the delayed ones show up only once their delay passed). */
+async function takeMessages(): Promise<{ message: WebhookMessage; raw: Message }[]> {
+  const { Messages } = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: resources.webhookQueueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+    }),
+  );
+  for (const raw of Messages ?? []) {
+    await sqs.send(
+      new DeleteMessageCommand({ QueueUrl: resources.webhookQueueUrl, ReceiptHandle: raw.ReceiptHandle }),
+    );
+  }
+  return (Messages ?? []).map((raw) => ({ message: JSON.parse(raw.Body ?? '{}'), raw }));
+}
+
+async function delayedMessages(): Promise<number> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: resources.webhookQueueUrl,
+      AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  return Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+}
+
+const accountIdOf = () => `acct-${Math.random().toString(16).slice(2)}`;
+
+describe('the retry schedule', () => {
+  it('follows immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with one webhook-id, then fails', async () => {
+    const accountId = accountIdOf();
+    const webhookUuid = await register(accountId, '/always-500');
+    receiver.plan('/always-500', Array(8).fill(500));
+    const clock = testClock();
+    const delivery = { ...deps.webhookDeliveryDeps(), clock: clock.now };
+    const attempts = { ...deps.webhookAttemptDeps(), clock: clock.now };
+
+    const eventId = await emitEvent(delivery, accountId, 'article.generated', async () => ({
+      status: 'generated',
+    }));
+    if (!eventId) throw new Error('the endpoint wants article.generated');
+    const [eventMessage] = await takeMessages();
+    expect(eventMessage?.message).toEqual({ kind: 'event', accountId, eventId });
+    expect(await fanOut(delivery, { accountId, eventId })).toBe(1);
+    const key: DeliveryKey = { accountId, eventId, webhookUuid };
+    const [first] = await takeMessages();
+    expect(first?.message).toEqual({ kind: 'delivery', ...key });
+
+    const waits: string[] = [];
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      expect(await attemptDelivery(attempts, key)).toBe(attempt === 8 ? 'failed' : 'retry_scheduled');
+      if (attempt === 8) break;
+      const wait = RETRY_SCHEDULE_SECONDS[attempt] ?? 0;
+      // Not due yet: neither a duplicate message nor the sweeper makes the attempt early.
+      expect(await attemptDelivery(attempts, key)).toBe('skipped');
+      expect(await resendDueWebhooks(delivery)).toEqual({ events: 0, deliveries: 0 });
+      clock.advance(wait);
+      if (wait <= 900) {
+        waits.push(`${wait} s by message`);
+        expect(await delayedMessages()).toBe(1);
+        if (wait <= 5) {
+          // Short enough to wait for: the delayed message arrives and is the next attempt.
+          await new Promise((resolve) => setTimeout(resolve, wait * 1000 + 500));
+          expect((await takeMessages()).map((entry) => entry.message)).toEqual([
+            { kind: 'delivery', ...key },
+          ]);
+        } else {
+          await sqs.send(new PurgeQueueCommand({ QueueUrl: resources.webhookQueueUrl }));
+        }
+      } else {
+        waits.push(`${wait} s by the sweeper`);
+        expect(await resendDueWebhooks(delivery)).toEqual({ events: 0, deliveries: 1 });
+        expect((await takeMessages()).map((entry) => entry.message)).toEqual([{ kind: 'delivery', ...key }]);
+      }
+    }
+    expect(waits).toEqual([
+      '5 s by message',
+      '300 s by message',
+      '1800 s by the sweeper',
+      '7200 s by the sweeper',
+      '18000 s by the sweeper',
+      '36000 s by the sweeper',
+      '36000 s by the sweeper',
+    ]);
+
+    const requests = receiver.requestsTo('/always-500');
+    expect(requests).toHaveLength(8);
+    expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([eventId]));
+    expect((await deps.webhookStore().getDelivery(key))?.state).toBe('failed');
+    const listed = await deps.webhookStore().listAttempts(accountId, webhookUuid, 20);
+    expect(listed.map((attempt) => [attempt.attempt, attempt.result])).toEqual([
+      [8, 'failed'],
+      [7, 'retrying'],
+      [6, 'retrying'],
+      [5, 'retrying'],
+      [4, 'retrying'],
+      [3, 'retrying'],
+      [2, 'retrying'],
+      [1, 'retrying'],
+    ]);
+    // Nothing is left for the sweeper.
+    clock.advance(86_400);
+    expect(await resendDueWebhooks(delivery)).toEqual({ events: 0, deliveries: 0 });
+  }, 60_000);
+
+  it('sends a lost event message again from the outbox, and fans it out once', async () => {
+    const accountId = accountIdOf();
+    const webhookUuid = await register(accountId, '/lost');
+    const clock = testClock();
+    const delivery = { ...deps.webhookDeliveryDeps(), clock: clock.now };
+    const eventId = await emitEvent(delivery, accountId, 'article.generated', async () => ({}));
+    await takeMessages(); // the message is lost
+    clock.advance(60);
+    expect(await resendDueWebhooks(delivery)).toEqual({ events: 0, deliveries: 0 });
+    clock.advance(90);
+    expect(await resendDueWebhooks(delivery)).toEqual({ events: 1, deliveries: 0 });
+    expect((await takeMessages()).map((entry) => entry.message)).toEqual([
+      { kind: 'event', accountId, eventId },
+    ]);
+    expect(await fanOut(delivery, { accountId, eventId: eventId ?? '' })).toBe(1);
+    expect(await fanOut(delivery, { accountId, eventId: eventId ?? '' })).toBe(0);
+    const key = { accountId, eventId: eventId ?? '', webhookUuid };
+    const attempts = { ...deps.webhookAttemptDeps(), clock: clock.now };
+    const outcomes = await Promise.all([attemptDelivery(attempts, key), attemptDelivery(attempts, key)]);
+    expect(outcomes.sort()).toEqual(['skipped', 'succeeded']);
+    expect(receiver.requestsTo('/lost')).toHaveLength(1);
+  });
+
+  it('records nothing for an account without a webhook for the type', async () => {
+    const accountId = accountIdOf();
+    const delivery = deps.webhookDeliveryDeps();
+    let read = false;
+    const eventId = await emitEvent(delivery, accountId, 'article.published', async () => {
+      read = true;
+      return {};
+    });
+    expect(eventId).toBeUndefined();
+    expect(read).toBe(false);
+    expect(await takeMessages()).toEqual([]);
+  });
+});
