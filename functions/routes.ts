@@ -3,6 +3,7 @@
  * Lambda per entry and the local runtime serves the same handlers from it.
  */
 import type { TableName } from './adapters/dynamodb/table-definitions';
+import { DOCS_VIEWER_FILE } from './api/openapi/docs-viewer';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type TableAccess = 'read' | 'readWrite';
@@ -31,12 +32,16 @@ export interface FunctionDefinition {
   /** Handler file relative to the repository root; it exports `handler`. */
   entry: string;
   access: FunctionAccess;
+  /** Files (relative to the repository root) copied next to the bundle, read at run time. */
+  bundledFiles?: string[];
 }
 
 export interface RouteDefinition extends FunctionDefinition {
   methods: HttpMethod[];
   /** API Gateway resource path; `{param}` segments are path parameters. */
   path: string;
+  /** Answered without a token (the authorizer does not guard it). */
+  public?: boolean;
 }
 
 const readAccount: Partial<Record<TableName, TableAccess>> = { accounts: 'read' };
@@ -224,6 +229,23 @@ export const routes: RouteDefinition[] = [
     path: '/v1/webhooks/{webhook_uuid}/deliveries',
     entry: 'functions/api/list-webhook-deliveries.ts',
     access: { tables: { webhooks: 'read' } },
+  },
+  {
+    name: 'OpenApiDocument',
+    methods: ['GET'],
+    path: '/v1/openapi.json',
+    entry: 'functions/api/openapi-document.ts',
+    access: { tables: {} },
+    public: true,
+  },
+  {
+    name: 'DocsPage',
+    methods: ['GET'],
+    path: '/docs',
+    entry: 'functions/api/docs-page.ts',
+    access: { tables: {} },
+    public: true,
+    bundledFiles: [DOCS_VIEWER_FILE],
   },
 ];
 

@@ -51,6 +51,15 @@ export function acknowledgeNagFindings({ api, functions, modelSecret }: Acknowle
         'The account-level role API Gateway uses to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for exactly that role.',
     });
   }
+  for (const method of api.publicMethods) {
+    for (const id of ['AwsSolutions-APIG4', 'AwsSolutions-COG4']) {
+      Validations.of(method).acknowledge({
+        id,
+        reason:
+          'Public on purpose: the OpenAPI document and the API reference page describe the API and carry no account data; every other route needs a bearer token.',
+      });
+    }
+  }
   for (const method of api.methodNotAllowedMethods) {
     Validations.of(method).acknowledge({
       id: 'AwsSolutions-APIG4',

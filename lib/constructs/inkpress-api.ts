@@ -99,6 +99,8 @@ export class InkpressApi extends Construct {
   readonly accessLogGroup: logs.LogGroup;
   /** The mock methods answering 405 (they need no authorization). */
   readonly methodNotAllowedMethods: apigateway.Method[] = [];
+  /** The methods of public routes (OpenAPI document, docs page), answered without a token. */
+  readonly publicMethods: apigateway.Method[] = [];
 
   constructor(scope: Construct, id: string, props: InkpressApiProps) {
     super(scope, id);
@@ -145,7 +147,7 @@ export class InkpressApi extends Construct {
     });
 
     for (const route of routes) {
-      this.addRoute(route.path, route.methods, props.functions.forRoute(route));
+      this.addRoute(route.path, route.methods, props.functions.forRoute(route), route.public === true);
     }
 
     for (const response of GATEWAY_RESPONSES) {
@@ -158,11 +160,17 @@ export class InkpressApi extends Construct {
     }
   }
 
-  private addRoute(path: string, methods: HttpMethod[], fn: InkpressFunction): void {
+  private addRoute(path: string, methods: HttpMethod[], fn: InkpressFunction, isPublic: boolean): void {
     const resource = this.restApi.root.resourceForPath(path);
     const integration = new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
     for (const method of methods) {
-      resource.addMethod(method, integration, { authorizer: this.authorizer });
+      if (isPublic) {
+        this.publicMethods.push(
+          resource.addMethod(method, integration, { authorizationType: apigateway.AuthorizationType.NONE }),
+        );
+      } else {
+        resource.addMethod(method, integration, { authorizer: this.authorizer });
+      }
     }
     const notAllowed = methodNotAllowedIntegration(methods);
     for (const method of ANSWERED_METHODS.filter((m) => !(methods as string[]).includes(m))) {

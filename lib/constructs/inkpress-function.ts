@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { CfnResource, type Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionDefinition } from '../../functions/routes';
@@ -20,6 +20,16 @@ export const ESBUILD_SETTINGS = {
   /** Provided by the Lambda Node.js 22 runtime. */
   externalModules: ['@aws-sdk/*', '@smithy/*'],
 };
+
+/** Files a function reads at run time, copied next to its bundle (under their own file name). */
+function copyNextToBundle(files: string[]): ICommandHooks {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) =>
+      files.map((file) => `cp "${path.join(inputDir, file)}" "${path.join(outputDir, path.basename(file))}"`),
+  };
+}
 
 /** Environment every function gets. */
 export const BASE_ENVIRONMENT = {
@@ -70,6 +80,9 @@ export class InkpressFunction extends NodejsFunction {
         sourcesContent: false,
         format: OutputFormat.CJS,
         ...ESBUILD_SETTINGS,
+        ...(props.definition.bundledFiles?.length
+          ? { commandHooks: copyNextToBundle(props.definition.bundledFiles) }
+          : {}),
       },
     });
     this.definition = props.definition;

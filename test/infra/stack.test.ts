@@ -21,7 +21,7 @@ import {
   sweeper,
   webhookDispatcher,
 } from '../../functions/routes';
-import { runtimeSettings } from '../../functions/shared/runtime-settings';
+import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime-settings';
 import { ANSWERED_METHODS, STAGE_NAME, THROTTLING } from '../../lib/constructs/inkpress-api';
 import { InkpressStack, MODEL_SECRET_PLACEHOLDER } from '../../lib/inkpress-stack';
 
@@ -161,7 +161,8 @@ const methods = new Map(
 );
 
 describe('API Gateway', () => {
-  it.each(routes.flatMap((route) => route.methods.map((method) => [method, route.path, route] as const)))(
+  const guarded = routes.filter((route) => !route.public);
+  it.each(guarded.flatMap((route) => route.methods.map((method) => [method, route.path, route] as const)))(
     '%s %s is proxied to its own function behind the token authorizer',
     (method, routePath, route: RouteDefinition) => {
       const props = methods.get(`${method} ${routePath}`) ?? {};
@@ -173,6 +174,24 @@ describe('API Gateway', () => {
       expect(mentions((props.Integration as Json).Uri, functionId(route))).toBe(true);
     },
   );
+
+  const open = routes.filter((route) => route.public);
+  it.each(open.flatMap((route) => route.methods.map((method) => [method, route.path, route] as const)))(
+    '%s %s (public) is proxied to its own function without authorization',
+    (method, routePath, route: RouteDefinition) => {
+      const props = methods.get(`${method} ${routePath}`) ?? {};
+      expect(props).toMatchObject({
+        AuthorizationType: 'NONE',
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(props.AuthorizerId).toBeUndefined();
+      expect(mentions((props.Integration as Json).Uri, functionId(route))).toBe(true);
+    },
+  );
+
+  it('guards every route with the token authorizer except the OpenAPI document and the docs page', () => {
+    expect(open.map((route) => route.path).sort()).toEqual(['/docs', '/v1/openapi.json']);
+  });
 
   it('has exactly the routed and the 405 methods, nothing else', () => {
     const expected = routes.flatMap((route) => ANSWERED_METHODS.map((method) => `${method} ${route.path}`));
@@ -498,7 +517,7 @@ describe('generation queue', () => {
   });
 
   it('feeds the worker in batches with partial batch failure reporting', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionName: { Ref: functionId(generationWorker) },
@@ -509,6 +528,21 @@ describe('generation queue', () => {
     expect(actionsOn(generationWorker, queueId)).toEqual(
       expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
     );
+  });
+
+  it('feeds the webhook dispatcher from its own queue, in batches with partial batch failure reporting', () => {
+    const webhookQueueId = resourceIdMatching('AWS::SQS::Queue', /^WebhooksQueue[0-9A-F]{8}$/);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [webhookQueueId, 'Arn'] },
+      FunctionName: { Ref: functionId(webhookDispatcher) },
+      BatchSize: webhookSettings.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(actionsOn(webhookDispatcher, webhookQueueId)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']),
+    );
+    expect(actionsOn(generationWorker, webhookQueueId)).toEqual(expect.arrayContaining(['sqs:SendMessage']));
+    expect(actionsOn(generationWorker, webhookQueueId)).not.toContain('sqs:ReceiveMessage');
   });
 });
 

@@ -22,22 +22,28 @@ export interface ApiRequest {
 
 export type Operation = (request: ApiRequest) => Promise<ApiResult>;
 
+export interface HandlerOptions {
+  /** A route without a token (`public` in the route table): `accountId` is empty. */
+  public?: boolean;
+}
+
 let publicBaseUrl: string | null | undefined;
 
-export function apiHandler(operation: Operation) {
+export function apiHandler(operation: Operation, options: HandlerOptions = {}) {
   return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? context?.awsRequestId ?? 'unknown';
     logger.appendKeys({ requestId });
     try {
       const accountId = event.requestContext?.authorizer?.accountId;
-      if (typeof accountId !== 'string' || accountId === '') throw new UnauthenticatedError();
+      if (!options.public && (typeof accountId !== 'string' || accountId === ''))
+        throw new UnauthenticatedError();
       const fields = await parseFormBody({
         body: event.body,
         isBase64Encoded: event.isBase64Encoded,
         contentType: header(event, 'content-type'),
       });
       const result = await operation({
-        accountId,
+        accountId: typeof accountId === 'string' ? accountId : '',
         requestId,
         baseUrl: baseUrlOf(event),
         pathParameters: definedValues(event.pathParameters),

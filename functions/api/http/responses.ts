@@ -19,6 +19,8 @@ import { logger } from '../../shared/logger';
 export interface ApiResult {
   statusCode: number;
   body: unknown;
+  /** An HTML page (the body is its text) that browsers may cache for `cacheSeconds`. */
+  html?: { cacheSeconds: number; contentSecurityPolicy: string };
 }
 
 export const errorBodies = {
@@ -43,6 +45,13 @@ export function accepted(body: unknown): ApiResult {
   return { statusCode: 202, body };
 }
 
+export function htmlPage(
+  html: string,
+  options: { cacheSeconds: number; contentSecurityPolicy: string },
+): ApiResult {
+  return { statusCode: 200, body: html, html: options };
+}
+
 /** Maps an error thrown by a use case to its HTTP result; unknown errors are a logged 500. */
 export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof ValidationError) {
@@ -63,6 +72,19 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
 }
 
 export function toProxyResult(result: ApiResult, requestId: string): APIGatewayProxyResult {
+  if (result.html) {
+    return {
+      statusCode: result.statusCode,
+      headers: {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': `public, max-age=${result.html.cacheSeconds}`,
+        'Content-Security-Policy': result.html.contentSecurityPolicy,
+        'X-Content-Type-Options': 'nosniff',
+        'X-Request-Id': requestId,
+      },
+      body: String(result.body),
+    };
+  }
   return {
     statusCode: result.statusCode,
     headers: {

@@ -1,0 +1,42 @@
+import { apiHandler } from './http/api-handler';
+import { htmlPage } from './http/responses';
+import { docsViewerScript } from './openapi/docs-viewer';
+import { openApiDocument } from './openapi/document';
+
+/** Scripts are inline (the viewer and the document); Redoc styles inline and searches in a blob worker. */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; worker-src blob:; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** JSON inside a <script> element: nothing in it may close the element. */
+function scriptSafe(json: string): string {
+  return json
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** `GET /docs`: the API reference, rendered by Redoc from the OpenAPI document. No token needed. */
+export const handler = apiHandler(
+  async ({ baseUrl }) =>
+    htmlPage(
+      `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Inkpress API reference</title>
+<style>body { margin: 0; }</style>
+</head>
+<body>
+<div id="reference"></div>
+<script>${docsViewerScript()}</script>
+<script>
+Redoc.init(${scriptSafe(JSON.stringify(openApiDocument(baseUrl)))}, { hideDownloadButton: false, expandResponses: '200,201,202' }, document.getElementById('reference'));
+</script>
+</body>
+</html>
+`,
+      { cacheSeconds: 300, contentSecurityPolicy: CONTENT_SECURITY_POLICY },
+    ),
+  { public: true },
+);

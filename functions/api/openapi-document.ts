@@ -1,0 +1,6 @@
+import { apiHandler } from './http/api-handler';
+import { ok } from './http/responses';
+import { openApiDocument } from './openapi/document';
+
+/** `GET /v1/openapi.json`, no token needed. */
+export const handler = apiHandler(async ({ baseUrl }) => ok(openApiDocument(baseUrl)), { public: true });

@@ -1,0 +1,223 @@
+/**
+ * What the OpenAPI document says about each route of the route table (by route name): the
+ * request schemas are the ones the handlers validate with; the response schemas those of
+ * `response-schemas.ts`. A route without an entry here makes the document fail to build.
+ */
+import { z } from 'zod';
+import { createArticleSchema } from '../../core/articles/create-article-input';
+import { pageSchema } from '../../core/schema-helpers';
+import { usageQuerySchema } from '../../core/usage';
+import { createWebhookSchema } from '../../core/webhooks/manage-webhooks';
+import { createWebsiteSchema } from '../../core/websites/create-website';
+import { updateWebsiteSchema } from '../../core/websites/update-website';
+import {
+  accountSchema,
+  articleQueuedSchema,
+  articleRecordSchema,
+  categorySchema,
+  deliveryAttemptSchema,
+  generatedArticleSchema,
+  languagesSchema,
+  messageSchema,
+  paginated,
+  queuedArticleSchema,
+  usageSchema,
+  webhookCreatedSchema,
+  webhookListSchema,
+  webhookRecordSchema,
+  websiteRecordSchema,
+} from './response-schemas';
+
+export type Tag = 'Websites' | 'Articles' | 'Account' | 'Webhooks' | 'Reference';
+
+export interface OperationSpec {
+  summary: string;
+  description?: string;
+  tag: Tag;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Takes the `Idempotency-Key` header. */
+  idempotent?: boolean;
+  /** Success responses: a JSON schema, or an HTML page. */
+  responses: Record<number, { description: string; schema?: z.ZodType; html?: boolean }>;
+  /** Error statuses besides the ones every route of its kind has (401, 404, 422, ...). */
+  errors?: Partial<Record<number, string>>;
+}
+
+const websiteList = paginated(websiteRecordSchema, 'WebsiteList');
+const categoryList = paginated(categorySchema, 'CategoryList');
+const articleList = paginated(generatedArticleSchema, 'ArticleList');
+const queueList = paginated(queuedArticleSchema, 'QueuedArticleList');
+const deliveryList = paginated(deliveryAttemptSchema, 'DeliveryAttemptList');
+
+const onSite = {
+  409: 'The site refused the stored login: `login_is_unauthorized` is set; update the credentials.',
+  502: 'The site could not be reached or the plugin failed: `is_unreachable` may be set; try again later.',
+};
+
+export const operations: Record<string, OperationSpec> = {
+  ListLanguages: {
+    summary: 'List the supported languages',
+    tag: 'Reference',
+    responses: { 200: { description: 'Language codes and names.', schema: languagesSchema } },
+  },
+  ListWebsites: {
+    summary: 'List websites',
+    description: 'Newest first, 20 per page.',
+    tag: 'Websites',
+    query: pageSchema,
+    responses: { 200: { description: 'One page of website records.', schema: websiteList } },
+  },
+  CreateWebsite: {
+    summary: 'Register a WordPress website',
+    description:
+      'The site is checked through the Inkpress Connector plugin before anything is stored: reachable, plugin installed, login working, user with the Inkpress Editor role.',
+    tag: 'Websites',
+    body: createWebsiteSchema,
+    idempotent: true,
+    responses: { 201: { description: 'The new website record.', schema: websiteRecordSchema } },
+  },
+  ShowWebsite: {
+    summary: 'Show a website',
+    tag: 'Websites',
+    responses: { 200: { description: 'The website record.', schema: websiteRecordSchema } },
+  },
+  UpdateWebsite: {
+    summary: 'Send new credentials for a website',
+    description: 'Checked through the plugin first; clears the flags and refreshes the categories.',
+    tag: 'Websites',
+    body: updateWebsiteSchema,
+    responses: { 200: { description: 'The website record.', schema: websiteRecordSchema } },
+  },
+  DeleteWebsite: {
+    summary: 'Delete a website',
+    description: 'Its articles are kept (their `website` becomes null).',
+    tag: 'Websites',
+    responses: { 200: { description: 'Confirmation naming the URL.', schema: messageSchema } },
+  },
+  ListCategories: {
+    summary: "List a website's categories",
+    tag: 'Websites',
+    query: pageSchema,
+    responses: { 200: { description: 'One page of categories, by name.', schema: categoryList } },
+  },
+  RefreshCategories: {
+    summary: "Read a website's categories from the site now",
+    description: 'Runs the health check: login, role and categories. A failing site is flagged.',
+    tag: 'Websites',
+    responses: {
+      200: {
+        description: 'The website record with the new `categories_count`.',
+        schema: websiteRecordSchema,
+      },
+    },
+    errors: onSite,
+  },
+  ListArticles: {
+    summary: 'List generated articles',
+    description: 'Newest first, 20 per page.',
+    tag: 'Articles',
+    query: pageSchema,
+    responses: { 200: { description: 'One page of generated articles.', schema: articleList } },
+  },
+  ListQueuedArticles: {
+    summary: 'List articles not generated yet',
+    description: 'The page may also be sent as form data with POST.',
+    tag: 'Articles',
+    query: pageSchema,
+    body: pageSchema,
+    responses: { 200: { description: 'One page of queued articles (status `pending`).', schema: queueList } },
+  },
+  ShowArticle: {
+    summary: 'Show an article',
+    tag: 'Articles',
+    responses: { 200: { description: 'The article, generated or not yet.', schema: articleRecordSchema } },
+  },
+  CreateArticle: {
+    summary: 'Queue an article for generation',
+    description:
+      'Credits and a slot of the daily limit are reserved now; the article is generated within minutes.',
+    tag: 'Articles',
+    body: createArticleSchema,
+    idempotent: true,
+    responses: { 202: { description: 'Queued.', schema: articleQueuedSchema } },
+  },
+  RetryArticle: {
+    summary: 'Retry a failed generation or publication',
+    tag: 'Articles',
+    responses: { 202: { description: 'The article record.', schema: articleRecordSchema } },
+    errors: { 409: 'The article is not in a state that can be retried.' },
+  },
+  CancelArticle: {
+    summary: 'Cancel an article whose generation has not started',
+    tag: 'Articles',
+    responses: {
+      200: { description: 'The article record (status `cancelled`).', schema: articleRecordSchema },
+    },
+    errors: { 409: 'Generation has started (or the article is done).' },
+  },
+  ShowAccount: {
+    summary: 'Show the account: credits and daily limit',
+    tag: 'Account',
+    responses: { 200: { description: "Balance, daily limit and today's starts.", schema: accountSchema } },
+  },
+  AccountUsage: {
+    summary: 'Articles generated and credits used per day',
+    description: 'At most 366 days; the last 30 days by default.',
+    tag: 'Account',
+    query: usageQuerySchema,
+    responses: { 200: { description: 'Usage per UTC day, in total and per website.', schema: usageSchema } },
+  },
+  CreateWebhook: {
+    summary: 'Create a webhook endpoint',
+    description:
+      'Events are POSTed as `{"type","timestamp","data"}`, signed by the Standard Webhooks specification with the returned secret. At most 10 per account.',
+    tag: 'Webhooks',
+    body: createWebhookSchema,
+    responses: {
+      201: {
+        description: 'The endpoint and its signing secret (shown only here).',
+        schema: webhookCreatedSchema,
+      },
+    },
+    errors: { 409: 'The account has 10 webhooks already.' },
+  },
+  ListWebhooks: {
+    summary: 'List webhook endpoints',
+    tag: 'Webhooks',
+    responses: {
+      200: { description: 'Every endpoint of the account, newest first.', schema: webhookListSchema },
+    },
+  },
+  ShowWebhook: {
+    summary: 'Show a webhook endpoint',
+    tag: 'Webhooks',
+    responses: { 200: { description: 'The endpoint (without its secret).', schema: webhookRecordSchema } },
+  },
+  DeleteWebhook: {
+    summary: 'Delete a webhook endpoint',
+    tag: 'Webhooks',
+    responses: { 200: { description: 'Confirmation naming the URL.', schema: messageSchema } },
+  },
+  ListWebhookDeliveries: {
+    summary: 'Recent delivery attempts of an endpoint',
+    description: 'Newest first, 20 per page, kept 30 days.',
+    tag: 'Webhooks',
+    query: pageSchema,
+    responses: { 200: { description: 'One page of attempts.', schema: deliveryList } },
+  },
+  OpenApiDocument: {
+    summary: 'This OpenAPI document',
+    description: 'No token needed.',
+    tag: 'Reference',
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document of the API.', schema: z.record(z.string(), z.unknown()) },
+    },
+  },
+  DocsPage: {
+    summary: 'The API reference page',
+    description: 'An HTML page rendering this document. No token needed.',
+    tag: 'Reference',
+    responses: { 200: { description: 'HTML.', html: true } },
+  },
+};

@@ -1,0 +1,226 @@
+/**
+ * The shapes of every response body, as zod schemas, for the OpenAPI document. The presenters
+ * are pinned to them at compile time (test/unit/api/openapi-shapes.test.ts) and real responses
+ * are validated against the generated document (test/integration/openapi.test.ts).
+ */
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/webhook';
+
+const bit = z.literal([0, 1]).meta({ description: 'A boolean written as 0 or 1.' });
+const wireTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+  .meta({ description: 'UTC time, `YYYY-MM-DD HH:MM:SS`.', example: '2026-11-22 10:00:00' });
+const uuid = z.string().meta({ format: 'uuid', example: '6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69' });
+
+export const errorSchema = z
+  .object({
+    message: z.string(),
+    request_id: z
+      .string()
+      .optional()
+      .meta({ description: 'Only on 500: quote it when reporting the problem.' }),
+  })
+  .meta({ id: 'Error', description: 'Every error is JSON with a message.' });
+
+export const validationErrorSchema = z
+  .object({
+    message: z.string().meta({ description: 'The first field message.' }),
+    errors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by field name.' }),
+  })
+  .meta({ id: 'ValidationError', description: 'Invalid input; nothing was stored or charged.' });
+
+export const messageSchema = z.object({ message: z.string() }).meta({ id: 'Message' });
+
+export const websiteDataSchema = z
+  .object({
+    uuid,
+    url: z.string(),
+    total_credits_used: z.int(),
+    articles_count: z.int(),
+    categories_count: z.int(),
+    created_at: wireTime.nullable(),
+  })
+  .meta({ id: 'WebsiteData' });
+
+export const websiteRecordSchema = z
+  .object({
+    data: websiteDataSchema,
+    status: z.object({ login_is_unauthorized: bit, is_unreachable: bit }),
+  })
+  .meta({ id: 'Website' });
+
+export const categorySchema = z
+  .object({ uuid, name: z.string(), slug: z.string(), cms_id: z.string() })
+  .meta({ id: 'Category' });
+
+const publicationSchema = z
+  .object({
+    state: z.enum(['waiting', 'scheduled', 'published', 'failed']),
+    attempts: z.int(),
+    last_error: z.string().nullable(),
+    next_attempt_at: wireTime.nullable(),
+  })
+  .nullable()
+  .meta({ id: 'Publication', description: 'Where the post stands on its website; null without a website.' });
+
+const linked = {
+  website: websiteDataSchema.nullable(),
+  category: categorySchema.nullable(),
+  publication: publicationSchema,
+};
+
+export const generatedArticleSchema = z
+  .object({
+    data: z.object({
+      uuid,
+      title: z.string(),
+      content: z.string().meta({ description: 'HTML.' }),
+      language: z.string(),
+      slug: z.string().nullable(),
+      status: bit.meta({ description: '1: (to be) published live on its website; 0: draft or no website.' }),
+      cms_id: z.string().nullable(),
+      cms_permalink: z.string().nullable(),
+      credits_used: z.int(),
+      ai_model: z.string(),
+      total_words: z.int(),
+      created_at: wireTime.nullable(),
+      published_at: wireTime.nullable(),
+      ...linked,
+    }),
+    status: z.literal('generated'),
+  })
+  .meta({ id: 'GeneratedArticle' });
+
+export const queuedArticleSchema = z
+  .object({
+    data: z.object({
+      uuid,
+      keyword: z.string(),
+      title: z.string().nullable(),
+      language: z.string(),
+      slug: z.string().nullable(),
+      status: bit,
+      h2_count: z.int(),
+      need_bold: bit,
+      estimated_credits: z.int(),
+      not_enough_credits: bit,
+      generation_error: bit,
+      daily_limit_reached: bit,
+      start_generation_at: wireTime.nullable(),
+      ...linked,
+    }),
+    status: z
+      .enum(['pending', 'in_progress', 'not_enough_credits', 'daily_limit_reached', 'error', 'cancelled'])
+      .meta({ description: '`pending` in the queue listing; the generation status in `show`.' }),
+  })
+  .meta({ id: 'QueuedArticle' });
+
+export const articleRecordSchema = z
+  .union([generatedArticleSchema, queuedArticleSchema])
+  .meta({ id: 'Article', description: 'A generated article, or one not generated yet.' });
+
+/** SPEC.md's list envelope around `item`. */
+export function paginated<T extends z.ZodType>(item: T, id: string) {
+  const link = z.string().nullable();
+  return z
+    .object({
+      data: z.array(item),
+      links: z.object({ first: z.string(), last: link, prev: link, next: link }),
+      meta: z.object({
+        current_page: z.int(),
+        from: z.int().nullable(),
+        path: z.string(),
+        per_page: z.int(),
+        to: z.int().nullable(),
+        last_page: z.int().optional(),
+        total: z.int().optional(),
+      }),
+    })
+    .meta({ id });
+}
+
+export const languagesSchema = z
+  .object({ data: z.array(z.object({ code: z.string(), name: z.string() })) })
+  .meta({ id: 'Languages' });
+
+export const articleQueuedSchema = z
+  .object({
+    article_uuid: uuid,
+    article_url: z.string().meta({ description: 'The show URL of the article.' }),
+    info: z.string(),
+  })
+  .meta({ id: 'ArticleQueued' });
+
+export const accountSchema = z
+  .object({
+    data: z.object({
+      name: z.string(),
+      credits: z.int().meta({ description: 'Credit balance.' }),
+      daily_limit: z.int(),
+      articles_started_today: z
+        .int()
+        .meta({ description: 'Generations started today (UTC), counted against the daily limit.' }),
+      daily_remaining: z.int(),
+      day_resets_at: wireTime
+        .nullable()
+        .meta({ description: 'Next UTC midnight, when the daily count restarts.' }),
+    }),
+  })
+  .meta({ id: 'Account' });
+
+const usageFigures = { articles_generated: z.int(), credits_used: z.int() };
+
+export const usageSchema = z
+  .object({
+    data: z.object({
+      from: z.string().meta({ format: 'date' }),
+      to: z.string().meta({ format: 'date' }),
+      ...usageFigures,
+      days: z.array(
+        z.object({
+          date: z.string().meta({ format: 'date' }),
+          ...usageFigures,
+          websites: z.array(z.object({ website_uuid: uuid, ...usageFigures })),
+        }),
+      ),
+    }),
+  })
+  .meta({ id: 'Usage', description: 'Articles generated and credits used per UTC day of generation.' });
+
+const webhookFields = {
+  uuid,
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  status: z.enum(['enabled', 'disabled']),
+  disabled_reason: z.string().nullable(),
+  created_at: wireTime.nullable(),
+};
+
+export const webhookSchema = z.object(webhookFields).meta({ id: 'Webhook' });
+export const webhookRecordSchema = z.object({ data: webhookSchema }).meta({ id: 'WebhookRecord' });
+export const webhookListSchema = z.object({ data: z.array(webhookSchema) }).meta({ id: 'WebhookList' });
+export const webhookCreatedSchema = z
+  .object({
+    data: z.object({
+      ...webhookFields,
+      secret: z
+        .string()
+        .regex(/^whsec_/)
+        .meta({ description: 'The signing secret, shown only here: keep it to verify the signatures.' }),
+    }),
+  })
+  .meta({ id: 'WebhookCreated' });
+
+export const deliveryAttemptSchema = z
+  .object({
+    webhook_id: z.string().meta({ description: 'The `webhook-id` header: the same on every retry.' }),
+    event: z.enum(WEBHOOK_EVENT_TYPES),
+    attempt: z.int(),
+    status_code: z.int().nullable(),
+    error: z.string().nullable(),
+    result: z.enum(['succeeded', 'retrying', 'failed']),
+    attempted_at: wireTime.nullable(),
+    next_attempt_at: wireTime.nullable(),
+  })
+  .meta({ id: 'DeliveryAttempt' });
