@@ -128,7 +128,7 @@ describe('real answers of every route fit the document', () => {
   it('refuses a body the document does not describe (the check can fail)', () => {
     const website = {
       data: {
-        uuid: 'x',
+        uuid: '6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69',
         url: 'https://a',
         total_credits_used: 0,
         articles_count: 0,
