@@ -682,7 +682,8 @@ export interface components {
         };
         GeneratedArticle: {
             data: {
-                ai_model: string;
+                /** @enum {string} */
+                ai_model: "gpt-3.5-turbo" | "gpt-4";
                 category: components["schemas"]["Category"] | null;
                 cms_id: string | null;
                 cms_permalink: string | null;
@@ -713,7 +714,8 @@ export interface components {
         };
         GeneratedArticleOutput: {
             data: {
-                ai_model: string;
+                /** @enum {string} */
+                ai_model: "gpt-3.5-turbo" | "gpt-4";
                 category: components["schemas"]["CategoryOutput"] | null;
                 cms_id: string | null;
                 cms_permalink: string | null;

@@ -4,6 +4,7 @@
  * are validated against the generated document (test/integration/openapi.test.ts).
  */
 import { z } from 'zod';
+import { AI_MODELS } from '../../core/pricing';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/webhook';
 
 const bit = z.literal([0, 1]).meta({ description: 'A boolean written as 0 or 1.' });
@@ -82,7 +83,7 @@ export const generatedArticleSchema = z
       cms_id: z.string().nullable(),
       cms_permalink: z.string().nullable(),
       credits_used: z.int(),
-      ai_model: z.string(),
+      ai_model: z.enum(AI_MODELS),
       total_words: z.int(),
       created_at: wireTime.nullable(),
       published_at: wireTime.nullable(),

@@ -120,7 +120,7 @@ const secretCache = new Map<string, string>();
 
 export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Promise<AttemptOutcome> {
   const delivery = await deps.webhooks.getDelivery(key);
-  if (!delivery || delivery.state !== 'pending') return 'skipped';
+  if (delivery?.state !== 'pending') return 'skipped';
   const now = deps.clock();
   // Early: a duplicate of an earlier message; the one for this attempt (or the sweeper) comes later.
   if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) > now.getTime() + 1_000) return 'skipped';
