@@ -14,7 +14,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import * as deps from '../../functions/adapters/dependencies';
+import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
+import { createAccount } from '../../functions/core/accounts';
 import {
   attemptDelivery,
   emitEvent,
@@ -51,11 +53,11 @@ function testClock(start = Date.now()) {
   return { now: () => new Date(now), advance: (seconds: number) => (now += seconds * 1000) };
 }
 
-async function register(accountId: string, path: string): Promise<string> {
+async function register(accountId: string, path: string, events = ['article.generated']): Promise<string> {
   const response = await createWebhookHandler(
     apiEvent('create-webhook', {
       accountId,
-      body: JSON.stringify({ url: `${receiver.url}${path}`, events: ['article.generated'] }),
+      body: JSON.stringify({ url: `${receiver.url}${path}`, events }),
       contentType: 'application/json',
     }),
   );
@@ -202,6 +204,52 @@ describe('the retry schedule', () => {
     });
     expect(eventId).toBeUndefined();
     expect(read).toBe(false);
+    expect(await takeMessages()).toEqual([]);
+  });
+
+  it('records article.failed when a generation fails for good, with the refunded record', async () => {
+    const { account } = await createAccount(
+      { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+      { name: 'Failing', credits: 20 },
+    );
+    const accountId = account.accountId;
+    await register(accountId, '/failed', ['article.failed']);
+    const created = await createArticleHandler(
+      apiEvent('create-article', {
+        accountId,
+        body: JSON.stringify({
+          keyword: 'never written',
+          h2_count: 1,
+          ai_model: 'gpt-3.5-turbo',
+          language: 'en',
+        }),
+        contentType: 'application/json',
+      }),
+    );
+    const articleUuid = JSON.parse(created.body).article_uuid as string;
+    const article = await deps.articleStore().get(accountId, articleUuid);
+    if (!article) throw new Error('the article is stored');
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: resources.webhookQueueUrl }));
+
+    // The store the worker and the sweeper use: failing the article records the event.
+    expect(
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
+    ).toBe(true);
+    const [message] = await takeMessages();
+    if (message?.message.kind !== 'event') throw new Error('an event message is sent');
+    expect(await fanOut(deps.webhookDeliveryDeps(), message.message)).toBe(1);
+    const [delivery] = await takeMessages();
+    if (delivery?.message.kind !== 'delivery') throw new Error('a delivery message is sent');
+    expect(await attemptDelivery(deps.webhookAttemptDeps(), delivery.message)).toBe('succeeded');
+    const event = JSON.parse(receiver.requestsTo('/failed')[0]?.body ?? '{}');
+    expect(event).toMatchObject({
+      type: 'article.failed',
+      data: { status: 'error', data: { uuid: articleUuid, generation_error: 1 } },
+    });
+    // Failing it again (another delivery) is no change, and no second event.
+    expect(
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
+    ).toBe(false);
     expect(await takeMessages()).toEqual([]);
   });
 });

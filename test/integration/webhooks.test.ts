@@ -292,4 +292,67 @@ describe('deliveries', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(receiver.requestsTo('/gone')).toHaveLength(1);
   });
+
+  it('sends article.publish_failed when the site rejects the post for good', async () => {
+    const token = await newToken();
+    await api(token, 'POST', '/v1/webhooks/create', {
+      url: `${receiver.url}/publish-failed`,
+      events: ['article.publish_failed', 'article.published'],
+    });
+    const website = await api(token, 'POST', '/v1/websites/create', {
+      url: `${site.url}/rejects`,
+      login: 'inkpress',
+      password: 'correct horse battery',
+    });
+    site.postFailure = { status: 400, code: 'inkpress_invalid_body' };
+    try {
+      const articleUuid = await createArticle(token, { website_uuid: website.body.data.uuid });
+      const [request] = await eventually(
+        () => receiver.requestsTo('/publish-failed'),
+        (requests) => requests.length > 0,
+      );
+      const event = JSON.parse(request?.body ?? '{}');
+      expect(event).toMatchObject({
+        type: 'article.publish_failed',
+        data: { data: { uuid: articleUuid, publication: { state: 'failed' } } },
+      });
+    } finally {
+      site.postFailure = undefined;
+    }
+  });
+
+  it('sends website.unhealthy when a site stops answering, and website.recovered when it is back', async () => {
+    const token = await newToken();
+    await api(token, 'POST', '/v1/webhooks/create', {
+      url: `${receiver.url}/health`,
+      events: 'website.unhealthy,website.recovered',
+    });
+    const website = await api(token, 'POST', '/v1/websites/create', {
+      url: `${site.url}/health`,
+      login: 'inkpress',
+      password: 'correct horse battery',
+    });
+    const uuid = website.body.data.uuid;
+    await site.stop();
+    try {
+      expect((await api(token, 'POST', `/v1/websites/${uuid}/categories/refresh`)).status).toBe(502);
+    } finally {
+      await site.start();
+    }
+    expect((await api(token, 'POST', `/v1/websites/${uuid}/categories/refresh`)).status).toBe(200);
+    const requests = await eventually(
+      () => receiver.requestsTo('/health'),
+      (all) => all.length >= 2,
+    );
+    const events = requests.map((request) => JSON.parse(request.body));
+    expect(events.map((event) => [event.type, event.data.status.is_unreachable])).toEqual([
+      ['website.unhealthy', 1],
+      ['website.recovered', 0],
+    ]);
+    expect(events[1].data.data.uuid).toBe(uuid);
+    // A second refresh of a healthy site changes nothing, so it sends nothing.
+    expect((await api(token, 'POST', `/v1/websites/${uuid}/categories/refresh`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(receiver.requestsTo('/health')).toHaveLength(2);
+  });
 });
