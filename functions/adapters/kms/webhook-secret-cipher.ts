@@ -9,6 +9,9 @@ import type { SecretCipher } from '../../core/webhooks/ports';
 const PURPOSE = 'webhook-signing-secret';
 
 export class KmsWebhookSecretCipher implements SecretCipher {
+  /** Secrets decrypted in this process, by ciphertext: one KMS call per endpoint and cold start. */
+  private readonly decrypted = new Map<string, string>();
+
   constructor(
     private readonly client: KMSClient,
     private readonly keyId: string,
@@ -27,6 +30,9 @@ export class KmsWebhookSecretCipher implements SecretCipher {
   }
 
   async decrypt(ciphertext: string, context: { accountId: string; webhookUuid: string }): Promise<string> {
+    const cacheKey = `${context.accountId}/${context.webhookUuid}/${ciphertext}`;
+    const cached = this.decrypted.get(cacheKey);
+    if (cached !== undefined) return cached;
     const { Plaintext } = await this.client.send(
       new DecryptCommand({
         KeyId: this.keyId,
@@ -35,6 +41,8 @@ export class KmsWebhookSecretCipher implements SecretCipher {
       }),
     );
     if (!Plaintext) throw new Error('KMS Decrypt returned no plaintext');
-    return Buffer.from(Plaintext).toString('utf8');
+    const secret = Buffer.from(Plaintext).toString('utf8');
+    this.decrypted.set(cacheKey, secret);
+    return secret;
   }
 }

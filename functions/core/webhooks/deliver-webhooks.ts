@@ -29,7 +29,6 @@ import {
   MAX_QUEUE_DELAY_SECONDS,
   RESEND_AFTER_MS,
   retryDelaySeconds,
-  type WebhookDelivery,
   type WebhookEventType,
 } from './webhook';
 
@@ -115,9 +114,6 @@ export async function fanOut(deps: WebhookDeliveryDeps, key: EventKey): Promise<
 
 export type AttemptOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'disabled' | 'skipped';
 
-/** Secrets decrypted in this process, by endpoint (one KMS call per endpoint and cold start). */
-const secretCache = new Map<string, string>();
-
 export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Promise<AttemptOutcome> {
   const delivery = await deps.webhooks.getDelivery(key);
   if (delivery?.state !== 'pending') return 'skipped';
@@ -153,15 +149,10 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
     return 'failed';
   }
 
-  const cacheKey = `${key.accountId}/${key.webhookUuid}`;
-  let secret = secretCache.get(cacheKey);
-  if (secret === undefined) {
-    secret = await deps.cipher.decrypt(endpoint.secretCiphertext, {
-      accountId: key.accountId,
-      webhookUuid: key.webhookUuid,
-    });
-    secretCache.set(cacheKey, secret);
-  }
+  const secret = await deps.cipher.decrypt(endpoint.secretCiphertext, {
+    accountId: key.accountId,
+    webhookUuid: key.webhookUuid,
+  });
   const result = await deps.sender.send({
     url: endpoint.url,
     secret,
@@ -225,5 +216,3 @@ export async function resendDueWebhooks(
   }
   return result;
 }
-
-export type { WebhookDelivery };
