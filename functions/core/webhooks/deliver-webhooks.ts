@@ -199,10 +199,13 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
   return 'retry_scheduled';
 }
 
+/** Events and deliveries the sweeper sends per run and kind; the rest wait for the next run. */
+export const RESEND_BATCH = 500;
+
 /** Sweeper: sends again the events never dispatched and the deliveries whose attempt is due. */
 export async function resendDueWebhooks(
   deps: WebhookDeliveryDeps,
-  limit = 100,
+  limit = RESEND_BATCH,
 ): Promise<{ events: number; deliveries: number }> {
   const now = deps.clock();
   const later = new Date(now.getTime() + RESEND_AFTER_MS).toISOString();
