@@ -297,75 +297,83 @@ export class DynamoArticleRepository implements ArticleStore {
   }
 
   async failGeneration(article: Article, reason: string, failedAt: string): Promise<boolean> {
-    return transactWithRetry<boolean>(
-      this.client,
-      async () => {
-        const current = await this.get(article.accountId, article.articleUuid);
-        if (current?.state !== 'queued') return { result: false };
-        const refund = current.creditsCharged;
-        const transactItems: TransactItem[] = [
-          {
-            Update: {
-              TableName: this.tables.articles,
-              Key: articleKeys.article(article.accountId, article.articleUuid),
+    return this.endWithRefund(
+      article,
+      (current) =>
+        current.state !== 'queued'
+          ? undefined
+          : {
               UpdateExpression:
                 'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt',
               ConditionExpression: '#state = :queued AND creditsCharged = :refund',
-              ExpressionAttributeNames: { '#state': 'state' },
               ExpressionAttributeValues: {
                 ':error': 'error',
                 ':zero': 0,
                 ':reason': reason.slice(0, MAX_ERROR_LENGTH),
                 ':failedAt': failedAt,
                 ':queued': 'queued',
-                ':refund': refund,
               },
             },
-          },
-        ];
-        if (refund > 0) {
-          transactItems.push({
-            Update: {
-              TableName: this.tables.accounts,
-              Key: { accountId: article.accountId },
-              UpdateExpression: 'ADD credits :refund',
-              ExpressionAttributeValues: { ':refund': refund },
-            },
-          });
-        }
-        return { TransactItems: transactItems };
-      },
-      true,
       // Not queued any more (failed or completed by another delivery): nothing to refund.
-      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+      { result: false },
     );
   }
 
   async cancel(article: Article, cancelledAt: string): Promise<boolean> {
+    return this.endWithRefund(
+      article,
+      (current) =>
+        !notStarted(current)
+          ? undefined
+          : {
+              UpdateExpression:
+                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
+              // Still in the state read, with no attempt started and the same credits held.
+              ConditionExpression:
+                '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              ExpressionAttributeValues: {
+                ':cancelled': 'cancelled',
+                ':zero': 0,
+                ':at': cancelledAt,
+                ':current': current.state,
+              },
+            },
+      // Moved on meanwhile (a worker took it, or another cancel won): read again and decide.
+      'retry',
+    );
+  }
+
+  /**
+   * Moves the article to a final state and gives back the credits it holds, in one
+   * transaction. `change` sees the current article and answers the update (its condition must
+   * check `creditsCharged = :refund`), or nothing when the article may not move; a failed
+   * condition ends with `onConflict`.
+   */
+  private async endWithRefund(
+    article: Article,
+    change: (
+      current: Article,
+    ) =>
+      | Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>
+      | undefined,
+    onConflict: { result: boolean } | 'retry',
+  ): Promise<boolean> {
     return transactWithRetry<boolean>(
       this.client,
       async () => {
         const current = await this.get(article.accountId, article.articleUuid);
-        if (!current || !notStarted(current)) return { result: false };
+        const update = current ? change(current) : undefined;
+        if (!current || !update) return { result: false };
         const refund = current.creditsCharged;
         const transactItems: TransactItem[] = [
           {
             Update: {
               TableName: this.tables.articles,
               Key: articleKeys.article(article.accountId, article.articleUuid),
-              UpdateExpression:
-                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
-              // Still in the state read above, with no attempt started and the same credits held.
-              ConditionExpression:
-                '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              UpdateExpression: update.UpdateExpression,
+              ConditionExpression: update.ConditionExpression,
               ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: {
-                ':cancelled': 'cancelled',
-                ':zero': 0,
-                ':at': cancelledAt,
-                ':current': current.state,
-                ':refund': refund,
-              },
+              ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':refund': refund },
             },
           },
         ];
@@ -382,8 +390,7 @@ export class DynamoArticleRepository implements ArticleStore {
         return { TransactItems: transactItems };
       },
       true,
-      // Moved on meanwhile (a worker took it, or another cancel won): read again and decide.
-      (codes) => (isConditionFailure(codes[0]) ? 'retry' : undefined),
+      (codes) => (isConditionFailure(codes[0]) ? onConflict : undefined),
     );
   }
 
