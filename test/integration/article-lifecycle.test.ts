@@ -18,7 +18,10 @@ import {
   MAX_GENERATION_ATTEMPTS,
   WORST_CASE_FAILURE_MS,
 } from '../../functions/core/articles/lifecycle-policy';
-import { recoverStalledGenerations } from '../../functions/core/articles/sweep-articles';
+import {
+  recoverStalledGenerations,
+  resendUnfinishedGenerations,
+} from '../../functions/core/articles/sweep-articles';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
@@ -134,6 +137,31 @@ describe('leases', () => {
     expect(await drainQueue(resources.queueUrl, worker)).toBe(1);
     expect((await show(accountId, uuid)).status).toBe('generated');
     expect(await credits(accountId)).toBe(100 - PRICE);
+  });
+});
+
+describe('a restart that lost the queue', () => {
+  it('sends every queued article again, ends the dead process leases, and generates each once', async () => {
+    const accountId = await newAccount(100);
+    const waiting = await create(accountId);
+    const inProgress = await create(accountId);
+    const now = new Date();
+    await deps
+      .articleStore()
+      .takeLease(
+        { accountId, articleUuid: inProgress },
+        'killed-process',
+        now.toISOString(),
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+        MAX_GENERATION_ATTEMPTS,
+      );
+    // The queue is gone with the process.
+    await new SQSClient({}).send(new PurgeQueueCommand({ QueueUrl: resources.queueUrl }));
+    const sent = await resendUnfinishedGenerations(deps.sweepDeps(), { leasesAreDead: true });
+    expect(sent).toBeGreaterThanOrEqual(2);
+    await drainQueue(resources.queueUrl, worker);
+    for (const uuid of [waiting, inProgress]) expect((await show(accountId, uuid)).status).toBe('generated');
+    expect(await credits(accountId)).toBe(100 - 2 * PRICE);
   });
 });
 

@@ -454,6 +454,16 @@ export class DynamoArticleRepository implements ArticleStore {
     });
   }
 
+  async breakLease(article: Article): Promise<void> {
+    if (!article.leaseOwner) return;
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAt',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':queued': 'queued', ':owner': article.leaseOwner },
+    });
+  }
+
   async releaseLease(article: Article, owner: string, reason: string, recheckAt: string): Promise<void> {
     await this.updateIfCondition(article, {
       UpdateExpression: 'SET lastError = :reason, sweepAt = :at REMOVE leaseOwner, leaseExpiresAt',

@@ -73,6 +73,8 @@ export interface ArticleStore {
   ): Promise<LeaseOutcome>;
   /** Extends `owner`'s lease; false when it holds it no more. */
   renewLease(article: Article, owner: string, leaseUntil: string): Promise<boolean>;
+  /** Ends a lease whose worker is known to be dead (a restart of the only process that had it). */
+  breakLease(article: Article): Promise<void>;
   /** Gives the lease back after a failed attempt; the sweeper looks again at `recheckAt`. */
   releaseLease(article: Article, owner: string, reason: string, recheckAt: string): Promise<void>;
   /**

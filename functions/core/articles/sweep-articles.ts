@@ -75,15 +75,19 @@ export async function recoverStalledGenerations(
 
 /**
  * After a restart that lost the queue (the local runtime's queue lives in moto's memory):
- * sends every queued article's message again. Safe, because a duplicate delivery finds the
- * article leased or done; returns how many were sent.
+ * sends every queued article's message again, and, when the restarted process was the only
+ * worker (`leasesAreDead`), ends the leases it held so the new deliveries need not wait for
+ * them to expire. Safe, because a duplicate delivery finds the article leased or done;
+ * returns how many were sent.
  */
 export async function resendUnfinishedGenerations(
-  deps: Pick<SweepArticlesDeps, 'articles' | 'queue' | 'clock'>,
+  deps: Pick<SweepArticlesDeps, 'articles' | 'queue'>,
+  options: { leasesAreDead: boolean },
 ): Promise<number> {
   let sent = 0;
   await deps.articles.eachQueued(async (articles: Article[]) => {
     for (const article of articles) {
+      if (options.leasesAreDead) await deps.articles.breakLease(article);
       await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
       sent++;
     }
