@@ -11,6 +11,7 @@ import { generationDeps } from '../adapters/model-dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';
+import { recordFinalGenerationFailure } from '../shared/metrics';
 import { runtimeSettings } from '../shared/runtime-settings';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -39,6 +40,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
   }
   const { outcome, article, failure } = result;
   if (failure) {
+    recordFinalGenerationFailure();
     logger.error('Generation failed for good; the article is in error and its credits were refunded', {
       articleUuid: parsed.data.articleUuid,
       receiveCount,
