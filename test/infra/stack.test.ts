@@ -250,7 +250,7 @@ describe('API Gateway', () => {
   it.each([
     ['UNAUTHORIZED', '401', json(errorBodies.unauthenticated)],
     ['MISSING_AUTHENTICATION_TOKEN', '404', json(errorBodies.notFound)],
-    ['ACCESS_DENIED', '403', json(errorBodies.forbidden)],
+    ['ACCESS_DENIED', '401', json(errorBodies.unauthenticated)],
     ['REQUEST_TOO_LARGE', '413', json(errorBodies.payloadTooLarge)],
     ['THROTTLED', '429', json(errorBodies.tooManyRequests)],
     ['QUOTA_EXCEEDED', '429', json(errorBodies.tooManyRequests)],
@@ -607,44 +607,142 @@ describe('sweeper schedule', () => {
   });
 });
 
+describe('sweeper concurrency', () => {
+  it('runs one sweep at a time: reserved concurrency 1, a tick waits at most a minute, no retries', () => {
+    const props = resource(functionId(sweeper)).Properties;
+    expect(props.ReservedConcurrentExecutions).toBe(1);
+    expect(props.Timeout).toBe(runtimeSettings.sweeperTimeoutSeconds);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId(sweeper) },
+      MaximumEventAgeInSeconds: 60,
+      MaximumRetryAttempts: 0,
+    });
+    // A run may outlast the interval (it then delays or drops the next tick), but not by more
+    // than the time a tick may wait plus one interval.
+    expect(runtimeSettings.sweeperTimeoutSeconds).toBeLessThanOrEqual(
+      runtimeSettings.sweeperTickMaxAgeSeconds + runtimeSettings.sweeperIntervalMinutes * 60,
+    );
+  });
+
+  it('reserves concurrency for no other function', () => {
+    const reserved = ofType('AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined,
+    );
+    expect(reserved.map(([id]) => id)).toEqual([functionId(sweeper)]);
+  });
+});
+
 describe('alarms', () => {
   const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
   const topicId = only(
     ofType('AWS::SNS::Topic').map(([id]) => id),
     'alarm topic',
   );
+  const stageId = only(
+    ofType('AWS::ApiGateway::Stage').map(([id]) => id),
+    'stage',
+  );
+  const atLeast = { ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 };
 
-  it('alarms when a message reaches the dead-letter queue', () => {
-    expect(alarms).toContainEqual(
-      expect.objectContaining({
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueueId, 'QueueName'] } }],
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-      }),
+  /** The single-metric alarm on this metric (namespace, name, dimensions). */
+  function alarmOn(namespace: string, metricName: string, dimensions: unknown): Json {
+    return only(
+      alarms.filter(
+        (alarm) =>
+          alarm.Namespace === namespace &&
+          alarm.MetricName === metricName &&
+          JSON.stringify(alarm.Dimensions) === JSON.stringify(dimensions),
+      ),
+      `alarm on ${namespace} ${metricName}`,
     );
+  }
+
+  it('alarms on the API 5xx rate of the stage, from a minimum count of 5xx answers', () => {
+    const rateAlarm = only(
+      alarms.filter((alarm) => Array.isArray(alarm.Metrics)),
+      'metric math alarm',
+    );
+    expect(rateAlarm).toMatchObject({ ...atLeast, Threshold: 5, TreatMissingData: 'notBreaching' });
+    const queries = rateAlarm.Metrics as {
+      Id: string;
+      Expression?: string;
+      ReturnData?: boolean;
+      MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: unknown }; Stat: string };
+    }[];
+    const expression = only(
+      queries.filter((query) => query.Expression),
+      'expression',
+    );
+    expect(expression.Expression).toBe('IF(errors >= 5, 100 * errors / requests, 0)');
+    const stat = (id: string) => queries.find((query) => query.Id === id)?.MetricStat;
+    const stageDimensions = [
+      { Name: 'ApiName', Value: 'inkpress' },
+      { Name: 'Stage', Value: { Ref: stageId } },
+    ];
+    expect(stat('errors')).toEqual({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: stageDimensions },
+      Period: 300,
+      Stat: 'Sum',
+    });
+    expect(stat('requests')).toEqual({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: stageDimensions },
+      Period: 300,
+      Stat: 'Sum',
+    });
+  });
+
+  it.each([['FinalGenerationFailures'], ['FinalPublishFailures']])(
+    'alarms on every %s (the EMF metric of functions/shared/metrics.ts)',
+    (metricName) => {
+      expect(alarmOn('Inkpress', metricName, [{ Name: 'service', Value: 'inkpress' }])).toMatchObject({
+        ...atLeast,
+        Statistic: 'Sum',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    },
+  );
+
+  it('alarms when the oldest generation message has waited 30 minutes', () => {
+    const alarm = alarmOn('AWS/SQS', 'ApproximateAgeOfOldestMessage', [
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } },
+    ]);
+    expect(alarm).toMatchObject({ ...atLeast, Statistic: 'Maximum', Threshold: 1800 });
+  });
+
+  it('alarms while messages sit in the dead-letter queue, and is OK once it is empty or idle', () => {
+    const alarm = alarmOn('AWS/SQS', 'ApproximateNumberOfMessagesVisible', [
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueueId, 'QueueName'] } },
+    ]);
+    expect(alarm).toMatchObject({
+      ...atLeast,
+      Statistic: 'Maximum',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
     'alarms on errors of %s',
     (_name, definition) => {
-      expect(alarms).toContainEqual(
-        expect.objectContaining({
-          Namespace: 'AWS/Lambda',
-          MetricName: 'Errors',
-          Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(definition) } }],
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-        }),
-      );
+      expect(
+        alarmOn('AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: functionId(definition) } }]),
+      ).toMatchObject({ ...atLeast, Statistic: 'Sum', Threshold: 1 });
     },
   );
 
-  it('notifies an encrypted topic from every alarm', () => {
-    expect(alarms).toHaveLength(allDefinitions.length + 1);
-    for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+  it('notifies an encrypted topic when each alarm fires and when it returns to OK', () => {
+    expect(alarms).toHaveLength(allDefinitions.length + 5);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.AlarmDescription).toEqual(expect.any(String));
+    }
     expect(resource(topicId).Properties.KmsMasterKeyId).toBeDefined();
+  });
+
+  it('outputs the topic ARN for subscriptions', () => {
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
   });
 });
 
