@@ -87,6 +87,8 @@ export class InkpressStack extends Stack {
 
     const api = new InkpressApi(this, 'Api', { functions });
     const alarms = new OperationalAlarms(this, 'Alarms', {
+      restApi: api.restApi,
+      generationQueue: generation.queue,
       deadLetterQueue: generation.deadLetterQueue,
       functions: functions.all,
     });
@@ -103,7 +105,7 @@ export class InkpressStack extends Stack {
     new CfnOutput(this, 'GenerationQueueUrl', { value: generation.queue.queueUrl });
     new CfnOutput(this, 'GenerationDeadLetterQueueUrl', { value: generation.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'Subscribe to this topic to receive the alarms',
+      description: 'Subscribe to this topic to receive the alarms (README: Alarms)',
       value: alarms.topic.topicArn,
     });
     for (const [name, definition] of tableEntries()) {

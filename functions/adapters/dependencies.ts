@@ -23,6 +23,7 @@ import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
 import { dynamoDocumentClient, kmsClient, sqsClient } from '../shared/aws-clients';
 import { envFlag, requireEnv } from '../shared/env';
 import { logger } from '../shared/logger';
+import { recordFinalPublishFailure } from '../shared/metrics';
 import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
 import { DynamoArticleRepository } from './dynamodb/article-repository';
@@ -170,10 +171,12 @@ export function publishDeps(): PublishDeps {
         reason,
         nextAttemptAt,
       }),
-    onFinalFailure: (ref, reason) =>
+    onFinalFailure: (ref, reason) => {
+      recordFinalPublishFailure();
       logger.error('Publication failed for good; the article keeps its content', {
         articleUuid: ref.articleUuid,
         reason,
-      }),
+      });
+    },
   };
 }

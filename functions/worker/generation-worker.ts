@@ -11,6 +11,7 @@ import { generationDeps } from '../adapters/model-dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';
+import { recordFinalGenerationFailure } from '../shared/metrics';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -32,6 +33,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
   });
   const { outcome, article, failure } = result;
   if (outcome === 'failed') {
+    recordFinalGenerationFailure();
     logger.error('Generation failed for good; the article is in error and its credits were refunded', {
       articleUuid,
       attempts: article?.generationAttempts,

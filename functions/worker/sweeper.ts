@@ -3,6 +3,7 @@ import { publishDeps, sweepDeps } from '../adapters/dependencies';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { logger } from '../shared/logger';
+import { recordFinalGenerationFailure } from '../shared/metrics';
 
 type StepResult = unknown;
 
@@ -13,7 +14,11 @@ type StepResult = unknown;
 export async function handler(): Promise<Record<string, StepResult>> {
   const steps: Record<string, () => Promise<StepResult>> = {
     reservations: () => retryDeferredReservations(sweepDeps()),
-    generations: () => recoverStalledGenerations(sweepDeps()),
+    generations: async () => {
+      const recovered = await recoverStalledGenerations(sweepDeps());
+      recordFinalGenerationFailure(recovered.failed);
+      return recovered;
+    },
     publications: () => retryDuePublications(publishDeps()),
     websites: () => checkWebsites(publishDeps()),
   };

@@ -40,11 +40,13 @@ const GATEWAY_RESPONSES: {
     statusCode: '404',
     body: JSON.stringify(errorBodies.notFound),
   },
+  // The authorizer denies unknown tokens with a Deny policy (so that only real failures count
+  // as its errors); nothing else in this API denies access, so a denial is a 401 to clients.
   {
     id: 'AccessDenied',
     type: apigateway.ResponseType.ACCESS_DENIED,
-    statusCode: '403',
-    body: JSON.stringify(errorBodies.forbidden),
+    statusCode: '401',
+    body: JSON.stringify(errorBodies.unauthenticated),
   },
   {
     id: 'RequestTooLarge',

@@ -15,7 +15,7 @@ import {
 } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import type { DataTables } from './data-tables';
-import { InkpressFunction } from './inkpress-function';
+import { InkpressFunction, type InkpressFunctionProps } from './inkpress-function';
 
 export interface ServiceFunctionsProps {
   tables: DataTables;
@@ -57,7 +57,13 @@ export class ServiceFunctions extends Construct {
     this.routeFunctions = routeFunctions;
     this.authorizer = this.create(authorizer, Duration.seconds(10), 512);
     this.worker = this.create(generationWorker, Duration.seconds(runtimeSettings.workerTimeoutSeconds), 1024);
-    this.sweeper = this.create(sweeper, Duration.minutes(2), 512);
+    this.sweeper = this.create(sweeper, Duration.seconds(runtimeSettings.sweeperTimeoutSeconds), 512, {
+      reservedConcurrentExecutions: 1,
+      asyncInvoke: {
+        maxEventAge: Duration.seconds(runtimeSettings.sweeperTickMaxAgeSeconds),
+        retryAttempts: 0,
+      },
+    });
     this.all = [...routeFunctions.values(), this.authorizer, this.worker, this.sweeper];
   }
 
@@ -68,7 +74,12 @@ export class ServiceFunctions extends Construct {
     return fn;
   }
 
-  private create(definition: FunctionDefinition, timeout: Duration, memorySize: number): InkpressFunction {
+  private create(
+    definition: FunctionDefinition,
+    timeout: Duration,
+    memorySize: number,
+    concurrency: Pick<InkpressFunctionProps, 'reservedConcurrentExecutions' | 'asyncInvoke'> = {},
+  ): InkpressFunction {
     const { tables, generationQueue, sitePasswordKey, modelSecret, modelSettings } = this.props;
     const { access } = definition;
     const environment = functionEnvironment(access, {
@@ -79,7 +90,13 @@ export class ServiceFunctions extends Construct {
       ...(modelSettings ? { modelSettings } : {}),
     });
 
-    const fn = new InkpressFunction(this, definition.name, { definition, timeout, memorySize, environment });
+    const fn = new InkpressFunction(this, definition.name, {
+      definition,
+      timeout,
+      memorySize,
+      environment,
+      ...concurrency,
+    });
 
     for (const [name, tableAccess] of Object.entries(access.tables)) {
       if (tableAccess) tables.grant(fn, name as TableName, tableAccess);

@@ -38,6 +38,11 @@ export const ARTICLE_INDEX = {
 export const WEBSITE_INDEX = {
   /** Sparse: website items (not URL guard items) carry `listSortKey`. */
   byCreation: 'byCreation',
+  /**
+   * Sparse: website items carry `checkShard` (one of a few values, from the uuid), sorted by
+   * `checkedAt`, so the health check queries each shard for the websites checked longest ago.
+   */
+  dueForCheck: 'dueForCheck',
 } as const;
 
 export const tableDefinitions = {
@@ -68,6 +73,11 @@ export const tableDefinitions = {
         indexName: WEBSITE_INDEX.byCreation,
         partitionKey: { name: 'accountId', type: 'S' },
         sortKey: { name: 'listSortKey', type: 'S' },
+      },
+      {
+        indexName: WEBSITE_INDEX.dueForCheck,
+        partitionKey: { name: 'checkShard', type: 'S' },
+        sortKey: { name: 'checkedAt', type: 'S' },
       },
     ],
   },
