@@ -56,7 +56,7 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/create',
     entry: 'functions/api/create-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite' },
+      tables: { websites: 'readWrite', categories: 'readWrite', idempotency: 'readWrite' },
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -126,6 +126,7 @@ export const routes: RouteDefinition[] = [
         articles: 'readWrite',
         websites: 'read',
         categories: 'read',
+        idempotency: 'readWrite',
       },
       sendsToQueue: true,
     },
