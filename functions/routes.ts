@@ -73,8 +73,13 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/create',
     entry: 'functions/api/create-website.ts',
     access: {
-      // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany.
-      tables: { websites: ['GetItem', 'PutItem'], categories: ['BatchWriteItem'] },
+      // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany;
+      // the Idempotency-Key record (Powertools: put, get, update, delete on failure).
+      tables: {
+        websites: ['GetItem', 'PutItem'],
+        categories: ['BatchWriteItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      },
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -160,6 +165,7 @@ export const routes: RouteDefinition[] = [
         articles: ['GetItem', 'PutItem', 'UpdateItem'],
         websites: ['GetItem'],
         categories: ['GetItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       },
       sendsToQueue: true,
     },

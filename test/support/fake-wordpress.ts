@@ -52,6 +52,10 @@ export interface FakeWordPress {
   /** When set, `POST posts` fails with this plugin error after a successful login. */
   postFailure: { status: number; code: string } | undefined;
   requests: FakeRequest[];
+  /** When set, requests are answered only once this settles (a slow site). */
+  answerAfter: Promise<unknown> | undefined;
+  /** Requests received, counted on arrival (before any `answerAfter` wait). */
+  arrivals: number;
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -79,6 +83,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     redirectLocation: undefined,
     postFailure: undefined,
     requests: [],
+    answerAfter: undefined,
+    arrivals: 0,
     stop: async () => {
       const current = server;
       server = undefined;
@@ -89,7 +95,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     start: async () => {
       if (server) return;
       server = createServer((request, response) => {
-        readBody(request).then((body) => handle(request, response, body));
+        site.arrivals += 1;
+        readBody(request).then(async (body) => {
+          await site.answerAfter;
+          handle(request, response, body);
+        });
       });
       await new Promise<void>((resolve) => server?.listen(port, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;

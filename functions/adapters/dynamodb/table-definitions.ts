@@ -110,6 +110,16 @@ export const tableDefinitions = {
       },
     ],
   },
+  /**
+   * Powertools idempotency records of the `Idempotency-Key` header, under the attribute names
+   * its DynamoDB persistence layer uses by default (`id`, TTL in `expiration`).
+   */
+  idempotency: {
+    id: 'Idempotency',
+    envVar: 'IDEMPOTENCY_TABLE',
+    partitionKey: { name: 'id', type: 'S' },
+    timeToLiveAttribute: 'expiration',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tableDefinitions;

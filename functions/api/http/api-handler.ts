@@ -16,8 +16,12 @@ export interface ApiRequest {
   baseUrl: string;
   pathParameters: Record<string, string>;
   query: Record<string, string>;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string>;
   /** Parsed body fields (empty for requests without a body). */
   fields: FormFields;
+  /** The invocation's Lambda context (absent when a handler is called directly, as in tests). */
+  lambdaContext?: Context;
 }
 
 export type Operation = (request: ApiRequest) => Promise<ApiResult>;
@@ -42,7 +46,9 @@ export function apiHandler(operation: Operation) {
         baseUrl: baseUrlOf(event),
         pathParameters: definedValues(event.pathParameters),
         query: definedValues(event.queryStringParameters),
+        headers: lowerCaseNames(event.headers),
         fields,
+        lambdaContext: context,
       });
       logger.info('request', {
         method: event.httpMethod,
@@ -80,6 +86,14 @@ function baseUrlOf(event: APIGatewayProxyEvent): string {
   const fullPath = event.requestContext.path ?? event.path;
   const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
   return `${proto}://${host}${prefix}`;
+}
+
+function lowerCaseNames(headers: Record<string, string | undefined> | null): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) result[name.toLowerCase()] = value;
+  }
+  return result;
 }
 
 function definedValues(record: Record<string, string | undefined> | null): Record<string, string> {

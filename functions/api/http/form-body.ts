@@ -1,5 +1,5 @@
 /**
- * Parses request bodies of create operations: multipart/form-data (as SPEC.md says),
+ * Parses request bodies of create operations: multipart/form-data (as docs/api-contract.md says),
  * application/x-www-form-urlencoded and JSON, all as UTF-8. Values stay raw; the zod schema
  * of each operation decides what they mean.
  */

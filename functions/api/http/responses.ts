@@ -9,6 +9,7 @@ import {
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestInProgressError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -18,6 +19,8 @@ import { logger } from '../../shared/logger';
 export interface ApiResult {
   statusCode: number;
   body: unknown;
+  /** Headers besides the ones every response carries. */
+  headers?: Record<string, string>;
 }
 
 export const errorBodies = {
@@ -54,6 +57,13 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof UnsupportedMediaTypeError)
     return { statusCode: 415, body: { message: error.message } };
   if (error instanceof MalformedBodyError) return { statusCode: 400, body: { message: error.message } };
+  if (error instanceof RequestInProgressError) {
+    return {
+      statusCode: 409,
+      body: { message: error.message },
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof DomainError) return { statusCode: 400, body: { message: error.message } };
   logger.error('Unhandled error', { error: error instanceof Error ? error : String(error), requestId });
   return { statusCode: 500, body: { ...errorBodies.serverError, request_id: requestId } };
@@ -63,6 +73,7 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
   return {
     statusCode: result.statusCode,
     headers: {
+      ...result.headers,
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
       'X-Request-Id': requestId,

@@ -1,4 +1,4 @@
-/** Article records on the wire (SPEC.md "Article record" and "Queued article record"). */
+/** Article records on the wire (docs/api-contract.md "Article record" and "Queued article record"). */
 import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
 import { toBit, toWireTime } from '../wire';
 import type { Article, ArticleState } from './article';

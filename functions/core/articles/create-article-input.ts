@@ -1,4 +1,4 @@
-/** The input of `POST /v1/articles/create`, with every rule of SPEC.md. */
+/** The input of `POST /v1/articles/create`, with every rule of docs/api-contract.md. */
 import { z } from 'zod';
 import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';

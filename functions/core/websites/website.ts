@@ -50,7 +50,7 @@ export function websiteData(website: Website): WebsiteData {
   };
 }
 
-/** The website record of SPEC.md: `{ data, status }`. */
+/** The website record of docs/api-contract.md: `{ data, status }`. */
 export function presentWebsite(website: Website) {
   return {
     data: websiteData(website),
