@@ -340,7 +340,11 @@ describe('functions', () => {
   const expectedTableActions: Record<string, Partial<Record<TableName, string[]>>> = {
     ListLanguages: {},
     ListWebsites: { websites: ['Query'] },
-    CreateWebsite: { websites: ['GetItem', 'PutItem'], categories: ['BatchWriteItem'] },
+    CreateWebsite: {
+      websites: ['GetItem', 'PutItem'],
+      categories: ['BatchWriteItem'],
+      idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+    },
     ShowWebsite: { websites: ['GetItem'] },
     UpdateWebsite: {
       websites: ['GetItem', 'UpdateItem'],
@@ -363,6 +367,7 @@ describe('functions', () => {
       articles: ['GetItem', 'PutItem', 'UpdateItem'],
       websites: ['GetItem'],
       categories: ['GetItem'],
+      idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     },
     RetryArticle: {
       accounts: ['GetItem', 'UpdateItem'],
