@@ -3,6 +3,35 @@ import { z } from 'zod';
 import { ValidationError } from './errors';
 import { MAX_PAGE } from './pagination';
 
+/** Every C0 and C1 control character and DEL. */
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
+/** The same, but tab, line feed and carriage return (whitespace in a field that collapses it). */
+const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/**
+ * A text field: a string of well-formed Unicode (no lone UTF-16 surrogate, which no site can
+ * store) without control characters; `lineBreaks` allows tab, CR and LF in fields whose
+ * whitespace collapses. Anything else is a 422 on the field, before anything is stored.
+ */
+export function formText(label: string, options: { lineBreaks?: boolean } = {}) {
+  const control = options.lineBreaks ? CONTROL_EXCEPT_LINE_BREAKS : CONTROL_CHARACTER;
+  return z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
+    })
+    .refine((value) => value.isWellFormed(), {
+      error: `The ${label} must be valid Unicode text (it contains a lone surrogate).`,
+      abort: true,
+    })
+    .refine((value) => !control.test(value), {
+      error: options.lineBreaks
+        ? `The ${label} may not contain control characters other than tab and line breaks.`
+        : `The ${label} may not contain control characters.`,
+      abort: true,
+    });
+}
+
 /** 1/0, true/false, yes/no, on/off (any case), empty (false) or a JSON boolean. */
 export function formBoolean(label: string) {
   return z.preprocess(
