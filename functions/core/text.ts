@@ -54,11 +54,7 @@ export function plainText(value: string): string {
  * text can never open a tag. Idempotent (nothing is decoded).
  */
 export function safeText(text: string): string {
-  return wellFormedText(text)
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/</g, '\u2039')
-    .replace(/>/g, '\u203A');
+  return wellFormedText(text).replace(/\s+/g, ' ').trim().replace(/</g, '\u2039').replace(/>/g, '\u203A');
 }
 
 /** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */

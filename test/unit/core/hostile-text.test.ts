@@ -38,7 +38,9 @@ describe('plain text', () => {
   });
 
   it('decodes entities exactly once', () => {
-    expect(plainText('&lt;script&gt;alert(1)&lt;/script&gt;')).toBe('\u2039script\u203Aalert(1)\u2039/script\u203A');
+    expect(plainText('&lt;script&gt;alert(1)&lt;/script&gt;')).toBe(
+      '\u2039script\u203Aalert(1)\u2039/script\u203A',
+    );
     expect(plainText('&amp;lt;b&amp;gt;')).toBe('&lt;b&gt;');
     expect(plainText('tom &amp; <b>jerry</b>')).toBe('tom & jerry');
     expect(plainText('<script>alert(1)</script>caf&eacute;')).toBe('café');
@@ -153,7 +155,10 @@ describe('model output', () => {
     await fc.assert(
       fc.asyncProperty(
         hostileText,
-        fc.array(hostileText.map((heading) => `${heading} x`), { minLength: 3, maxLength: 3 }),
+        fc.array(
+          hostileText.map((heading) => `${heading} x`),
+          { minLength: 3, maxLength: 3 },
+        ),
         fc.array(hostileText, { minLength: 1, maxLength: 5 }),
         async (title, headings, html) => {
           const written = await writeArticle(hostileModel(`${title} t`, headings, html), request).catch(
