@@ -2,11 +2,7 @@
 import { z } from 'zod';
 import { ValidationError } from './errors';
 import { MAX_PAGE } from './pagination';
-
-/** Every C0 and C1 control character and DEL. */
-const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
-/** The same, but tab, line feed and carriage return (whitespace in a field that collapses it). */
-const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+import { CONTROL_CHARACTER, CONTROL_EXCEPT_LINE_BREAKS } from './text';
 
 /**
  * A text field: a string of well-formed Unicode (no lone UTF-16 surrogate, which no site can

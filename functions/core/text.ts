@@ -20,8 +20,10 @@ const HIDDEN_CONTENT = new Set([
   'xmp',
 ]);
 
-/** C0 and C1 control characters and DEL, except tab, line feed and carriage return. */
-const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+/** Every C0 and C1 control character and DEL (Unicode category Cc). */
+export const CONTROL_CHARACTER = /\p{Cc}/u;
+/** The same except tab, line feed and carriage return. */
+export const CONTROL_EXCEPT_LINE_BREAKS = /(?![\t\n\r])\p{Cc}/u;
 
 /**
  * The text of an HTML fragment: parsed once (tags and comments dropped, the content of
@@ -59,7 +61,7 @@ export function safeText(text: string): string {
 
 /** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */
 export function wellFormedText(value: string): string {
-  return value.toWellFormed().replace(CONTROL_EXCEPT_LINE_BREAKS, '');
+  return value.toWellFormed().replace(new RegExp(CONTROL_EXCEPT_LINE_BREAKS, 'gu'), '');
 }
 
 /** Text as HTML character data or a quoted attribute value. */

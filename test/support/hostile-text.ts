@@ -55,7 +55,7 @@ export const HOSTILE_CORPUS: readonly string[] = [
   '\uFEFFbyte order mark and zero\u200Bwidth',
 ];
 
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+const CONTROL = /\p{Cc}/u;
 
 /** One hostile string: corpus entries and arbitrary (also ill-formed) Unicode, mixed. */
 export const hostileText: fc.Arbitrary<string> = fc
@@ -89,7 +89,7 @@ export function executableFindings(html: string): string[] {
         for (const [attribute, value] of Object.entries(attributes)) {
           if (attribute.startsWith('on')) findings.push(`event handler ${attribute}`);
           // Browsers ignore whitespace and control characters inside a scheme.
-          const squeezed = value.replace(/[\s\u0000-\u001F]/g, '').toLowerCase();
+          const squeezed = value.replace(/[\s\p{Cc}]/gu, '').toLowerCase();
           if (DANGEROUS_SCHEME.test(squeezed)) findings.push(`dangerous URL in ${attribute}: ${value}`);
           if (attribute !== 'href') findings.push(`attribute outside the allow-list ${attribute}`);
         }
