@@ -8,7 +8,7 @@ import { ValidationError } from '../errors';
 import { formText, parseOrThrow } from '../schema-helpers';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
-import type { PasswordCipher } from './password-cipher';
+import { PASSWORD_CONTEXT_VERSION, type PasswordCipher } from './password-cipher';
 import { type CategoryStore, DuplicateWebsiteUrlError, type WebsiteStore } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl } from './site-url';
@@ -63,7 +63,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
   const fromSite = await verifySite(deps.cms, site);
 
   const websiteUuid = randomUUID();
-  const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid });
+  const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
   const categories = toCategories(websiteUuid, fromSite);
   const website: Website = {
     accountId,
@@ -71,6 +71,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
     url,
     login: input.login,
     passwordCiphertext,
+    passwordContextVersion: PASSWORD_CONTEXT_VERSION,
     loginIsUnauthorized: false,
     isUnreachable: false,
     totalCreditsUsed: 0,
