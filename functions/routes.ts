@@ -35,20 +35,25 @@ export interface RouteDefinition extends FunctionDefinition {
 
 const readAccount: Partial<Record<TableName, TableAccess>> = { accounts: 'read' };
 
+/** Every route takes a token from its account's bucket (one UpdateItem) before anything else. */
+const rateLimited = (
+  tables: Partial<Record<TableName, TableAccess>>,
+): Partial<Record<TableName, TableAccess>> => ({ rateLimits: 'readWrite', ...tables });
+
 export const routes: RouteDefinition[] = [
   {
     name: 'ListLanguages',
     methods: ['GET'],
     path: '/v1/languages',
     entry: 'functions/api/list-languages.ts',
-    access: { tables: {} },
+    access: { tables: rateLimited({}) },
   },
   {
     name: 'ListWebsites',
     methods: ['GET'],
     path: '/v1/websites/list',
     entry: 'functions/api/list-websites.ts',
-    access: { tables: { websites: 'read' } },
+    access: { tables: rateLimited({ websites: 'read' }) },
   },
   {
     name: 'CreateWebsite',
@@ -56,7 +61,7 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/create',
     entry: 'functions/api/create-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite' },
+      tables: rateLimited({ websites: 'readWrite', categories: 'readWrite' }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -66,7 +71,7 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/show',
     entry: 'functions/api/show-website.ts',
-    access: { tables: { websites: 'read' } },
+    access: { tables: rateLimited({ websites: 'read' }) },
   },
   {
     name: 'UpdateWebsite',
@@ -74,7 +79,7 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/update',
     entry: 'functions/api/update-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite', articles: 'readWrite' },
+      tables: rateLimited({ websites: 'readWrite', categories: 'readWrite', articles: 'readWrite' }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -84,35 +89,37 @@ export const routes: RouteDefinition[] = [
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/delete',
     entry: 'functions/api/delete-website.ts',
-    access: { tables: { websites: 'readWrite', categories: 'readWrite' } },
+    access: { tables: rateLimited({ websites: 'readWrite', categories: 'readWrite' }) },
   },
   {
     name: 'ListCategories',
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/categories',
     entry: 'functions/api/list-categories.ts',
-    access: { tables: { websites: 'read', categories: 'read' } },
+    access: { tables: rateLimited({ websites: 'read', categories: 'read' }) },
   },
   {
     name: 'ListArticles',
     methods: ['GET'],
     path: '/v1/articles/list',
     entry: 'functions/api/list-articles.ts',
-    access: { tables: { ...readAccount, articles: 'read', websites: 'read', categories: 'read' } },
+    access: {
+      tables: rateLimited({ ...readAccount, articles: 'read', websites: 'read', categories: 'read' }),
+    },
   },
   {
     name: 'ListQueuedArticles',
     methods: ['GET', 'POST'],
     path: '/v1/articles/queue',
     entry: 'functions/api/list-queued-articles.ts',
-    access: { tables: { articles: 'read', websites: 'read', categories: 'read' } },
+    access: { tables: rateLimited({ articles: 'read', websites: 'read', categories: 'read' }) },
   },
   {
     name: 'ShowArticle',
     methods: ['GET'],
     path: '/v1/articles/{article_uuid}/show',
     entry: 'functions/api/show-article.ts',
-    access: { tables: { articles: 'read', websites: 'read', categories: 'read' } },
+    access: { tables: rateLimited({ articles: 'read', websites: 'read', categories: 'read' }) },
   },
   {
     name: 'CreateArticle',
@@ -120,13 +127,13 @@ export const routes: RouteDefinition[] = [
     path: '/v1/articles/create',
     entry: 'functions/api/create-article.ts',
     access: {
-      tables: {
+      tables: rateLimited({
         accounts: 'readWrite',
         dailyUsage: 'readWrite',
         articles: 'readWrite',
         websites: 'read',
         categories: 'read',
-      },
+      }),
       sendsToQueue: true,
     },
   },
