@@ -192,6 +192,8 @@ describe('API Gateway', () => {
         ResponseParameters: {
           'method.response.header.Content-Type': "'application/json'",
           'method.response.header.Cache-Control': "'no-store'",
+          'method.response.header.X-Content-Type-Options': "'nosniff'",
+          'method.response.header.Strict-Transport-Security': "'max-age=63072000; includeSubDomains'",
           'method.response.header.Allow': `'${route.methods.join(', ')}'`,
         },
         ResponseTemplates: { 'application/json': JSON.stringify(errorBodies.methodNotAllowed) },
@@ -264,6 +266,8 @@ describe('API Gateway', () => {
       ResponseParameters: {
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Cache-Control': "'no-store'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+        'gatewayresponse.header.Strict-Transport-Security': "'max-age=63072000; includeSubDomains'",
       },
       ResponseTemplates: { 'application/json': body },
     });
@@ -301,6 +305,7 @@ describe('functions', () => {
           'NODE_OPTIONS',
           'POWERTOOLS_SERVICE_NAME',
           'INKPRESS_ALLOW_PRIVATE_URLS',
+          'INKPRESS_HSTS',
           ...tableVars,
           ...(definition.access.sendsToQueue ? ['GENERATION_QUEUE_URL'] : []),
           ...(definition.access.sitePasswordKey ? ['SITE_PASSWORD_KEY_ID'] : []),
@@ -311,6 +316,7 @@ describe('functions', () => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'inkpress',
         INKPRESS_ALLOW_PRIVATE_URLS: 'false',
+        INKPRESS_HSTS: 'true',
       });
       for (const [name, envVar] of Object.entries(definition.access.tables).map(
         ([table]) => [table, tableDefinitions[table as TableName].envVar] as const,
