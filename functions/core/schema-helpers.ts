@@ -4,6 +4,9 @@ import { ValidationError } from './errors';
 import { MAX_PAGE } from './pagination';
 import { CONTROL_CHARACTER, CONTROL_EXCEPT_LINE_BREAKS } from './text';
 
+/** A form value whose bytes are not valid UTF-8 (the body parser's stand-in; never stored). */
+export class UndecodableText {}
+
 /**
  * A text field: a string of well-formed Unicode (no lone UTF-16 surrogate, which no site can
  * store) without control characters; `lineBreaks` allows tab, CR and LF in fields whose
@@ -14,7 +17,11 @@ export function formText(label: string, options: { lineBreaks?: boolean } = {}) 
   return z
     .string({
       error: (issue) =>
-        issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
+        issue.input === undefined
+          ? `The ${label} field is required.`
+          : issue.input instanceof UndecodableText
+            ? `The ${label} must be valid UTF-8 text.`
+            : `The ${label} must be text.`,
     })
     .refine((value) => value.isWellFormed(), {
       error: `The ${label} must be valid Unicode text (it contains a lone surrogate).`,

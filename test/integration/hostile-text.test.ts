@@ -133,6 +133,18 @@ describe('hostile keywords and titles at create', () => {
     },
   );
 
+  it('answers a multipart title whose bytes are not UTF-8 with 422 on the title', async () => {
+    const accountId = await newAccount(100);
+    const { body, contentType } = multipartBody({ ...valid, keyword: 'bread', title: 'TITLE' });
+    const broken = Buffer.from(body.toString('latin1').replace('TITLE', '\xed\xa0\x80'), 'latin1');
+    const response = await createArticleHandler(
+      apiEvent('create-article', { accountId, body: broken, contentType }),
+    );
+    expect(response.statusCode).toBe(422);
+    expect(json(response).errors).toEqual({ title: ['The title must be valid UTF-8 text.'] });
+    expect(await credits(accountId)).toBe(100);
+  });
+
   it('answers a control character in a website password with 422, calling no site', async () => {
     const accountId = await newAccount(100);
     const calls = site.requests.length;
