@@ -157,7 +157,8 @@ export const generationWorker: FunctionDefinition = {
       websites: 'readWrite',
       categories: 'read',
     },
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     readsModelSecret: true,
     callsCustomerSites: true,
   },
@@ -176,7 +177,8 @@ export const sweeper: FunctionDefinition = {
       categories: 'readWrite',
     },
     sendsToQueue: true,
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     callsCustomerSites: true,
   },
 };
