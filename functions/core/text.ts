@@ -24,6 +24,7 @@ const HIDDEN_CONTENT = new Set([
 export const CONTROL_CHARACTER = /\p{Cc}/u;
 /** The same except tab, line feed and carriage return. */
 export const CONTROL_EXCEPT_LINE_BREAKS = /(?![\t\n\r])\p{Cc}/u;
+const EVERY_CONTROL_EXCEPT_LINE_BREAKS = new RegExp(CONTROL_EXCEPT_LINE_BREAKS, 'gu');
 
 /**
  * The text of an HTML fragment: parsed once (tags and comments dropped, the content of
@@ -61,7 +62,7 @@ export function safeText(text: string): string {
 
 /** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */
 export function wellFormedText(value: string): string {
-  return value.toWellFormed().replace(new RegExp(CONTROL_EXCEPT_LINE_BREAKS, 'gu'), '');
+  return value.toWellFormed().replace(EVERY_CONTROL_EXCEPT_LINE_BREAKS, '');
 }
 
 /** Text as HTML character data or a quoted attribute value. */
