@@ -52,20 +52,25 @@ export interface RouteDefinition extends FunctionDefinition {
   path: string;
 }
 
+/** Every route takes a token from its account's bucket (one UpdateItem) before anything else. */
+const rateLimited = (
+  tables: Partial<Record<TableName, TableAccess>>,
+): Partial<Record<TableName, TableAccess>> => ({ rateLimits: ['UpdateItem'], ...tables });
+
 export const routes: RouteDefinition[] = [
   {
     name: 'ListLanguages',
     methods: ['GET'],
     path: '/v1/languages',
     entry: 'functions/api/list-languages.ts',
-    access: { tables: {} },
+    access: { tables: rateLimited({}) },
   },
   {
     name: 'ListWebsites',
     methods: ['GET'],
     path: '/v1/websites/list',
     entry: 'functions/api/list-websites.ts',
-    access: { tables: { websites: ['Query'] } },
+    access: { tables: rateLimited({ websites: ['Query'] }) },
   },
   {
     name: 'CreateWebsite',
@@ -75,11 +80,11 @@ export const routes: RouteDefinition[] = [
     access: {
       // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany;
       // the Idempotency-Key record (Powertools: put, get, update, delete on failure).
-      tables: {
+      tables: rateLimited({
         websites: ['GetItem', 'PutItem'],
         categories: ['BatchWriteItem'],
         idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      },
+      }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -89,7 +94,7 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/show',
     entry: 'functions/api/show-website.ts',
-    access: { tables: { websites: ['GetItem'] } },
+    access: { tables: rateLimited({ websites: ['GetItem'] }) },
   },
   {
     name: 'UpdateWebsite',
@@ -98,11 +103,11 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/update-website.ts',
     access: {
       // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
-      tables: {
+      tables: rateLimited({
         websites: ['GetItem', 'UpdateItem'],
         categories: ['Query', 'BatchWriteItem'],
         articles: ['Query', 'UpdateItem'],
-      },
+      }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -113,14 +118,16 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/delete',
     entry: 'functions/api/delete-website.ts',
     // get, delete (a transaction of two deletes); removeAllCategories.
-    access: { tables: { websites: ['GetItem', 'DeleteItem'], categories: ['Query', 'BatchWriteItem'] } },
+    access: {
+      tables: rateLimited({ websites: ['GetItem', 'DeleteItem'], categories: ['Query', 'BatchWriteItem'] }),
+    },
   },
   {
     name: 'ListCategories',
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/categories',
     entry: 'functions/api/list-categories.ts',
-    access: { tables: { websites: ['GetItem'], categories: ['Query'] } },
+    access: { tables: rateLimited({ websites: ['GetItem'], categories: ['Query'] }) },
   },
   {
     name: 'ListArticles',
@@ -129,12 +136,12 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/list-articles.ts',
     // generatedCount, one page of the generated index, the page's websites and categories.
     access: {
-      tables: {
+      tables: rateLimited({
         accounts: ['GetItem'],
         articles: ['Query'],
         websites: ['BatchGetItem'],
         categories: ['BatchGetItem'],
-      },
+      }),
     },
   },
   {
@@ -142,14 +149,22 @@ export const routes: RouteDefinition[] = [
     methods: ['GET', 'POST'],
     path: '/v1/articles/queue',
     entry: 'functions/api/list-queued-articles.ts',
-    access: { tables: { articles: ['Query'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] } },
+    access: {
+      tables: rateLimited({ articles: ['Query'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] }),
+    },
   },
   {
     name: 'ShowArticle',
     methods: ['GET'],
     path: '/v1/articles/{article_uuid}/show',
     entry: 'functions/api/show-article.ts',
-    access: { tables: { articles: ['GetItem'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] } },
+    access: {
+      tables: rateLimited({
+        articles: ['GetItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+    },
   },
   {
     name: 'CreateArticle',
@@ -159,14 +174,14 @@ export const routes: RouteDefinition[] = [
     access: {
       // The reservation transaction (article put, credits and daily usage updates), the deferred
       // put, the re-read of a retried create, postponeStuckCheck; the website and category check.
-      tables: {
+      tables: rateLimited({
         accounts: ['GetItem', 'UpdateItem'],
         dailyUsage: ['UpdateItem'],
         articles: ['GetItem', 'PutItem', 'UpdateItem'],
         websites: ['GetItem'],
         categories: ['GetItem'],
         idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      },
+      }),
       sendsToQueue: true,
     },
   },
@@ -178,13 +193,13 @@ export const routes: RouteDefinition[] = [
     access: {
       // The article; a new reservation (transaction: article update, credits, daily usage) or
       // the publication's requeue; the answer's website and category.
-      tables: {
+      tables: rateLimited({
         accounts: ['GetItem', 'UpdateItem'],
         dailyUsage: ['UpdateItem'],
         articles: ['GetItem', 'UpdateItem'],
         websites: ['BatchGetItem'],
         categories: ['BatchGetItem'],
-      },
+      }),
       sendsToQueue: true,
     },
   },
@@ -195,12 +210,12 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/cancel-article.ts',
     access: {
       // The cancel-and-refund transaction; the answer's website and category.
-      tables: {
+      tables: rateLimited({
         accounts: ['UpdateItem'],
         articles: ['GetItem', 'UpdateItem'],
         websites: ['BatchGetItem'],
         categories: ['BatchGetItem'],
-      },
+      }),
     },
   },
 ];
@@ -226,7 +241,8 @@ export const generationWorker: FunctionDefinition = {
       categories: ['GetItem'],
     },
     consumesQueue: true,
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     readsModelSecret: true,
     callsCustomerSites: true,
   },
@@ -247,7 +263,8 @@ export const sweeper: FunctionDefinition = {
       categories: ['GetItem', 'Query', 'BatchWriteItem'],
     },
     sendsToQueue: true,
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     callsCustomerSites: true,
   },
 };

@@ -69,6 +69,13 @@ export class RequestInProgressError extends DomainError {
   }
 }
 
+/** The account sent more requests than its rate limit allows; it may try again after a while. */
+export class TooManyRequestsError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many requests.');
+  }
+}
+
 function firstMessage(fieldErrors: FieldErrors): string | undefined {
   for (const messages of Object.values(fieldErrors)) {
     if (messages[0]) return messages[0];

@@ -24,6 +24,8 @@ export interface ServiceFunctionsProps {
   modelSecret: secretsmanager.ISecret;
   /** Environment for the language model (see `modelSettingsFromContext`). */
   modelSettings?: Record<string, string>;
+  /** Environment for the per-account rate limit of the API functions (see `rateLimitSettingsFromContext`). */
+  rateLimitSettings?: Record<string, string>;
 }
 
 const KEY_ACTIONS = {
@@ -80,7 +82,8 @@ export class ServiceFunctions extends Construct {
     memorySize: number,
     concurrency: Pick<InkpressFunctionProps, 'reservedConcurrentExecutions' | 'asyncInvoke'> = {},
   ): InkpressFunction {
-    const { tables, generationQueue, sitePasswordKey, modelSecret, modelSettings } = this.props;
+    const { tables, generationQueue, sitePasswordKey, modelSecret, modelSettings, rateLimitSettings } =
+      this.props;
     const { access } = definition;
     const environment = functionEnvironment(access, {
       tableName: (name) => tables.tables[name].tableName,
@@ -88,6 +91,7 @@ export class ServiceFunctions extends Construct {
       sitePasswordKeyId: sitePasswordKey.keyId,
       modelSecretArn: modelSecret.secretArn,
       ...(modelSettings ? { modelSettings } : {}),
+      ...(rateLimitSettings ? { rateLimitSettings } : {}),
     });
 
     const fn = new InkpressFunction(this, definition.name, {
@@ -115,6 +119,8 @@ export interface EnvironmentSources {
   modelSecretArn: string;
   /** Language-model settings for the functions that use the model (OPENAI_BASE_URL, OPENAI_MODEL_*). */
   modelSettings?: Record<string, string>;
+  /** Rate-limit settings for the functions that use the RateLimits table (INKPRESS_RATE_LIMIT_*). */
+  rateLimitSettings?: Record<string, string>;
 }
 
 /**
@@ -125,12 +131,14 @@ export function functionEnvironment(
   access: FunctionAccess,
   sources: EnvironmentSources,
 ): Record<string, string> {
-  const environment: Record<string, string> = { INKPRESS_ALLOW_PRIVATE_URLS: 'false' };
+  // Deployed, every response goes out over HTTPS through API Gateway: handlers send HSTS.
+  const environment: Record<string, string> = { INKPRESS_ALLOW_PRIVATE_URLS: 'false', INKPRESS_HSTS: 'true' };
   for (const name of Object.keys(access.tables) as TableName[]) {
     environment[tableDefinitions[name].envVar] = sources.tableName(name);
   }
   if (access.sendsToQueue || access.consumesQueue) environment.GENERATION_QUEUE_URL = sources.queueUrl;
   if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
+  if (access.tables.rateLimits) Object.assign(environment, sources.rateLimitSettings);
   if (access.readsModelSecret) {
     environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
     Object.assign(environment, sources.modelSettings);

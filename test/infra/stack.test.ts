@@ -192,6 +192,8 @@ describe('API Gateway', () => {
         ResponseParameters: {
           'method.response.header.Content-Type': "'application/json'",
           'method.response.header.Cache-Control': "'no-store'",
+          'method.response.header.X-Content-Type-Options': "'nosniff'",
+          'method.response.header.Strict-Transport-Security': "'max-age=63072000; includeSubDomains'",
           'method.response.header.Allow': `'${route.methods.join(', ')}'`,
         },
         ResponseTemplates: { 'application/json': JSON.stringify(errorBodies.methodNotAllowed) },
@@ -264,6 +266,8 @@ describe('API Gateway', () => {
       ResponseParameters: {
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Cache-Control': "'no-store'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+        'gatewayresponse.header.Strict-Transport-Security': "'max-age=63072000; includeSubDomains'",
       },
       ResponseTemplates: { 'application/json': body },
     });
@@ -301,6 +305,7 @@ describe('functions', () => {
           'NODE_OPTIONS',
           'POWERTOOLS_SERVICE_NAME',
           'INKPRESS_ALLOW_PRIVATE_URLS',
+          'INKPRESS_HSTS',
           ...tableVars,
           ...(definition.access.sendsToQueue || definition.access.consumesQueue
             ? ['GENERATION_QUEUE_URL']
@@ -313,6 +318,7 @@ describe('functions', () => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'inkpress',
         INKPRESS_ALLOW_PRIVATE_URLS: 'false',
+        INKPRESS_HSTS: 'true',
       });
       for (const [name, envVar] of Object.entries(definition.access.tables).map(
         ([table]) => [table, tableDefinitions[table as TableName].envVar] as const,
@@ -338,30 +344,48 @@ describe('functions', () => {
    * out here, not derived from the route table, so a loosened declaration fails).
    */
   const expectedTableActions: Record<string, Partial<Record<TableName, string[]>>> = {
-    ListLanguages: {},
-    ListWebsites: { websites: ['Query'] },
+    ListLanguages: { rateLimits: ['UpdateItem'] },
+    ListWebsites: { rateLimits: ['UpdateItem'], websites: ['Query'] },
     CreateWebsite: {
+      rateLimits: ['UpdateItem'],
       websites: ['GetItem', 'PutItem'],
       categories: ['BatchWriteItem'],
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     },
-    ShowWebsite: { websites: ['GetItem'] },
+    ShowWebsite: { rateLimits: ['UpdateItem'], websites: ['GetItem'] },
     UpdateWebsite: {
+      rateLimits: ['UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
       articles: ['Query', 'UpdateItem'],
     },
-    DeleteWebsite: { websites: ['DeleteItem', 'GetItem'], categories: ['BatchWriteItem', 'Query'] },
-    ListCategories: { websites: ['GetItem'], categories: ['Query'] },
+    DeleteWebsite: {
+      rateLimits: ['UpdateItem'],
+      websites: ['DeleteItem', 'GetItem'],
+      categories: ['BatchWriteItem', 'Query'],
+    },
+    ListCategories: { rateLimits: ['UpdateItem'], websites: ['GetItem'], categories: ['Query'] },
     ListArticles: {
+      rateLimits: ['UpdateItem'],
       accounts: ['GetItem'],
       articles: ['Query'],
       websites: ['BatchGetItem'],
       categories: ['BatchGetItem'],
     },
-    ListQueuedArticles: { articles: ['Query'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] },
-    ShowArticle: { articles: ['GetItem'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] },
+    ListQueuedArticles: {
+      rateLimits: ['UpdateItem'],
+      articles: ['Query'],
+      websites: ['BatchGetItem'],
+      categories: ['BatchGetItem'],
+    },
+    ShowArticle: {
+      rateLimits: ['UpdateItem'],
+      articles: ['GetItem'],
+      websites: ['BatchGetItem'],
+      categories: ['BatchGetItem'],
+    },
     CreateArticle: {
+      rateLimits: ['UpdateItem'],
       accounts: ['GetItem', 'UpdateItem'],
       dailyUsage: ['UpdateItem'],
       articles: ['GetItem', 'PutItem', 'UpdateItem'],
@@ -370,6 +394,7 @@ describe('functions', () => {
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     },
     RetryArticle: {
+      rateLimits: ['UpdateItem'],
       accounts: ['GetItem', 'UpdateItem'],
       dailyUsage: ['UpdateItem'],
       articles: ['GetItem', 'UpdateItem'],
@@ -377,6 +402,7 @@ describe('functions', () => {
       categories: ['BatchGetItem'],
     },
     CancelArticle: {
+      rateLimits: ['UpdateItem'],
       accounts: ['UpdateItem'],
       articles: ['GetItem', 'UpdateItem'],
       websites: ['BatchGetItem'],

@@ -57,6 +57,7 @@ const call = (pathname: string, init: RequestInit = {}) => fetch(`${runtime.base
 
 async function json(response: Response): Promise<unknown> {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   return response.json();
 }
 

@@ -18,6 +18,10 @@ export interface FakeOpenAiBehaviour {
   wrongHeadingCount?: number;
   /** Answer outline requests with text that is not JSON. */
   malformedOutline?: boolean;
+  /** Answer outline requests with this outline (given the number of headings asked for). */
+  outline?: (headingCount: number) => { title: string; headings: string[] };
+  /** Answer section requests with this HTML (given the call number). */
+  sectionHtml?: (call: number) => string;
 }
 
 export interface FakeOpenAi {
@@ -59,7 +63,7 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
         send(response, failWithStatus ?? 500, { error: { message: 'fake failure', type: 'server_error' } });
         return;
       }
-      send(response, 200, completion(body, state.behaviour));
+      send(response, 200, completion(body, state.behaviour, calls));
     } finally {
       inFlight--;
     }
@@ -76,7 +80,7 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
   return state;
 }
 
-function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviour) {
+function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviour, call: number) {
   const messages = (body.messages as { content: string }[] | undefined) ?? [];
   const prompt = messages.map((message) => message.content).join('\n');
   const isOutline = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
@@ -88,10 +92,14 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
     const keyword = /keyword\(s\): (.*?)\.?$/m.exec(prompt)?.[1]?.trim() ?? 'topic';
     content = behaviour.malformedOutline
       ? 'Sure! Here is your outline: Title - headings...'
-      : JSON.stringify({
-          title: fixedTitle ?? `Fake guide to ${keyword}`,
-          headings: Array.from({ length: count }, (_, index) => `Heading ${index + 1} about ${keyword}`),
-        });
+      : behaviour.outline
+        ? JSON.stringify(behaviour.outline(count))
+        : JSON.stringify({
+            title: fixedTitle ?? `Fake guide to ${keyword}`,
+            headings: Array.from({ length: count }, (_, index) => `Heading ${index + 1} about ${keyword}`),
+          });
+  } else if (behaviour.sectionHtml) {
+    content = behaviour.sectionHtml(call);
   } else {
     const bold = prompt.includes('<strong>') && !prompt.includes('Do not use <strong>');
     const phrase = bold ? '<strong>key phrase</strong>' : 'key phrase';

@@ -87,6 +87,12 @@ export const tableDefinitions = {
     partitionKey: { name: 'websiteUuid', type: 'S' },
     sortKey: { name: 'categoryUuid', type: 'S' },
   },
+  rateLimits: {
+    id: 'RateLimits',
+    envVar: 'RATE_LIMITS_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+  },
   articles: {
     id: 'Articles',
     envVar: 'ARTICLES_TABLE',

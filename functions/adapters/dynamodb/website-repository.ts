@@ -175,11 +175,38 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   async updateCredentials(
     accountId: string,
     websiteUuid: string,
-    credentials: { login: string; passwordCiphertext: string },
+    credentials: { login: string; passwordCiphertext: string; passwordContextVersion: number },
     health: WebsiteHealth,
   ): Promise<Website | undefined> {
     const item = await this.setExisting(accountId, websiteUuid, { ...health, ...credentials });
     return item ? fromItem(item) : undefined;
+  }
+
+  async replacePasswordCiphertext(
+    accountId: string,
+    websiteUuid: string,
+    replacement: { passwordCiphertext: string; passwordContextVersion: number },
+    previousCiphertext: string,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: websiteKeys.website(accountId, websiteUuid),
+          UpdateExpression: 'SET passwordCiphertext = :ciphertext, passwordContextVersion = :version',
+          ConditionExpression: 'passwordCiphertext = :previous',
+          ExpressionAttributeValues: {
+            ':ciphertext': replacement.passwordCiphertext,
+            ':version': replacement.passwordContextVersion,
+            ':previous': previousCiphertext,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void> {
@@ -346,5 +373,8 @@ function fromItem(item: Item): Website {
     createdAt: String(item.createdAt),
   };
   if (typeof item.checkedAt === 'string') website.checkedAt = item.checkedAt;
+  if (typeof item.passwordContextVersion === 'number') {
+    website.passwordContextVersion = item.passwordContextVersion;
+  }
   return website;
 }

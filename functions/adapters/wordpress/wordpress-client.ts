@@ -78,9 +78,9 @@ export class WordPressClient implements CmsClient {
     });
     return {
       cmsId: String(body.id),
-      permalink: body.link,
+      permalink: safePermalink(body.link, site.url, body.id),
       status: body.status,
-      slug: body.slug,
+      slug: safeSlug(body.slug),
       dateGmt: body.date_gmt,
       created: body.created,
     };
@@ -120,6 +120,35 @@ export class WordPressClient implements CmsClient {
     }
     return interpret(response, route, schema);
   }
+}
+
+/**
+ * What a site says about its post reaches our API: a permalink that is not an http(s) URL (a
+ * `javascript:` link from a hostile site) becomes the post's shortlink on the registered site.
+ */
+function safePermalink(link: string, siteUrl: string, postId: number): string {
+  try {
+    const { protocol } = new URL(link);
+    if (protocol === 'https:' || protocol === 'http:') return link;
+  } catch {
+    // not a URL: fall through
+  }
+  return `${siteUrl.replace(/\/+$/, '')}/?p=${postId}`;
+}
+
+/**
+ * A slug as WordPress makes them (`sanitize_title`: letters, digits, `-`, `_`, non-ASCII
+ * percent-encoded); anything else is dropped and our own slug stays.
+ */
+function safeSlug(slug: string | null): string | null {
+  if (slug === null) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(slug);
+  } catch {
+    return null;
+  }
+  return /^[\p{L}\p{M}\p{N}_-]+$/u.test(decoded) ? slug : null;
 }
 
 /** Maps one HTTP answer of a plugin route to its parsed body or a named CmsError. */

@@ -1,12 +1,14 @@
 /**
- * Turns an operation (request in, result out) into an API Gateway proxy handler: parses the
- * body, reads the account set by the authorizer, maps errors, adds the request id.
+ * Turns an operation (request in, result out) into an API Gateway proxy handler: reads the
+ * account set by the authorizer, applies its rate limit, parses the body, maps errors, adds the
+ * request id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { UnauthenticatedError } from '../../core/errors';
 import { optionalEnv } from '../../shared/env';
 import { logger } from '../../shared/logger';
 import { type FormFields, parseFormBody } from './form-body';
+import { enforceAccountRateLimit } from './rate-limit';
 import { type ApiResult, errorResult, toProxyResult } from './responses';
 
 export interface ApiRequest {
@@ -35,6 +37,7 @@ export function apiHandler(operation: Operation) {
     try {
       const accountId = event.requestContext?.authorizer?.accountId;
       if (typeof accountId !== 'string' || accountId === '') throw new UnauthenticatedError();
+      await enforceAccountRateLimit(accountId);
       const fields = await parseFormBody({
         body: event.body,
         isBase64Encoded: event.isBase64Encoded,

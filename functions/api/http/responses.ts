@@ -10,18 +10,26 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RequestInProgressError,
+  TooManyRequestsError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../core/errors';
+import { envFlag } from '../../shared/env';
 import { logger } from '../../shared/logger';
 
 export interface ApiResult {
   statusCode: number;
   body: unknown;
-  /** Headers besides the ones every response carries. */
+  /** Headers besides the ones every response carries (e.g. `Retry-After`). */
   headers?: Record<string, string>;
 }
+
+/** Headers on every response of the API, wherever it is answered (handlers, gateway, local server). */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff' } as const;
+
+/** HTTPS only, for two years, subdomains included: sent when deployed (the stack sets INKPRESS_HSTS). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains';
 
 export const errorBodies = {
   unauthenticated: { message: 'Unauthenticated.' },
@@ -64,6 +72,13 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
       headers: { 'Retry-After': String(error.retryAfterSeconds) },
     };
   }
+  if (error instanceof TooManyRequestsError) {
+    return {
+      statusCode: 429,
+      body: errorBodies.tooManyRequests,
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof DomainError) return { statusCode: 400, body: { message: error.message } };
   logger.error('Unhandled error', { error: error instanceof Error ? error : String(error), requestId });
   return { statusCode: 500, body: { ...errorBodies.serverError, request_id: requestId } };
@@ -76,6 +91,8 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
       ...result.headers,
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
+      ...SECURITY_HEADERS,
+      ...(envFlag('INKPRESS_HSTS', false) ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY } : {}),
       'X-Request-Id': requestId,
     },
     body: JSON.stringify(result.body),

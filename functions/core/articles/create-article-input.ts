@@ -2,25 +2,21 @@
 import { z } from 'zod';
 import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
-import { formBoolean, formInteger, optionalField } from '../schema-helpers';
+import { formBoolean, formInteger, formText, optionalField } from '../schema-helpers';
 import { plainText } from '../text';
 
 export const MAX_KEYWORDS = 5;
 export const MAX_KEYWORD_LENGTH = 100;
 export const MAX_TITLE_LENGTH = 200;
 
-const requiredText = (label: string) =>
-  z
-    .string({
-      error: (issue) =>
-        issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
-    })
+/** Plain text (markup dropped, entities decoded once; see `plainText`), not empty. */
+const requiredText = (label: string, options: { lineBreaks?: boolean } = {}) =>
+  formText(label, options)
     .transform(plainText)
     .pipe(z.string().min(1, { error: `The ${label} field is required.`, abort: true }));
 
 const uuidField = (label: string) =>
-  z
-    .string({ error: `The ${label} must be text.` })
+  formText(label)
     .trim()
     .toLowerCase()
     .pipe(z.uuid({ error: `The ${label} must be a valid UUID.` }));
@@ -39,7 +35,7 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
 }
 
 const createArticleFields = z.object({
-  keyword: requiredText('keyword').superRefine((value, context) => {
+  keyword: requiredText('keyword', { lineBreaks: true }).superRefine((value, context) => {
     const keywords = value.split(',').map((keyword) => keyword.trim());
     if (keywords.some((keyword) => keyword === '')) {
       context.addIssue({ code: 'custom', message: 'The keyword field may not contain empty keywords.' });
@@ -63,8 +59,7 @@ const createArticleFields = z.object({
     .transform((value) => value.toLowerCase())
     .refine(isSupportedLanguage, { error: 'The language is not supported; see GET /v1/languages.' }),
   title: optionalField(
-    z
-      .string({ error: 'The title must be text.' })
+    formText('title', { lineBreaks: true })
       .transform(plainText)
       .pipe(
         z.string().max(MAX_TITLE_LENGTH, {
@@ -76,8 +71,7 @@ const createArticleFields = z.object({
   website_uuid: optionalField(uuidField('website_uuid')),
   category_uuid: optionalField(uuidField('category_uuid')),
   publish_at: optionalField(
-    z
-      .string({ error: 'The publish_at must be an ISO 8601 date-time.' })
+    formText('publish_at')
       .trim()
       .pipe(
         z.iso.datetime({

@@ -4,8 +4,9 @@
  * assembly and sanitising to an allow-list of tags.
  */
 import sanitizeHtml from 'sanitize-html';
+import { sanitizeArticleHtml, textToHtml } from '../html-safety';
 import { supportedLanguages } from '../languages';
-import { escapeHtml, plainText } from '../text';
+import { plainText, safeText } from '../text';
 import type { ArticleRequest } from './article';
 import {
   type ArticleBrief,
@@ -40,7 +41,8 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
       `Expected ${brief.h2Count} headings, the model gave ${headings.length}.`,
     );
   }
-  const title = request.title ?? plainText(outline.title);
+  // A given title is plain text already (articles queued before it was made safe get `safeText`).
+  const title = request.title !== undefined ? safeText(request.title) : plainText(outline.title);
   if (title === '') throw new MalformedModelOutputError('The model gave an empty title.');
   const cleanOutline = { title, headings };
 
@@ -56,12 +58,11 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
   ];
   const written = await mapWithConcurrency(parts, SECTION_CONCURRENCY, (part) => model.write(brief, part));
 
-  const bodyOptions = bodyAllowList(brief.needBold);
   const html = written
     .map(({ html: partHtml }, index) => {
       const part = parts[index];
-      const body = sanitizeHtml(partHtml, bodyOptions).trim();
-      return part?.kind === 'section' ? `<h2>${escapeHtml(part.heading)}</h2>\n${body}` : body;
+      const body = sanitizeArticleHtml(partHtml, { needBold: brief.needBold });
+      return part?.kind === 'section' ? `<h2>${textToHtml(part.heading)}</h2>\n${body}` : body;
     })
     .join('\n');
 
@@ -73,19 +74,6 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
     { promptTokens: 0, completionTokens: 0 },
   );
   return { title, content: html, totalWords: countWords(html), usage };
-}
-
-/** Tags allowed inside a part; H2 are ours alone, so the model's become H3. */
-function bodyAllowList(needBold: boolean): sanitizeHtml.IOptions {
-  return {
-    allowedTags: ['h3', 'p', 'ul', 'ol', 'li', 'em', 'blockquote', 'a', ...(needBold ? ['strong'] : [])],
-    allowedAttributes: { a: ['href'] },
-    allowedSchemes: ['http', 'https'],
-    allowedSchemesAppliedToAttributes: ['href'],
-    allowProtocolRelative: false,
-    transformTags: { h2: 'h3', h1: 'h3', b: needBold ? 'strong' : 'span' },
-    nonTextTags: ['style', 'script', 'textarea', 'option', 'noscript'],
-  };
 }
 
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });

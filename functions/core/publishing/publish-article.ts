@@ -10,6 +10,7 @@ import type { Clock } from '../articles/ports';
 import { type CmsClient, CmsError, type CmsPost, type CmsPostResult } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
+import { siteAccessOf } from '../websites/site-access';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import type { ArticleRef, PublicationStore } from './ports';
@@ -120,11 +121,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
 }
 
 async function send(deps: PublishDeps, article: Article, website: Website): Promise<CmsPostResult> {
-  const password = await deps.cipher.decrypt(website.passwordCiphertext, {
-    accountId: website.accountId,
-    websiteUuid: website.websiteUuid,
-  });
-  const site = { url: website.url, login: website.login, password };
+  const site = await siteAccessOf(deps, website);
   const category = article.categoryUuid
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)
     : undefined;

@@ -188,6 +188,48 @@ describe('successful calls', () => {
     });
   });
 
+  it.each([
+    ['javascript:alert(1)', '%3Cscript%3E'],
+    ['data:text/html,<script>alert(1)</script>', '<img src=x onerror=alert(1)>'],
+    ['not a url', '%E0%A4%A'],
+  ])(
+    'createPost: a hostile site answering link %j and slug %j gets the shortlink and our slug',
+    async (link, slug) => {
+      answer = (_request, response) =>
+        json(response, 201, { id: 7, link, status: 'publish', slug, date_gmt: null, created: true });
+      const result = await client.createPost(site(), {
+        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+        title: 'My post',
+        content: '<p>x</p>',
+        status: 'publish',
+      });
+      expect(result.permalink).toBe(`${baseUrl}/blog/?p=7`);
+      expect(result.slug).toBeNull();
+    },
+  );
+
+  it('createPost: keeps a WordPress slug, percent-encoded non-ASCII included', async () => {
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 8,
+        link: 'https://example.test/caf%c3%a9-au-lait/',
+        status: 'publish',
+        slug: 'caf%c3%a9-au-lait_2',
+        date_gmt: null,
+        created: true,
+      });
+    const result = await client.createPost(site(), {
+      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'Café au lait',
+      content: '<p>x</p>',
+      status: 'publish',
+    });
+    expect(result).toMatchObject({
+      permalink: 'https://example.test/caf%c3%a9-au-lait/',
+      slug: 'caf%c3%a9-au-lait_2',
+    });
+  });
+
   it('follows a redirect of the whole site (e.g. to a subfolder) keeping the credentials', async () => {
     answer = (request, response) => {
       if (request.url?.startsWith('/blog/')) {
