@@ -231,6 +231,10 @@ export class DynamoArticleRepository implements ArticleStore {
         };
         let update =
           'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+        if (result.seo) {
+          update += ', seo = :seo';
+          values[':seo'] = result.seo;
+        }
         if (onWebsite) {
           update +=
             ', slug = :slug, publishState = :pending, sweepBucket = :publication, sweepAt = :publishCheck REMOVE queueSortKey';

@@ -1,7 +1,9 @@
 /** Article records on the wire (SPEC.md "Article record" and "Queued article record"). */
+import type { PublicationSite } from '../websites/cms-client';
 import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
 import { toBit, toWireTime } from '../wire';
 import type { Article, ArticleState } from './article';
+import { focusKeywordOf } from './article-seo';
 
 export interface Linked {
   website?: Website;
@@ -28,6 +30,40 @@ function linkedObjects(linked: Linked) {
   };
 }
 
+/** SEO fields of a generated article (articles generated before they existed get empty ones). */
+function seoFields(article: Article) {
+  const seo = article.seo;
+  return {
+    meta_description: seo?.metaDescription ?? null,
+    excerpt: seo?.excerpt ?? null,
+    focus_keyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),
+    faq: seo?.faq ?? [],
+    tags: seo?.tags ?? [],
+    quality_warnings: seo?.qualityWarnings ?? [],
+  };
+}
+
+/** What the site kept of the post; null until published (or from a plugin without read-back). */
+function presentSite(site: PublicationSite | undefined) {
+  if (!site) return null;
+  return {
+    post_id: site.postId,
+    link: site.link,
+    status: site.status,
+    blocks: site.blocks,
+    freeform_blocks: site.freeformBlocks,
+    tags: site.tags,
+    excerpt: toBit(site.excerpt),
+    seo: {
+      adapter: site.seoAdapter,
+      meta_description: toBit(site.metaDescription),
+      focus_keyword: toBit(site.focusKeyword),
+    },
+    schema: { printed_by: site.schemaBy, types: site.schemaTypes },
+    faq_questions: site.faqQuestions,
+  };
+}
+
 export function presentGeneratedArticle(article: Article, linked: Linked) {
   const onWebsite = article.websiteUuid !== undefined;
   return {
@@ -45,6 +81,8 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
       total_words: article.totalWords ?? 0,
       created_at: toWireTime(article.createdAt),
       published_at: onWebsite ? toWireTime(article.publishedAt) : null,
+      ...seoFields(article),
+      publication: onWebsite ? { site: presentSite(article.publicationSite) } : null,
       ...linkedObjects(linked),
     },
     status: 'generated',
@@ -67,6 +105,10 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       generation_error: toBit(article.state === 'error'),
       daily_limit_reached: toBit(article.state === 'daily_limit_reached'),
       start_generation_at: toWireTime(article.startGenerationAt),
+      faq_count: article.faqCount ?? 0,
+      tags: article.tags ?? [],
+      auto_tags: toBit(article.autoTags),
+      meta_description: article.metaDescription ?? null,
       ...linkedObjects(linked),
     },
     status: outerStatus,

@@ -52,6 +52,7 @@ export async function generateQueuedArticle(
     promptTokens: written.usage.promptTokens,
     completionTokens: written.usage.completionTokens,
     generatedAt,
+    seo: written.seo,
   });
   if (!completed) return { outcome: 'skipped', article };
   const generated = await deps.articles.get(article.accountId, article.articleUuid);
