@@ -11,6 +11,8 @@ export interface FunctionAccess {
   tables: Partial<Record<TableName, TableAccess>>;
   /** Sends messages to the generation queue. */
   sendsToQueue?: boolean;
+  /** Consumes the generation queue and sets its deliveries' retry backoff (ChangeMessageVisibility). */
+  consumesQueue?: boolean;
   /** Uses the site-password KMS key. */
   sitePasswordKey?: 'encrypt' | 'decrypt' | 'encryptDecrypt';
   /** Reads the language-model API key secret. */
@@ -130,6 +132,31 @@ export const routes: RouteDefinition[] = [
       sendsToQueue: true,
     },
   },
+  {
+    name: 'RetryArticle',
+    methods: ['POST'],
+    path: '/v1/articles/{article_uuid}/retry',
+    entry: 'functions/api/retry-article.ts',
+    access: {
+      tables: {
+        accounts: 'readWrite',
+        dailyUsage: 'readWrite',
+        articles: 'readWrite',
+        websites: 'read',
+        categories: 'read',
+      },
+      sendsToQueue: true,
+    },
+  },
+  {
+    name: 'CancelArticle',
+    methods: ['POST'],
+    path: '/v1/articles/{article_uuid}/cancel',
+    entry: 'functions/api/cancel-article.ts',
+    access: {
+      tables: { accounts: 'readWrite', articles: 'readWrite', websites: 'read', categories: 'read' },
+    },
+  },
 ];
 
 /** Maps a bearer token to its account; runs before every route. */
@@ -150,6 +177,7 @@ export const generationWorker: FunctionDefinition = {
       websites: 'readWrite',
       categories: 'read',
     },
+    consumesQueue: true,
     sitePasswordKey: 'decrypt',
     readsModelSecret: true,
     callsCustomerSites: true,

@@ -26,6 +26,7 @@ import {
   type TableName,
   tableDefinitions,
 } from '../functions/adapters/dynamodb/table-definitions';
+import { QUEUE_RETENTION_SECONDS } from '../functions/core/articles/lifecycle-policy';
 import { runtimeSettings, visibilityTimeoutSeconds } from '../functions/shared/runtime-settings';
 
 export interface ProvisionedResources {
@@ -49,6 +50,7 @@ export async function provision(
   );
   const queueUrl = await ensureQueue(clients.sqs, `${options.prefix}-generation`, {
     VisibilityTimeout: String(visibilityTimeoutSeconds),
+    MessageRetentionPeriod: String(QUEUE_RETENTION_SECONDS),
     RedrivePolicy: JSON.stringify({
       deadLetterTargetArn: Attributes?.QueueArn,
       maxReceiveCount: runtimeSettings.maxReceiveCount,

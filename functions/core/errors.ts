@@ -29,6 +29,9 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** The record exists but is not in a state that allows the operation. */
+export class ConflictError extends DomainError {}
+
 export class UnauthenticatedError extends DomainError {
   constructor() {
     super('Unauthenticated.');

@@ -1,6 +1,6 @@
-/** Scheduled sweeper: deferred reservations, stuck generations, publication retries and website health. */
+/** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
 import { publishDeps, sweepDeps } from '../adapters/dependencies';
-import { recoverStuckGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
+import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { logger } from '../shared/logger';
 
@@ -13,7 +13,7 @@ type StepResult = unknown;
 export async function handler(): Promise<Record<string, StepResult>> {
   const steps: Record<string, () => Promise<StepResult>> = {
     reservations: () => retryDeferredReservations(sweepDeps()),
-    stuck: () => recoverStuckGenerations(sweepDeps()),
+    generations: () => recoverStalledGenerations(sweepDeps()),
     publications: () => retryDuePublications(publishDeps()),
     websites: () => checkWebsites(publishDeps()),
   };

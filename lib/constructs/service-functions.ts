@@ -112,7 +112,7 @@ export function functionEnvironment(
   for (const name of Object.keys(access.tables) as TableName[]) {
     environment[tableDefinitions[name].envVar] = sources.tableName(name);
   }
-  if (access.sendsToQueue) environment.GENERATION_QUEUE_URL = sources.queueUrl;
+  if (access.sendsToQueue || access.consumesQueue) environment.GENERATION_QUEUE_URL = sources.queueUrl;
   if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
   if (access.readsModelSecret) {
     environment.OPENAI_SECRET_ARN = sources.modelSecretArn;

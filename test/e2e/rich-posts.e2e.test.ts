@@ -276,7 +276,7 @@ describe('posts that look hand-made', () => {
     const generated = await generateQueuedArticle(
       { articles: deps.articleStore(), models, clock: () => new Date() },
       { accountId, articleUuid },
-      { isLastAttempt: false },
+      { retryAfter: async () => undefined },
     );
     expect(generated.outcome).toBe('generated');
     expect(await publishArticle(deps.publishDeps(), { accountId, articleUuid })).toBe('published');

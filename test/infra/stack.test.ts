@@ -302,7 +302,9 @@ describe('functions', () => {
           'POWERTOOLS_SERVICE_NAME',
           'INKPRESS_ALLOW_PRIVATE_URLS',
           ...tableVars,
-          ...(definition.access.sendsToQueue ? ['GENERATION_QUEUE_URL'] : []),
+          ...(definition.access.sendsToQueue || definition.access.consumesQueue
+            ? ['GENERATION_QUEUE_URL']
+            : []),
           ...(definition.access.sitePasswordKey ? ['SITE_PASSWORD_KEY_ID'] : []),
           ...(definition.access.readsModelSecret ? ['OPENAI_SECRET_ARN'] : []),
         ].sort(),

@@ -122,6 +122,7 @@ describe('create, queue, generate, list, show', () => {
       meta_description: null,
       website: null,
       category: null,
+      publication: null,
     });
     expect(json(await show(accountId, created.article_uuid)).status).toBe('in_progress');
 
@@ -152,9 +153,9 @@ describe('create, queue, generate, list, show', () => {
       faq: [],
       tags: [],
       quality_warnings: ['keyword_missing_in_title'],
-      publication: null,
       website: null,
       category: null,
+      publication: null,
     });
     const content: string = article.data.content;
     expect(content.match(/<h2>/g)).toHaveLength(3);
@@ -535,9 +536,9 @@ describe('credits and the daily limit', () => {
       sqs.middlewareStack.remove('failOneSend');
     }
     expect(failedSends).toBe(1);
-    // The reservation stands and the same run's stuck-article step sends the message.
+    // The reservation stands and the same run's generation step sends the message.
     expect(swept.reservations).toEqual({ reserved: 1, not_enough_credits: 0, daily_limit_reached: 0 });
-    expect(swept.stuck).toEqual({ requeued: 1, failed: 0 });
+    expect(swept.generations).toEqual({ resent: 1, failed: 0, leased: 0 });
     expect(await generateAll()).toBe(1);
     expect(json(await show(accountId, created.article_uuid)).status).toBe('generated');
     expect(await credits(accountId)).toBe(0);

@@ -174,7 +174,10 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
       status,
     );
   }
-  const code = wpErrorSchema.safeParse(json).data?.code;
+  const wpError = wpErrorSchema.safeParse(json).data;
+  const code = wpError?.code;
+  // The site's own words, for the client's `publication.last_error` (plain text, bounded).
+  const siteSays = wpError?.message ? `: ${wpError.message.replace(/<[^>]*>/g, '').slice(0, 300)}` : '';
 
   if (status >= 200 && status < 300) {
     const parsed = schema.safeParse(json);
@@ -207,13 +210,13 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
   if (status === 400 || status === 422) {
     throw new CmsError(
       'invalid_request',
-      `The plugin rejected the request (${code ?? status})`,
+      `The plugin rejected the request (${code ?? status})${siteSays}`,
       status,
       code,
     );
   }
   if (status >= 500 && code?.startsWith('inkpress_')) {
-    throw new CmsError('plugin_error', `The plugin answered ${status} (${code})`, status, code);
+    throw new CmsError('plugin_error', `The plugin answered ${status} (${code})${siteSays}`, status, code);
   }
   throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
 }

@@ -4,6 +4,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
+  ConflictError,
   DomainError,
   MalformedBodyError,
   NotFoundError,
@@ -47,6 +48,7 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
     return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors } };
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
+  if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };
   if (error instanceof UnauthenticatedError) return { statusCode: 401, body: errorBodies.unauthenticated };
   if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
   if (error instanceof UnsupportedMediaTypeError)

@@ -16,7 +16,32 @@ const showStatus: Record<Exclude<ArticleState, 'generated'>, string> = {
   not_enough_credits: 'not_enough_credits',
   daily_limit_reached: 'daily_limit_reached',
   error: 'error',
+  cancelled: 'cancelled',
 };
+
+/**
+ * Where the article stands on its website: `waiting` (not on the site yet: not generated, or
+ * its publication is being tried), `scheduled` (on the site, live at `publish_at`),
+ * `published` (on the site, live or as a draft), `failed` (given up; `retry` starts again).
+ */
+export type PublicationState = 'waiting' | 'scheduled' | 'published' | 'failed';
+
+export function presentPublication(article: Article, now: Date = new Date()) {
+  if (article.websiteUuid === undefined) return null;
+  let state: PublicationState = 'waiting';
+  if (article.publishState === 'failed') state = 'failed';
+  else if (article.publishState === 'published') {
+    const liveAt = article.publishedAt ? Date.parse(article.publishedAt) : Number.NaN;
+    state = !article.draft && liveAt > now.getTime() ? 'scheduled' : 'published';
+  }
+  return {
+    state,
+    attempts: article.publishAttempts ?? 0,
+    last_error: article.publishError ?? null,
+    next_attempt_at: state === 'waiting' ? toWireTime(article.publishRetryAt) : null,
+    site: presentSite(article.publicationSite),
+  };
+}
 
 /** 1 when the article is (to be) published live on its website, 0 for drafts and unlinked articles. */
 function publishBit(article: Article): 0 | 1 {
@@ -82,8 +107,8 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
       created_at: toWireTime(article.createdAt),
       published_at: onWebsite ? toWireTime(article.publishedAt) : null,
       ...seoFields(article),
-      publication: onWebsite ? { site: presentSite(article.publicationSite) } : null,
       ...linkedObjects(linked),
+      publication: presentPublication(article),
     },
     status: 'generated',
   };
@@ -110,6 +135,7 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       auto_tags: toBit(article.autoTags),
       meta_description: article.metaDescription ?? null,
       ...linkedObjects(linked),
+      publication: presentPublication(article),
     },
     status: outerStatus,
   };

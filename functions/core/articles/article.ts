@@ -7,11 +7,21 @@ import type { ArticleSeo } from './article-seo';
  * Generation state. `queued`: credits reserved, waiting for or in generation.
  * `not_enough_credits` / `daily_limit_reached`: deferred, nothing charged; the sweeper
  * re-attempts the reservation. `generated`: done. `error`: failed for good, refunded.
+ * `cancelled`: cancelled by the client before generation started, refunded.
  */
-export type ArticleState = 'queued' | 'not_enough_credits' | 'daily_limit_reached' | 'generated' | 'error';
+export type ArticleState =
+  | 'queued'
+  | 'not_enough_credits'
+  | 'daily_limit_reached'
+  | 'generated'
+  | 'error'
+  | 'cancelled';
 
-/** Publication to the linked website. `pending`: not yet on the site (first try or retrying). */
-export type PublishState = 'pending' | 'published';
+/**
+ * Publication to the linked website. `pending`: not yet on the site (first try or retrying).
+ * `failed`: the site rejected it for good, or it kept failing; `retry` starts it again.
+ */
+export type PublishState = 'pending' | 'published' | 'failed';
 
 export interface ArticleRequest {
   keyword: string;
@@ -61,8 +71,13 @@ export interface Article extends ArticleRequest {
   generatedSeq?: number;
   /** Last generation failure, for the operator. */
   lastError?: string;
-  /** Times the sweeper re-sent the generation message of this article. */
-  requeues?: number;
+  /** Generation attempts started (each one a worker taking the lease). */
+  generationAttempts?: number;
+  /** The worker holding the article, and until when (ISO); absent when nobody works on it. */
+  leaseOwner?: string;
+  leaseExpiresAt?: string;
+  /** Times the sweeper re-sent the generation message (lost message or expired lease). */
+  resends?: number;
   /** Meta description, excerpt, focus keyword, FAQ, tags and quality warnings. */
   seo?: ArticleSeo;
 
@@ -70,6 +85,10 @@ export interface Article extends ArticleRequest {
   slug?: string;
   publishState?: PublishState;
   publishAttempts?: number;
+  /** Last publication failure (the site's own message where there is one). */
+  publishError?: string;
+  /** When the next publication attempt is due (ISO), while pending. */
+  publishRetryAt?: string;
   cmsId?: string;
   cmsPermalink?: string;
   publishedAt?: string;

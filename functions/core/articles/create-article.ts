@@ -6,6 +6,7 @@ import { priceOf } from '../pricing';
 import { slugify } from '../slug';
 import type { Article, ArticleRequest } from './article';
 import type { CreateArticleInput } from './create-article-input';
+import { sendForGeneration } from './generation-messages';
 import type { ArticleStore, CategoryLookup, Clock, GenerationQueue, WebsiteLookup } from './ports';
 import { reservationAt } from './reservation-policy';
 
@@ -16,7 +17,7 @@ export interface CreateArticleDeps {
   categories: CategoryLookup;
   queue: GenerationQueue;
   clock: Clock;
-  /** Called when the message could not be sent; the sweeper re-sends stuck articles. */
+  /** Called when the message could not be sent; the next sweep sends it. */
   onEnqueueFailure?: (error: unknown, article: Article) => void;
 }
 
@@ -46,13 +47,8 @@ export async function createArticle(
     reservationAt(now, price, account.dailyLimit),
   );
   if (outcome === 'reserved') {
-    try {
-      await deps.queue.enqueue({ accountId, articleUuid: article.articleUuid });
-    } catch (error) {
-      // The reservation stands; the sweeper re-sends articles whose generation never started.
-      deps.onEnqueueFailure?.(error, article);
-      await deps.articles.postponeStuckCheck(article, now.toISOString()).catch(() => undefined);
-    }
+    // The reservation stands either way; an unsent message is sent by the next sweep.
+    await sendForGeneration(deps, article, now, (error) => deps.onEnqueueFailure?.(error, article));
   }
   return { ...article, state: outcome === 'reserved' ? 'queued' : outcome };
 }

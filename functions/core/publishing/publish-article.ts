@@ -5,6 +5,7 @@
  * the article's generation or credits: it flags the website and schedules a retry with backoff.
  */
 import type { Article } from '../articles/article';
+import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
 import type { Clock } from '../articles/ports';
 import { type CmsClient, CmsError, type CmsPost, type CmsPostResult } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
@@ -24,6 +25,8 @@ export interface PublishDeps {
   clock: Clock;
   /** Told about each failed attempt (the retry is already scheduled), e.g. to log it. */
   onFailure?: (ref: ArticleRef, reason: string, nextAttemptAt: string) => void;
+  /** Told when a publication ends in `failed` (for the operator's metric and log). */
+  onFinalFailure?: (ref: ArticleRef, reason: string) => void;
 }
 
 export type PublishOutcome =
@@ -31,17 +34,21 @@ export type PublishOutcome =
   | 'published'
   /** Failed; the website is flagged and a retry is scheduled. */
   | 'retry_scheduled'
-  /** Nothing to do: not generated, not linked to a website, or already published. */
+  /** Failed for good (permanent rejection or attempts used up): the publication is `failed`. */
+  | 'failed'
+  /** Nothing to do: not generated, not linked to a website, already published or failed. */
   | 'skipped'
-  /** The website was deleted: the article stays, unpublished. */
+  /** The website was deleted: the article stays, its publication `failed`. */
   | 'website_gone';
 
-const FIRST_RETRY_MS = 60_000;
-const MAX_RETRY_MS = 30 * 60_000;
-
-/** Delay before attempt `attempts + 1`: 1, 2, 4, ... minutes, at most 30. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+/**
+ * The site will answer the same whatever we do: a 4xx other than 401/403 (credentials can be
+ * fixed), 408 and 429 (try later). A throttled login is never permanent either.
+ */
+export function isPermanentRejection(error: unknown): boolean {
+  if (!(error instanceof CmsError) || error.httpStatus === undefined) return false;
+  const status = error.httpStatus;
+  return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
 }
 
 /** What the site is asked to do with an article: draft, scheduled (`future`) or live now. */
@@ -62,11 +69,16 @@ export function postFor(article: Article, now: Date, categoryCmsId?: string): Cm
 export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promise<PublishOutcome> {
   const article = await deps.articles.get(ref.accountId, ref.articleUuid);
   if (article?.state !== 'generated' || !article.websiteUuid) return 'skipped';
-  if (article.publishState === 'published') return 'skipped';
+  if (article.publishState === 'published' || article.publishState === 'failed') return 'skipped';
 
   const website = await deps.websites.get(article.accountId, article.websiteUuid);
   if (!website) {
-    await deps.publications.abandon(ref, 'The website was deleted before the article was published.');
+    const reason = 'The website was deleted before the article was published.';
+    await deps.publications.markFailed(ref, {
+      attempts: article.publishAttempts ?? 0,
+      lastError: reason,
+      failedAt: deps.clock().toISOString(),
+    });
     return 'website_gone';
   }
 
@@ -92,9 +104,19 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       }
     }
     const attempts = (article.publishAttempts ?? 0) + 1;
-    const nextAttemptAt = new Date(deps.clock().getTime() + retryDelayMs(attempts)).toISOString();
-    await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: failureText(error) });
-    deps.onFailure?.(ref, failureText(error), nextAttemptAt);
+    const reason = failureText(error);
+    if (isPermanentRejection(error) || attempts >= MAX_PUBLISH_ATTEMPTS) {
+      const failed = await deps.publications.markFailed(ref, {
+        attempts,
+        lastError: reason,
+        failedAt: deps.clock().toISOString(),
+      });
+      if (failed) deps.onFinalFailure?.(ref, reason);
+      return failed ? 'failed' : 'skipped';
+    }
+    const nextAttemptAt = new Date(deps.clock().getTime() + publishRetryDelayMs(attempts)).toISOString();
+    await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: reason });
+    deps.onFailure?.(ref, reason, nextAttemptAt);
     return 'retry_scheduled';
   }
 }

@@ -22,6 +22,7 @@ export async function retryDuePublications(
   const counts: Record<PublishOutcome | 'errors', number> = {
     published: 0,
     retry_scheduled: 0,
+    failed: 0,
     skipped: 0,
     website_gone: 0,
     errors: 0,
