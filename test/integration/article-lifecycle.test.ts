@@ -105,8 +105,8 @@ describe('leases', () => {
     // Duplicates are dropped (not failed back to the queue): every delivery succeeded.
     expect(responses.every((response) => response.batchItemFailures.length === 0)).toBe(true);
     expect((await show(accountId, uuid)).status).toBe('generated');
-    // One article's worth of model calls: an outline, then one call per part (intro, 3 H2s, end).
-    expect(modelCalls()).toBe(1 + 3 + 2);
+    // One article's worth of model calls: an outline, then one call per part (intro, 3 H2s, end, meta).
+    expect(modelCalls()).toBe(1 + 3 + 2 + 1);
     expect(await credits(accountId)).toBe(100 - PRICE);
     expect((await stored(accountId, uuid)).generationAttempts).toBe(1);
   });

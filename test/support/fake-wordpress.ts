@@ -1,8 +1,10 @@
 /**
  * A stand-in for a WordPress site running the Inkpress Connector plugin, on 127.0.0.1: the
  * three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the plugin's
- * authentication, error codes and idempotent post creation, plus switches to make the site
- * misbehave (no plugin, HTML answers, server errors, redirects, plugin errors, down).
+ * authentication, error codes and idempotent post creation from the structured post (with the
+ * plugin's read-back), a web application firewall that refuses bodies with `<!--`, plus switches
+ * to make the site misbehave (no plugin, HTML answers, server errors, redirects, plugin errors,
+ * down).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,11 +25,19 @@ export interface FakePost {
   id: number;
   article_uuid: string;
   title: string;
+  /** The HTML the plugin would turn into blocks: intro, sections and FAQ (no block comments here). */
   content: string;
   status: string;
   slug: string;
   date_gmt: string;
   category_ids: number[];
+  sections: { heading: string; html: string }[];
+  faq: { heading: string; items: { question: string; answer: string }[] } | null;
+  meta_description: string | null;
+  focus_keyword: string | null;
+  excerpt: string | null;
+  tags: string[];
+  language: string | null;
 }
 
 /** `ok`: the plugin answers; the others simulate a broken or foreign site. */
@@ -185,6 +195,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
   }
 
   function createPost(response: ServerResponse, body: string) {
+    if (body.includes('<!--')) {
+      // What a web application firewall in front of many sites does with block markup.
+      response.writeHead(403, { 'Content-Type': 'text/html; charset=UTF-8' }).end('<h1>Blocked</h1>');
+      return;
+    }
     let input: Record<string, unknown>;
     try {
       input = JSON.parse(body) as Record<string, unknown>;
@@ -222,11 +237,32 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       /\P{ASCII}+/gu,
       (text) => encodeURIComponent(text).toLowerCase(),
     );
+    const sections = Array.isArray(input.sections)
+      ? (input.sections as { heading: string; html: string }[])
+      : [];
+    const faq = (input.faq as FakePost['faq'] | undefined) ?? null;
+    const content = [
+      String(input.intro_html ?? ''),
+      ...sections.map((section) => `<h2>${section.heading}</h2>\n${section.html}`),
+      ...(faq
+        ? [
+            `<h2>${faq.heading}</h2>`,
+            ...faq.items.map((item) => `<h3>${item.question}</h3>\n<p>${item.answer}</p>`),
+          ]
+        : []),
+    ].join('\n');
     const post: FakePost = {
       id: nextPostId++,
       article_uuid: uuid,
       title,
-      content: String(input.content ?? ''),
+      content,
+      sections,
+      faq,
+      meta_description: typeof input.meta_description === 'string' ? input.meta_description : null,
+      focus_keyword: typeof input.focus_keyword === 'string' ? input.focus_keyword : null,
+      excerpt: typeof input.excerpt === 'string' ? input.excerpt : null,
+      tags: Array.isArray(input.tags) ? (input.tags as string[]) : [],
+      language: typeof input.language === 'string' ? input.language : null,
       status,
       slug,
       date_gmt: input.date_gmt ? String(input.date_gmt) : `${new Date().toISOString().slice(0, 19)}Z`,
@@ -246,6 +282,19 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       category_ids: post.category_ids,
       article_uuid: post.article_uuid,
       created,
+      site: {
+        blocks: post.content.match(/<(p|ul|ol|blockquote|h2|h3)[\s>]/g)?.length ?? 0,
+        freeform_blocks: 0,
+        tags: post.tags,
+        excerpt: post.excerpt !== null,
+        seo: {
+          adapter: 'inkpress',
+          meta_description: post.meta_description !== null,
+          focus_keyword: post.focus_keyword !== null,
+        },
+        schema: { printed_by: 'inkpress', types: post.faq ? ['Article', 'FAQPage'] : ['Article'] },
+        faq_questions: post.faq?.items.length ?? 0,
+      },
     };
   }
 

@@ -230,6 +230,10 @@ export class DynamoArticleRepository implements ArticleStore {
         };
         let update =
           'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+        if (result.seo) {
+          update += ', seo = :seo';
+          values[':seo'] = result.seo;
+        }
         if (onWebsite) {
           update +=
             ', slug = :slug, publishState = :pending, publishAttempts = :zero, sweepBucket = :publication, sweepAt = :publishCheck, publishRetryAt = :publishCheck REMOVE queueSortKey, leaseOwner, leaseExpiresAt';

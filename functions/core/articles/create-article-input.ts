@@ -4,10 +4,15 @@ import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
 import { formBoolean, formInteger, formText, optionalField } from '../schema-helpers';
 import { plainText } from '../text';
+import { sameTag } from './article-seo';
 
 export const MAX_KEYWORDS = 5;
 export const MAX_KEYWORD_LENGTH = 100;
 export const MAX_TITLE_LENGTH = 200;
+export const MAX_FAQ_COUNT = 10;
+export const MAX_TAGS = 10;
+export const MAX_TAG_LENGTH = 50;
+export const MAX_META_DESCRIPTION_LENGTH = 160;
 
 /** Plain text (markup dropped, entities decoded once; see `plainText`), not empty. */
 const requiredText = (label: string, options: { lineBreaks?: boolean } = {}) =>
@@ -33,6 +38,26 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
   for (const field of WEBSITE_ONLY_FIELDS) delete kept[field];
   return kept;
 }
+
+/** Comma-separated text (or a JSON list): plain-text tags, duplicates (any case) dropped. */
+const tagsField = z
+  .union([z.string(), z.array(z.string())], { error: 'The tags must be comma-separated text.' })
+  .transform((value) =>
+    (Array.isArray(value) ? value : value.split(','))
+      .map(plainText)
+      .filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
+  )
+  .superRefine((tags, context) => {
+    if (tags.length > MAX_TAGS) {
+      context.addIssue({ code: 'custom', message: `The tags field may contain at most ${MAX_TAGS} tags.` });
+    }
+    if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) {
+      context.addIssue({
+        code: 'custom',
+        message: `Each tag may be at most ${MAX_TAG_LENGTH} characters long.`,
+      });
+    }
+  });
 
 const createArticleFields = z.object({
   keyword: requiredText('keyword', { lineBreaks: true }).superRefine((value, context) => {
@@ -82,6 +107,19 @@ const createArticleFields = z.object({
       ),
   ),
   draft: optionalField(formBoolean('draft')).default(false),
+  faq_count: optionalField(formInteger(0, MAX_FAQ_COUNT, 'faq_count')),
+  tags: optionalField(tagsField),
+  auto_tags: optionalField(formBoolean('auto_tags')),
+  meta_description: optionalField(
+    z
+      .string({ error: 'The meta_description must be text.' })
+      .transform(plainText)
+      .pipe(
+        z.string().max(MAX_META_DESCRIPTION_LENGTH, {
+          error: `The meta_description may not be longer than ${MAX_META_DESCRIPTION_LENGTH} characters.`,
+        }),
+      ),
+  ),
 });
 
 export const createArticleSchema = z.preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);

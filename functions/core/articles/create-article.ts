@@ -74,6 +74,10 @@ async function resolveRequest(
     language: input.language,
     needBold: input.need_bold,
     ...(input.title ? { title: input.title } : {}),
+    faqCount: input.faq_count ?? 0,
+    tags: input.tags ?? [],
+    autoTags: input.auto_tags ?? false,
+    ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
   };
   if (!input.website_uuid) return { ...base, draft: false };
 

@@ -110,6 +110,7 @@ export async function generateQueuedArticle(
       promptTokens: written.usage.promptTokens,
       completionTokens: written.usage.completionTokens,
       generatedAt: deps.clock().toISOString(),
+      seo: written.seo,
     });
   } catch (error) {
     // Storage failed (or the worker is going down): hand the article back for the next delivery.

@@ -1,6 +1,7 @@
 /** What the article use cases need from the outside world. */
 import type { Category, Website } from '../websites/website';
 import type { Article } from './article';
+import type { ArticleSeo } from './article-seo';
 
 /** The outcome of trying to hold credits and a daily slot for an article. */
 export type ReservationOutcome = 'reserved' | 'not_enough_credits' | 'daily_limit_reached';
@@ -27,6 +28,7 @@ export interface GenerationResult {
   promptTokens: number;
   completionTokens: number;
   generatedAt: string;
+  seo?: ArticleSeo;
 }
 
 export interface ArticlePage {

@@ -14,6 +14,7 @@ import { siteAccessOf } from '../websites/site-access';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import type { ArticleRef, PublicationStore } from './ports';
+import { postStructure } from './post-structure';
 
 export interface PublishDeps {
   articles: { get(accountId: string, articleUuid: string): Promise<Article | undefined> };
@@ -58,7 +59,7 @@ export function postFor(article: Article, now: Date, categoryCmsId?: string): Cm
   return {
     articleUuid: article.articleUuid,
     title: article.generatedTitle ?? article.title ?? article.keyword,
-    content: article.content ?? '',
+    ...postStructure(article),
     status: article.draft ? 'draft' : scheduled ? 'future' : 'publish',
     ...(article.slug ? { slug: article.slug } : {}),
     ...(scheduled && publishAt ? { dateGmt: publishAt.toISOString() } : {}),
@@ -90,6 +91,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       cmsPermalink: result.permalink,
       ...(publishedAt ? { publishedAt } : {}),
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
+      ...(result.site ? { site: result.site } : {}),
     });
     if (website.loginIsUnauthorized || website.isUnreachable) {
       await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);

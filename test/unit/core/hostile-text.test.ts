@@ -141,6 +141,15 @@ describe('model output', () => {
       html: html[(part.kind === 'section' ? part.index + 1 : 0) % html.length] ?? '',
       usage,
     }),
+    meta: async () => ({
+      meta: {
+        metaDescription: title,
+        excerpt: title,
+        faq: [{ question: title, answer: title }],
+        tags: [title],
+      },
+      usage,
+    }),
   });
   const request = {
     keyword: 'bread',
