@@ -1,8 +1,11 @@
 /**
- * A stand-in for a WordPress site running the Inkpress Connector plugin, on 127.0.0.1: the
- * three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the plugin's
- * authentication, error codes and idempotent post creation, plus switches to make the site
- * misbehave (no plugin, HTML answers, server errors, redirects, plugin errors, down).
+ * A stand-in for a WordPress site running the Inkpress Connector plugin (1.1), on 127.0.0.1:
+ * the three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the
+ * plugin's authentication (one 401 for every refused login: unknown user, wrong password, no
+ * role, a role with more power; 429 with Retry-After after 5 failures for one user name within
+ * 15 minutes, whatever the password), error codes and idempotent post creation, plus switches
+ * to make the site misbehave (no plugin, HTML answers, server errors, redirects, plugin errors,
+ * down).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +24,8 @@ export interface FakeCategory {
 
 export interface FakePost {
   id: number;
+  /** Login of the user who created it: idempotency is per user, like the plugin's. */
+  author: string;
   article_uuid: string;
   title: string;
   content: string;
@@ -44,13 +49,15 @@ export interface FakeWordPress {
   readonly url: string;
   users: Map<string, FakeUser>;
   categories: FakeCategory[];
-  /** Posts by article uuid. */
+  /** Posts by `<author login>|<article uuid>`. */
   posts: Map<string, FakePost>;
   mode: FakeMode;
   /** When set, every request is answered `302 Location: <this>` (e.g. a malformed address). */
   redirectLocation: string | undefined;
   /** When set, `POST posts` fails with this plugin error after a successful login. */
   postFailure: { status: number; code: string } | undefined;
+  /** Failed login times (ms) by lower-cased user name (every client is 127.0.0.1 here). */
+  failedLogins: Map<string, number[]>;
   requests: FakeRequest[];
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
@@ -60,6 +67,10 @@ export interface FakeWordPress {
 }
 
 const EDITOR_ROLE = 'inkpress_editor';
+/** Roles holding capabilities beyond the Inkpress Editor role (unfiltered_html and more). */
+const TOO_POWERFUL_ROLES = ['administrator', 'editor'];
+const MAX_FAILURES = 5;
+const FAILURE_WINDOW_MS = 15 * 60_000;
 
 export async function startFakeWordPress(): Promise<FakeWordPress> {
   let nextPostId = 100;
@@ -78,6 +89,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     mode: 'ok',
     redirectLocation: undefined,
     postFailure: undefined,
+    failedLogins: new Map(),
     requests: [],
     stop: async () => {
       const current = server;
@@ -144,15 +156,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       return;
     }
 
-    const user = given ? site.users.get(given[0]) : undefined;
-    if (!given || !user || user.password !== given[1]) {
-      wpError(response, 401, 'inkpress_invalid_login', 'Unknown user name or wrong password.');
-      return;
-    }
-    if (!user.roles.includes(EDITOR_ROLE)) {
-      wpError(response, 403, 'inkpress_missing_role', 'This user does not have the Inkpress Editor role.');
-      return;
-    }
+    const user = given ? login(response, given) : undefined;
+    if (!given || !user) return;
 
     const endpoint = `${request.method} ${match[1]}`;
     if (endpoint === 'GET status') {
@@ -160,7 +165,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         user: { id: 2, login: given[0], roles: user.roles },
         role_ok: true,
         wordpress_version: '6.1.9',
-        plugin_version: '1.0.0',
+        plugin_version: '1.1.0',
         php_version: '8.2.0',
       });
     } else if (endpoint === 'GET categories') {
@@ -168,13 +173,56 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     } else if (endpoint === 'POST posts' && site.postFailure) {
       wpError(response, site.postFailure.status, site.postFailure.code, 'The plugin could not do this now.');
     } else if (endpoint === 'POST posts') {
-      createPost(response, body);
+      createPost(response, body, given[0]);
     } else {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
     }
   }
 
-  function createPost(response: ServerResponse, body: string) {
+  /** The user the credentials log in as, or undefined once the refusal was answered. */
+  function login(response: ServerResponse, [name, password]: [string, string]): FakeUser | undefined {
+    const key = name.toLowerCase();
+    const now = Date.now();
+    const recent = (site.failedLogins.get(key) ?? []).filter((time) => time > now - FAILURE_WINDOW_MS);
+    if (recent.length >= MAX_FAILURES) {
+      const retryAfter = Math.max(
+        1,
+        Math.ceil(((recent.at(-MAX_FAILURES) ?? now) + FAILURE_WINDOW_MS - now) / 1000),
+      );
+      response
+        .writeHead(429, {
+          'Content-Type': 'application/json; charset=UTF-8',
+          'Retry-After': String(retryAfter),
+        })
+        .end(
+          JSON.stringify({
+            code: 'inkpress_throttled',
+            message: 'Too many failed logins for this user from this address; try again later.',
+            data: { status: 429, retry_after: retryAfter },
+          }),
+        );
+      return undefined;
+    }
+    const user = site.users.get(name);
+    const allowed =
+      user?.password === password &&
+      user.roles.includes(EDITOR_ROLE) &&
+      !user.roles.some((role) => TOO_POWERFUL_ROLES.includes(role));
+    if (!user || !allowed) {
+      site.failedLogins.set(key, [...recent, now]);
+      wpError(
+        response,
+        401,
+        'inkpress_login_failed',
+        'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.',
+      );
+      return undefined;
+    }
+    site.failedLogins.delete(key);
+    return user;
+  }
+
+  function createPost(response: ServerResponse, body: string, author: string) {
     let input: Record<string, unknown>;
     try {
       input = JSON.parse(body) as Record<string, unknown>;
@@ -201,7 +249,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       wpError(response, 422, 'inkpress_unknown_category', 'No category with this id exists on the site.');
       return;
     }
-    const existing = site.posts.get(uuid);
+    const existing = site.posts.get(`${author}|${uuid}`);
     if (existing) {
       json(response, 200, postResponse(existing, false));
       return;
@@ -214,6 +262,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     );
     const post: FakePost = {
       id: nextPostId++,
+      author,
       article_uuid: uuid,
       title,
       content: String(input.content ?? ''),
@@ -222,7 +271,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       date_gmt: input.date_gmt ? String(input.date_gmt) : `${new Date().toISOString().slice(0, 19)}Z`,
       category_ids: categoryId === undefined ? [1] : [categoryId],
     };
-    site.posts.set(uuid, post);
+    site.posts.set(`${author}|${uuid}`, post);
     json(response, 201, postResponse(post, true));
   }
 
