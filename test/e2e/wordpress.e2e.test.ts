@@ -17,6 +17,7 @@ import { handler as showWebsiteHandler } from '../../functions/api/show-website'
 import { createAccount } from '../../functions/core/accounts';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
 import { retryDuePublications } from '../../functions/core/publishing/sweep-publishing';
+import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
@@ -103,12 +104,12 @@ async function wpPost(cmsId: string) {
   };
 }
 
-/** Posts on the site (any status) made for an article, counted by the plugin's meta key. */
+/** Posts on the site (any status) made for an article, counted by the plugin's meta key (per user). */
 function postsForArticle(articleUuid: string): number {
   return Number(
     peer(
       'php-eval',
-      `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => INKPRESS_CONNECTOR_UUID_META, 'meta_value' => '${articleUuid}')));`,
+      `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => Inkpress_Rest::uuid_meta_key(${Number(env('WP_EDITOR_USER_ID'))}), 'meta_value' => '${articleUuid}')));`,
     ).trim(),
   );
 }
@@ -157,9 +158,10 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
       password: 'not the password',
     });
     expect(response.statusCode).toBe(422);
-    expect(body(response).errors.password).toEqual([
-      'The site refused this login and password: check the login and password of the user.',
-    ]);
+    expect(body(response).errors).toEqual({
+      login: [LOGIN_FAILED_MESSAGE],
+      password: [LOGIN_FAILED_MESSAGE],
+    });
   });
 
   it('refuses a user without the Inkpress Editor role with 422', async () => {
@@ -169,7 +171,10 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
       password: env('WP_PLAIN_PASSWORD'),
     });
     expect(response.statusCode).toBe(422);
-    expect(Object.keys(body(response).errors)).toEqual(['login']);
+    expect(body(response).errors).toEqual({
+      login: [LOGIN_FAILED_MESSAGE],
+      password: [LOGIN_FAILED_MESSAGE],
+    });
   });
 
   it('publishes one article live in a category, one as a draft and one scheduled', async () => {

@@ -407,7 +407,7 @@ describe('when publishing fails', () => {
     const { accountId, websiteUuid } = await setUp('/paused');
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
     site.failedLogins.set(
-      'inkpress',
+      '/paused|inkpress',
       Array.from({ length: 5 }, () => Date.now()),
     );
     await generateAll();

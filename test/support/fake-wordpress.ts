@@ -56,7 +56,10 @@ export interface FakeWordPress {
   redirectLocation: string | undefined;
   /** When set, `POST posts` fails with this plugin error after a successful login. */
   postFailure: { status: number; code: string } | undefined;
-  /** Failed login times (ms) by lower-cased user name (every client is 127.0.0.1 here). */
+  /**
+   * Failed login times (ms) by `<site path>|<lower-cased user name>`: each path of the fake
+   * counts as a site of its own (and every client is 127.0.0.1).
+   */
   failedLogins: Map<string, number[]>;
   requests: FakeRequest[];
   /** Stops listening (the site is down: connections are refused). */
@@ -156,7 +159,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       return;
     }
 
-    const user = given ? login(response, given) : undefined;
+    const user = given ? login(response, url.pathname.replace(/\/+$/, ''), given) : undefined;
     if (!given || !user) return;
 
     const endpoint = `${request.method} ${match[1]}`;
@@ -180,8 +183,12 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
   }
 
   /** The user the credentials log in as, or undefined once the refusal was answered. */
-  function login(response: ServerResponse, [name, password]: [string, string]): FakeUser | undefined {
-    const key = name.toLowerCase();
+  function login(
+    response: ServerResponse,
+    sitePath: string,
+    [name, password]: [string, string],
+  ): FakeUser | undefined {
+    const key = `${sitePath}|${name.toLowerCase()}`;
     const now = Date.now();
     const recent = (site.failedLogins.get(key) ?? []).filter((time) => time > now - FAILURE_WINDOW_MS);
     if (recent.length >= MAX_FAILURES) {

@@ -19,8 +19,9 @@
 # Users: inkpress (Inkpress Editor, with an application password), admin (administrator),
 # plain (author), reader (subscriber), boss (administrator + Inkpress Editor, with an
 # application password), chief (editor + Inkpress Editor).
-# The peer's mu-plugin lets a test pose as another client address for the plugin's login
-# throttle with the header X-Peer-Client-Address (test peer only).
+# The peer's mu-plugin (test peer only) lets a test pose as another client address for the
+# plugin's login throttle with the header X-Peer-Client-Address, and logs every call of the
+# site's `authenticate` and `wp_login_failed` hooks to the option inkpress_peer_auth_log.
 # MariaDB listens only on a unix socket inside the state dir (no TCP port to collide on).
 set -euo pipefail
 
@@ -203,6 +204,27 @@ PHP
 <?php
 // Test peer only: never try to send mail (there is no sendmail).
 add_filter( 'pre_wp_mail', '__return_true' );
+// Test peer only: records what reaches the site's own login hooks (as a login limiter sees it).
+function inkpress_peer_auth_log( $line ) {
+	$log   = get_option( 'inkpress_peer_auth_log', array() );
+	$log[] = $line;
+	update_option( 'inkpress_peer_auth_log', $log, false );
+}
+add_filter(
+	'authenticate',
+	function ( $user, $username ) {
+		inkpress_peer_auth_log( 'authenticate ' . $username );
+		return $user;
+	},
+	1,
+	2
+);
+add_action(
+	'wp_login_failed',
+	function ( $username ) {
+		inkpress_peer_auth_log( 'wp_login_failed ' . $username );
+	}
+);
 // Test peer only: lets a test pose as another client address for the login throttle.
 add_filter(
 	'inkpress_connector_client_address',

@@ -86,11 +86,11 @@ final class Inkpress_Rest {
 	public static function neutralise_shortcodes( string $html ): string {
 		$parts = preg_split( '/(<!--.*?-->)/s', $html, -1, PREG_SPLIT_DELIM_CAPTURE );
 		if ( false === $parts ) {
-			return strtr( $html, array( '[' => '&#91;', ']' => '&#93;' ) );
+			return strtr( $html, array( '[' => '&#091;', ']' => '&#093;' ) );
 		}
 		foreach ( $parts as $i => $part ) {
 			if ( 0 === $i % 2 ) {
-				$parts[ $i ] = strtr( $part, array( '[' => '&#91;', ']' => '&#93;' ) );
+				$parts[ $i ] = strtr( $part, array( '[' => '&#091;', ']' => '&#093;' ) );
 			}
 		}
 		return implode( '', $parts );
