@@ -85,9 +85,12 @@ const generateAll = async () => {
   return drainQueue(resources.queueUrl, worker);
 };
 
-/** A post as WordPress itself reports it (core REST API, the editor's application password). */
+/**
+ * A post as WordPress itself reports it (core REST API, the administrator's application
+ * password: the Inkpress role cannot edit, so cannot read with context=edit, published posts).
+ */
 async function wpPost(cmsId: string) {
-  const auth = Buffer.from(`${env('WP_LOGIN')}:${env('WP_APP_PASSWORD')}`).toString('base64');
+  const auth = Buffer.from(`${env('WP_ADMIN_LOGIN')}:${env('WP_ADMIN_APP_PASSWORD')}`).toString('base64');
   const response = await fetch(`${WP_URL}/?rest_route=/wp/v2/posts/${cmsId}&context=edit`, {
     headers: { Authorization: `Basic ${auth}` },
   });

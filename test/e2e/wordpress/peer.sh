@@ -16,9 +16,9 @@
 # Environment: WP_PEER_DIR (default /tmp/inkpress-wp-peer), WP_PEER_PORT (8089),
 # WP_PEER_EDITOR_PASSWORD (inkpress-editor-pass-1), WP_PEER_ADMIN_PASSWORD
 # (inkpress-admin-pass-1), WP_PEER_PLAIN_PASSWORD (plain-author-pass-1).
-# Users: inkpress (Inkpress Editor, with an application password), admin (administrator),
-# plain (author), reader (subscriber), boss (administrator + Inkpress Editor, with an
-# application password), chief (editor + Inkpress Editor).
+# Users: inkpress (Inkpress Editor), admin (administrator), plain (author), reader
+# (subscriber), boss (administrator + Inkpress Editor), chief (editor + Inkpress Editor);
+# inkpress, admin and boss have an application password each.
 # The peer's mu-plugin (test peer only) lets a test pose as another client address for the
 # plugin's login throttle with the header X-Peer-Client-Address, and logs every call of the
 # site's `authenticate` and `wp_login_failed` hooks to the option inkpress_peer_auth_log.
@@ -131,7 +131,8 @@ check_prereqs() {
   done
   [ -f "$WP_SRC/wp-settings.php" ] || die "$WP_SRC missing; run: $0 install"
   [ -f "$PLUGIN_SRC/inkpress-connector.php" ] || die "plugin not found at $PLUGIN_SRC"
-  php -m | grep -qi '^mysqli$' || die "php mysqli extension missing; run: $0 install"
+  # Not `php -m | grep -q`: grep quitting early can kill php with SIGPIPE, failing pipefail.
+  grep -qi '^mysqli$' <<<"$(php -m)" || die "php mysqli extension missing; run: $0 install"
 }
 
 start_db() {
@@ -330,6 +331,7 @@ function peer_app_password( $user_id ) {
 }
 $app_password            = peer_app_password( $editor_id );
 $role_admin_app_password = peer_app_password( $role_admin_id );
+$admin_app_password      = peer_app_password( 1 );
 
 function peer_cat( $name, $parent = 0 ) {
 	$r = wp_insert_term( $name, 'category', array( 'parent' => $parent ) );
@@ -340,8 +342,8 @@ $news      = peer_cat( 'News' );
 $guides    = peer_cat( 'Guides' );
 $tutorials = peer_cat( 'Tutorials', $guides );
 
-printf( "WP_EDITOR_USER_ID=%d\nWP_APP_PASSWORD=%s\nWP_ROLE_ADMIN_APP_PASSWORD=%s\nWP_CATEGORY_UNCATEGORIZED_ID=%d\nWP_CATEGORY_NEWS_ID=%d\nWP_CATEGORY_GUIDES_ID=%d\nWP_CATEGORY_TUTORIALS_ID=%d\n",
-	$editor_id, $app_password, $role_admin_app_password, (int) get_option( 'default_category' ), $news, $guides, $tutorials );
+printf( "WP_EDITOR_USER_ID=%d\nWP_APP_PASSWORD=%s\nWP_ROLE_ADMIN_APP_PASSWORD=%s\nWP_ADMIN_APP_PASSWORD=%s\nWP_CATEGORY_UNCATEGORIZED_ID=%d\nWP_CATEGORY_NEWS_ID=%d\nWP_CATEGORY_GUIDES_ID=%d\nWP_CATEGORY_TUTORIALS_ID=%d\n",
+	$editor_id, $app_password, $role_admin_app_password, $admin_app_password, (int) get_option( 'default_category' ), $news, $guides, $tutorials );
 PHP
   php_wp "$STATE/setup.php" "$STATE/wp-cli-boot.php" "$EDITOR_LOGIN" "$EDITOR_PASSWORD" "$PLAIN_LOGIN" "$PLAIN_PASSWORD" \
     "$SUBSCRIBER_LOGIN" "$SUBSCRIBER_PASSWORD" "$ROLE_ADMIN_LOGIN" "$ROLE_ADMIN_PASSWORD" "$ROLE_EDITOR_LOGIN" "$ROLE_EDITOR_PASSWORD" \
