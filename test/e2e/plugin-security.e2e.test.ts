@@ -290,20 +290,29 @@ describe("the Inkpress user's real password", () => {
   });
 
   it('logs nobody in on a non-REST URL carrying a stray ?rest_route=', async () => {
-    for (const path of [
-      '/wp-admin/?rest_route=/inkpress/v1/status',
-      '/wp-admin/profile.php?rest_route=/inkpress/v1/status',
-      '/wp-admin/post-new.php?rest_route=/inkpress/v1/posts',
-    ]) {
-      for (const header of ['authorization', 'x-inkpress'] as const) {
-        const answer = await call(path, { ...editor(), header });
-        expect([path, header, answer.status, answer.headers.get('location') ?? '']).toEqual([
-          path,
-          header,
-          302,
-          expect.stringContaining('/wp-login.php'),
-        ]);
-      }
+    const ajax = (action: string, header: 'authorization' | 'x-inkpress') =>
+      fetch(`${WP_URL}/wp-admin/admin-ajax.php?rest_route=/inkpress/v1/status`, {
+        method: 'POST',
+        headers: {
+          [header === 'x-inkpress' ? 'X-Inkpress-Authorization' : 'Authorization']: basic(editor()),
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ action, _nonce: 'x' }).toString(),
+      });
+    for (const header of ['authorization', 'x-inkpress'] as const) {
+      // admin-ajax answers the heartbeat of a logged-in user with fresh nonces.
+      const heartbeat = await ajax('heartbeat', header);
+      expect(heartbeat.status).toBe(200);
+      expect(await heartbeat.json()).toEqual({ 'wp-auth-check': false, server_time: expect.any(Number) });
+      // An action that exists only for logged-in users is unknown to a visitor.
+      const onlyForUsers = await ajax('sample-permalink', header);
+      expect([onlyForUsers.status, await onlyForUsers.text()]).toEqual([400, '0']);
+
+      const admin = await call('/wp-admin/?rest_route=/inkpress/v1/status', { ...editor(), header });
+      expect([admin.status, admin.headers.get('location')]).toEqual([
+        302,
+        expect.stringContaining('/wp-login.php'),
+      ]);
     }
   });
 });
