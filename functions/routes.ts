@@ -5,12 +5,31 @@
 import type { TableName } from './adapters/dynamodb/table-definitions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-export type TableAccess = 'read' | 'readWrite';
+
+/**
+ * A DynamoDB action a function calls on a table, as IAM names it. The list of each function is
+ * what its code sends, adapter by adapter: a transaction needs the action of each of its items
+ * (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), BatchWriteItem is its own action, and
+ * Query is granted on the table and its indexes. Change it together with the adapters.
+ */
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+export type TableAccess = readonly TableAction[];
 
 export interface FunctionAccess {
+  /** The tables the function uses (each one's name reaches it as the table's `envVar`) and how. */
   tables: Partial<Record<TableName, TableAccess>>;
   /** Sends messages to the generation queue. */
   sendsToQueue?: boolean;
+  /** Consumes the generation queue and sets its deliveries' retry backoff (ChangeMessageVisibility). */
+  consumesQueue?: boolean;
   /** Uses the site-password KMS key. */
   sitePasswordKey?: 'encrypt' | 'decrypt' | 'encryptDecrypt';
   /** Reads the language-model API key secret. */
@@ -33,7 +52,10 @@ export interface RouteDefinition extends FunctionDefinition {
   path: string;
 }
 
-const readAccount: Partial<Record<TableName, TableAccess>> = { accounts: 'read' };
+/** Every route takes a token from its account's bucket (one UpdateItem) before anything else. */
+const rateLimited = (
+  tables: Partial<Record<TableName, TableAccess>>,
+): Partial<Record<TableName, TableAccess>> => ({ rateLimits: ['UpdateItem'], ...tables });
 
 export const routes: RouteDefinition[] = [
   {
@@ -41,14 +63,14 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/languages',
     entry: 'functions/api/list-languages.ts',
-    access: { tables: {} },
+    access: { tables: rateLimited({}) },
   },
   {
     name: 'ListWebsites',
     methods: ['GET'],
     path: '/v1/websites/list',
     entry: 'functions/api/list-websites.ts',
-    access: { tables: { websites: 'read' } },
+    access: { tables: rateLimited({ websites: ['Query'] }) },
   },
   {
     name: 'CreateWebsite',
@@ -56,7 +78,13 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/create',
     entry: 'functions/api/create-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite' },
+      // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany;
+      // the Idempotency-Key record (Powertools: put, get, update, delete on failure).
+      tables: rateLimited({
+        websites: ['GetItem', 'PutItem'],
+        categories: ['BatchWriteItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -66,7 +94,7 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/show',
     entry: 'functions/api/show-website.ts',
-    access: { tables: { websites: 'read' } },
+    access: { tables: rateLimited({ websites: ['GetItem'] }) },
   },
   {
     name: 'UpdateWebsite',
@@ -74,7 +102,12 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/update',
     entry: 'functions/api/update-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite', articles: 'readWrite' },
+      // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
+      tables: rateLimited({
+        websites: ['GetItem', 'UpdateItem'],
+        categories: ['Query', 'BatchWriteItem'],
+        articles: ['Query', 'UpdateItem'],
+      }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -84,35 +117,54 @@ export const routes: RouteDefinition[] = [
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/delete',
     entry: 'functions/api/delete-website.ts',
-    access: { tables: { websites: 'readWrite', categories: 'readWrite' } },
+    // get, delete (a transaction of two deletes); removeAllCategories.
+    access: {
+      tables: rateLimited({ websites: ['GetItem', 'DeleteItem'], categories: ['Query', 'BatchWriteItem'] }),
+    },
   },
   {
     name: 'ListCategories',
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/categories',
     entry: 'functions/api/list-categories.ts',
-    access: { tables: { websites: 'read', categories: 'read' } },
+    access: { tables: rateLimited({ websites: ['GetItem'], categories: ['Query'] }) },
   },
   {
     name: 'ListArticles',
     methods: ['GET'],
     path: '/v1/articles/list',
     entry: 'functions/api/list-articles.ts',
-    access: { tables: { ...readAccount, articles: 'read', websites: 'read', categories: 'read' } },
+    // generatedCount, one page of the generated index, the page's websites and categories.
+    access: {
+      tables: rateLimited({
+        accounts: ['GetItem'],
+        articles: ['Query'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+    },
   },
   {
     name: 'ListQueuedArticles',
     methods: ['GET', 'POST'],
     path: '/v1/articles/queue',
     entry: 'functions/api/list-queued-articles.ts',
-    access: { tables: { articles: 'read', websites: 'read', categories: 'read' } },
+    access: {
+      tables: rateLimited({ articles: ['Query'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] }),
+    },
   },
   {
     name: 'ShowArticle',
     methods: ['GET'],
     path: '/v1/articles/{article_uuid}/show',
     entry: 'functions/api/show-article.ts',
-    access: { tables: { articles: 'read', websites: 'read', categories: 'read' } },
+    access: {
+      tables: rateLimited({
+        articles: ['GetItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+    },
   },
   {
     name: 'CreateArticle',
@@ -120,14 +172,50 @@ export const routes: RouteDefinition[] = [
     path: '/v1/articles/create',
     entry: 'functions/api/create-article.ts',
     access: {
-      tables: {
-        accounts: 'readWrite',
-        dailyUsage: 'readWrite',
-        articles: 'readWrite',
-        websites: 'read',
-        categories: 'read',
-      },
+      // The reservation transaction (article put, credits and daily usage updates), the deferred
+      // put, the re-read of a retried create, postponeStuckCheck; the website and category check.
+      tables: rateLimited({
+        accounts: ['GetItem', 'UpdateItem'],
+        dailyUsage: ['UpdateItem'],
+        articles: ['GetItem', 'PutItem', 'UpdateItem'],
+        websites: ['GetItem'],
+        categories: ['GetItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      }),
       sendsToQueue: true,
+    },
+  },
+  {
+    name: 'RetryArticle',
+    methods: ['POST'],
+    path: '/v1/articles/{article_uuid}/retry',
+    entry: 'functions/api/retry-article.ts',
+    access: {
+      // The article; a new reservation (transaction: article update, credits, daily usage) or
+      // the publication's requeue; the answer's website and category.
+      tables: rateLimited({
+        accounts: ['GetItem', 'UpdateItem'],
+        dailyUsage: ['UpdateItem'],
+        articles: ['GetItem', 'UpdateItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+      sendsToQueue: true,
+    },
+  },
+  {
+    name: 'CancelArticle',
+    methods: ['POST'],
+    path: '/v1/articles/{article_uuid}/cancel',
+    entry: 'functions/api/cancel-article.ts',
+    access: {
+      // The cancel-and-refund transaction; the answer's website and category.
+      tables: rateLimited({
+        accounts: ['UpdateItem'],
+        articles: ['GetItem', 'UpdateItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
     },
   },
 ];
@@ -136,7 +224,7 @@ export const routes: RouteDefinition[] = [
 export const authorizer: FunctionDefinition = {
   name: 'Authorizer',
   entry: 'functions/api/authorizer.ts',
-  access: { tables: { apiTokens: 'read' } },
+  access: { tables: { apiTokens: ['GetItem'] } },
 };
 
 /** Consumes the generation queue: generates, then publishes. */
@@ -144,13 +232,17 @@ export const generationWorker: FunctionDefinition = {
   name: 'GenerationWorker',
   entry: 'functions/worker/generation-worker.ts',
   access: {
+    // Generation: complete and fail transactions (article, account, website counters).
+    // Publishing: the article, website and category reads, publication updates, recordHealth.
     tables: {
-      accounts: 'readWrite',
-      articles: 'readWrite',
-      websites: 'readWrite',
-      categories: 'read',
+      accounts: ['GetItem', 'UpdateItem'],
+      articles: ['GetItem', 'UpdateItem'],
+      websites: ['GetItem', 'UpdateItem'],
+      categories: ['GetItem'],
     },
-    sitePasswordKey: 'decrypt',
+    consumesQueue: true,
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     readsModelSecret: true,
     callsCustomerSites: true,
   },
@@ -161,15 +253,18 @@ export const sweeper: FunctionDefinition = {
   name: 'Sweeper',
   entry: 'functions/worker/sweeper.ts',
   access: {
+    // The sweep index and the transactions of the reservation and failure steps; publication
+    // retries as in the worker; health checks (index of websites due, syncCategories).
     tables: {
-      accounts: 'readWrite',
-      dailyUsage: 'readWrite',
-      articles: 'readWrite',
-      websites: 'readWrite',
-      categories: 'readWrite',
+      accounts: ['GetItem', 'UpdateItem'],
+      dailyUsage: ['UpdateItem'],
+      articles: ['GetItem', 'Query', 'UpdateItem'],
+      websites: ['GetItem', 'Query', 'UpdateItem'],
+      categories: ['GetItem', 'Query', 'BatchWriteItem'],
     },
     sendsToQueue: true,
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     callsCustomerSites: true,
   },
 };

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
-import { errorBodies } from '../functions/api/http/responses';
+import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
 import type { RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import type { HandlerLoader } from './handler-loader';
@@ -74,7 +74,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!socket.writable) return;
     const body = JSON.stringify({ message: 'Bad request.' });
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 
@@ -394,6 +394,7 @@ function sendJson(
   res.writeHead(statusCode, {
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': 'no-store',
+    ...SECURITY_HEADERS,
     'X-Request-Id': requestId,
     'x-amzn-RequestId': requestId,
     ...extraHeaders,

@@ -26,7 +26,6 @@ export const localDefaults = {
    * Visibility given back to a failed message so that it is retried after seconds, not after
    * the deployed visibility timeout (30 min); redrive to the DLQ still follows maxReceiveCount.
    */
-  retryVisibilitySeconds: 10,
   authorizerCacheSeconds: runtimeSettings.authorizerCacheSeconds,
   account: { name: 'Local developer', credits: 1000 },
 } as const;

@@ -42,7 +42,6 @@ export interface LocalRuntimeOptions {
   sweepSeconds?: number;
   firstSweepAfterMs?: number;
   pollWaitSeconds?: number;
-  retryVisibilitySeconds?: number;
   /** Authorizer decision cache TTL, as on the deployed API. Default runtimeSettings.authorizerCacheSeconds. */
   authorizerCacheSeconds?: number;
   /** Emulator ports; default free ports (an in-process restart reuses the previous ones). */
@@ -177,7 +176,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       log,
       batchSize: runtimeSettings.workerBatchSize,
       waitTimeSeconds: options.pollWaitSeconds ?? localDefaults.pollWaitSeconds,
-      retryVisibilitySeconds: options.retryVisibilitySeconds ?? localDefaults.retryVisibilitySeconds,
     });
     cleanups.push(() => poller.stop());
     const scheduler = startScheduler({

@@ -1,12 +1,12 @@
 /**
  * A local stand-in for Lambda's SQS event source mapping with ReportBatchItemFailures:
  * long-polls the queue, hands each batch to the worker as an SQSEvent, deletes the records
- * that succeeded and leaves the failed ones for redelivery. Locally a failed record becomes
- * visible again after `retryVisibilitySeconds` instead of the queue's visibility timeout, so
- * retries come quickly; after `maxReceiveCount` receives moto moves it to the dead-letter queue.
+ * that succeeded and leaves the failed ones for redelivery, as Lambda does: a failed record
+ * comes back when its visibility ends, which the worker itself sets to the retry backoff
+ * (the same policy deployed and locally); after `maxReceiveCount` receives moto moves it to
+ * the dead-letter queue.
  */
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type Message,
@@ -32,7 +32,6 @@ export interface QueuePollerOptions {
   log: (line: string) => void;
   batchSize?: number;
   waitTimeSeconds?: number;
-  retryVisibilitySeconds: number;
   /** Worker entry; defaults to the generation worker of the route table. */
   entry?: string;
 }
@@ -153,18 +152,6 @@ async function settle(options: QueuePollerOptions, outcome: BatchOutcome): Promi
         Entries: chunk.map((message, index) => ({
           Id: String(index),
           ReceiptHandle: message.ReceiptHandle,
-        })),
-      }),
-    );
-  }
-  for (const chunk of chunks(outcome.failed, 10)) {
-    await options.sqs.send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: options.queueUrl,
-        Entries: chunk.map((message, index) => ({
-          Id: String(index),
-          ReceiptHandle: message.ReceiptHandle,
-          VisibilityTimeout: options.retryVisibilitySeconds,
         })),
       }),
     );

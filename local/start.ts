@@ -1,7 +1,7 @@
 /**
  * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM.
  * Settings (see local/README.md): PORT, INKPRESS_DATA_DIR, INKPRESS_SWEEP_SECONDS,
- * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_RETRY_VISIBILITY_SECONDS, INKPRESS_LOG_REQUESTS.
+ * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_LOG_REQUESTS.
  */
 import './process-defaults';
 import { envFlag } from '../functions/shared/env';
@@ -18,10 +18,6 @@ async function main(): Promise<void> {
     authorizerCacheSeconds: numberFromEnv(
       'INKPRESS_AUTHORIZER_CACHE_SECONDS',
       localDefaults.authorizerCacheSeconds,
-    ),
-    retryVisibilitySeconds: numberFromEnv(
-      'INKPRESS_RETRY_VISIBILITY_SECONDS',
-      localDefaults.retryVisibilitySeconds,
     ),
     logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
     log: (line) => console.log(`[inkpress] ${line}`),

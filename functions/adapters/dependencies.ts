@@ -3,6 +3,7 @@
  * first use (after the environment is set, which lets tests point it at emulators).
  */
 import type { AccountStore, TokenStore } from '../core/accounts';
+import type { ArticleActionDeps } from '../core/articles/article-actions';
 import type { CreateArticleDeps } from '../core/articles/create-article';
 import type {
   ArticleStore,
@@ -22,6 +23,7 @@ import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
 import { dynamoDocumentClient, kmsClient, sqsClient } from '../shared/aws-clients';
 import { envFlag, requireEnv } from '../shared/env';
 import { logger } from '../shared/logger';
+import { recordFinalPublishFailure } from '../shared/metrics';
 import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
 import { DynamoArticleRepository } from './dynamodb/article-repository';
@@ -78,9 +80,14 @@ export const articleStore = once<ArticleStore>(
     }),
 );
 
-export const generationQueue = once<GenerationQueue>(
+const sqsGenerationQueue = once(
   () => new SqsGenerationQueue(sqsClient(), requireEnv('GENERATION_QUEUE_URL')),
 );
+
+export const generationQueue = (): GenerationQueue => sqsGenerationQueue();
+
+/** The worker's handle on its own deliveries (retry backoff). */
+export const generationDeliveries = (): Pick<SqsGenerationQueue, 'retryDelivery'> => sqsGenerationQueue();
 
 const systemClock: Clock = () => new Date();
 
@@ -98,6 +105,22 @@ export function createArticleDeps(): Omit<CreateArticleDeps, 'onEnqueueFailure'>
 }
 
 export { systemClock };
+
+/** What cancelling an article needs. */
+export function cancelArticleDeps(): ReadArticlesDeps & { clock: Clock } {
+  return { ...readArticleDeps(), clock: systemClock };
+}
+
+/** What retrying an article needs. */
+export function retryArticleDeps(): ArticleActionDeps {
+  return {
+    ...readArticleDeps(),
+    accounts: accountStore(),
+    publications: publicationStore(),
+    queue: generationQueue(),
+    clock: systemClock,
+  };
+}
 
 export function sweepDeps(): SweepArticlesDeps {
   return { articles: articleStore(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };
@@ -148,5 +171,12 @@ export function publishDeps(): PublishDeps {
         reason,
         nextAttemptAt,
       }),
+    onFinalFailure: (ref, reason) => {
+      recordFinalPublishFailure();
+      logger.error('Publication failed for good; the article keeps its content', {
+        articleUuid: ref.articleUuid,
+        reason,
+      });
+    },
   };
 }

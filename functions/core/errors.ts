@@ -29,6 +29,9 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** The record exists but is not in a state that allows the operation. */
+export class ConflictError extends DomainError {}
+
 export class UnauthenticatedError extends DomainError {
   constructor() {
     super('Unauthenticated.');
@@ -54,6 +57,22 @@ export class UnsupportedMediaTypeError extends DomainError {
 export class MalformedBodyError extends DomainError {
   constructor(detail: string) {
     super(`The request body could not be parsed: ${detail}`);
+  }
+}
+
+/** A copy of a request that is still being processed (same `Idempotency-Key`); retry shortly. */
+export class RequestInProgressError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'A request with this Idempotency-Key is still being processed. Retry the same request shortly to get its response.',
+    );
+  }
+}
+
+/** The account sent more requests than its rate limit allows; it may try again after a while. */
+export class TooManyRequestsError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many requests.');
   }
 }
 

@@ -1,21 +1,24 @@
 /**
  * SQS-triggered worker: generates each queued article, then publishes it to its website.
- * Failed records are reported back (partial batch response) and delivered again; the last
- * delivery fails the article and refunds its credits instead.
+ * A failed attempt is reported back (partial batch response) after its delivery was set to
+ * come back after the retry backoff; the last attempt fails the article and refunds it.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { publishDeps } from '../adapters/dependencies';
+import { generationDeliveries, publishDeps } from '../adapters/dependencies';
 import { generationDeps } from '../adapters/model-dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';
-import { runtimeSettings } from '../shared/runtime-settings';
+import { recordFinalGenerationFailure } from '../shared/metrics';
 
 const processor = new BatchProcessor(EventType.SQS);
 
 const messageSchema = z.object({ accountId: z.string().min(1), articleUuid: z.string().min(1) });
+
+/** The attempt failed and its delivery comes back after the backoff: keep the message. */
+class RetryScheduled extends Error {}
 
 async function processRecord(record: SQSRecord): Promise<void> {
   const parsed = messageSchema.safeParse(safeJson(record.body));
@@ -24,32 +27,24 @@ async function processRecord(record: SQSRecord): Promise<void> {
     logger.error('Ignoring a malformed generation message', { messageId: record.messageId });
     return;
   }
-  const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
-  const isLastAttempt = receiveCount >= runtimeSettings.maxReceiveCount;
-  let result: Awaited<ReturnType<typeof generateQueuedArticle>>;
-  try {
-    result = await generateQueuedArticle(generationDeps(), parsed.data, { isLastAttempt });
-  } catch (error) {
-    logger.warn('Generation attempt failed; the queue will deliver the message again', {
-      articleUuid: parsed.data.articleUuid,
-      receiveCount,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    });
-    throw error;
-  }
+  const { articleUuid } = parsed.data;
+  const result = await generateQueuedArticle(generationDeps(), parsed.data, {
+    retryAfter: (delaySeconds) => generationDeliveries().retryDelivery(record.receiptHandle, delaySeconds),
+  });
   const { outcome, article, failure } = result;
-  if (failure) {
+  if (outcome === 'failed') {
+    recordFinalGenerationFailure();
     logger.error('Generation failed for good; the article is in error and its credits were refunded', {
-      articleUuid: parsed.data.articleUuid,
-      receiveCount,
+      articleUuid,
+      attempts: article?.generationAttempts,
       error: failure,
     });
   }
   logger.info('generation', {
-    articleUuid: parsed.data.articleUuid,
+    articleUuid,
     outcome,
-    receiveCount,
-    ...(article?.state === 'generated'
+    ...(result.retryInSeconds !== undefined ? { retryInSeconds: result.retryInSeconds, error: failure } : {}),
+    ...(article?.state === 'generated' && outcome === 'generated'
       ? {
           promptTokens: article.promptTokens,
           completionTokens: article.completionTokens,
@@ -57,12 +52,17 @@ async function processRecord(record: SQSRecord): Promise<void> {
         }
       : {}),
   });
-  if (outcome === 'generated' && article?.websiteUuid) await publishNow(parsed.data);
+  if (outcome === 'retry_scheduled') throw new RetryScheduled(failure);
+  // Just generated, or generated earlier with its publication still to do (a client's retry,
+  // or a message sent again after a restart).
+  if (article?.state === 'generated' && article.websiteUuid && article.publishState === 'pending') {
+    await publishNow(parsed.data);
+  }
 }
 
 /**
- * First publication attempt right after generation. A failure never fails the record: the
- * article stays generated and the sweeper retries the publication (see publishArticle).
+ * Publication attempt right after generation. A failure never fails the record: the article
+ * stays generated and the sweeper retries the publication (see publishArticle).
  */
 async function publishNow(message: z.infer<typeof messageSchema>): Promise<void> {
   try {

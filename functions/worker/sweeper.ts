@@ -1,8 +1,9 @@
-/** Scheduled sweeper: deferred reservations, stuck generations, publication retries and website health. */
+/** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
 import { publishDeps, sweepDeps } from '../adapters/dependencies';
-import { recoverStuckGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
+import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { logger } from '../shared/logger';
+import { recordFinalGenerationFailure } from '../shared/metrics';
 
 type StepResult = unknown;
 
@@ -13,7 +14,11 @@ type StepResult = unknown;
 export async function handler(): Promise<Record<string, StepResult>> {
   const steps: Record<string, () => Promise<StepResult>> = {
     reservations: () => retryDeferredReservations(sweepDeps()),
-    stuck: () => recoverStuckGenerations(sweepDeps()),
+    generations: async () => {
+      const recovered = await recoverStalledGenerations(sweepDeps());
+      recordFinalGenerationFailure(recovered.failed);
+      return recovered;
+    },
     publications: () => retryDuePublications(publishDeps()),
     websites: () => checkWebsites(publishDeps()),
   };

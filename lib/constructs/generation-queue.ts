@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { QUEUE_RETENTION_SECONDS } from '../../functions/core/articles/lifecycle-policy';
 import { runtimeSettings, visibilityTimeoutSeconds } from '../../functions/shared/runtime-settings';
 
 /**
@@ -21,7 +22,8 @@ export class GenerationQueue extends Construct {
     });
     this.queue = new sqs.Queue(this, 'Queue', {
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds),
-      retentionPeriod: Duration.days(4),
+      // As long as SQS allows: an article may wait in a backlog; one waiting longer is re-sent.
+      retentionPeriod: Duration.seconds(QUEUE_RETENTION_SECONDS),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: runtimeSettings.maxReceiveCount },

@@ -373,12 +373,16 @@ describe('the role', () => {
       boolean
     >;
 
-  it('holds exactly the capabilities publishing uses, also after an upgrade from 1.0.0', async () => {
+  it.each([
+    ['1.0.0', "update_option( Inkpress_Role::VERSION_OPTION, '1.0.0' );"],
+    // 1.1.0 (the blocks plugin) kept 1.0.0's role and stored no role version.
+    ['1.1.0', 'delete_option( Inkpress_Role::VERSION_OPTION );'],
+  ])('holds exactly the capabilities publishing uses, also after an upgrade from %s', (_version, stored) => {
     expect(capabilities()).toEqual({ read: true, edit_posts: true, publish_posts: true });
-    // What 1.0.0 left on existing sites; the next load of WordPress (here the PHP CLI boot
-    // that reads the capabilities) sets them right.
+    // What the older plugin left on existing sites; the next load of WordPress (here the PHP
+    // CLI boot that reads the capabilities) sets them right.
     php(
-      "$role = get_role( 'inkpress_editor' ); $role->add_cap( 'upload_files' ); $role->add_cap( 'edit_published_posts' ); update_option( Inkpress_Role::VERSION_OPTION, '1.0.0' );",
+      `$role = get_role( 'inkpress_editor' ); $role->add_cap( 'upload_files' ); $role->add_cap( 'edit_published_posts' ); ${stored}`,
     );
     expect(capabilities()).toEqual({ read: true, edit_posts: true, publish_posts: true });
   });
@@ -447,7 +451,7 @@ describe('POST inkpress/v1/posts', () => {
     expect((await post(second(), articleUuid)).status).toBe(200);
   });
 
-  it('finds a post that plugin 1.0.0 made for the same user (unscoped meta key), not for another', async () => {
+  it('finds a post that plugin 1.0.0 or 1.1.0 made for the same user (unscoped meta key), not for another', async () => {
     const articleUuid = '7d1e4b2a-9c3f-4a5e-8b6d-fedcba987654';
     const legacyId = Number(
       php(
@@ -462,7 +466,7 @@ describe('POST inkpress/v1/posts', () => {
     expect(JSON.parse(other.body).id).not.toBe(legacyId);
   });
 
-  it('stores shortcodes from the content as text that never runs', async () => {
+  it('stores shortcodes from a content string (Inkpress before the structured post) as text that never runs', async () => {
     const answer = await post(
       editor(),
       'c0ffee00-1234-4abc-8def-000000000042',
@@ -477,6 +481,50 @@ describe('POST inkpress/v1/posts', () => {
     const rendered = php(`echo apply_filters( 'the_content', get_post( ${id} )->post_content );`);
     expect(rendered).not.toMatch(/gallery-|<iframe|wp-block-embed|class="gallery/);
     expect(rendered).toContain('&#091;gallery');
+  });
+  it('stores shortcodes of a structured post (headings, FAQ, text, excerpt) as text that never runs', async () => {
+    const answer = await call('/wp-json/inkpress/v1/posts', editor(), {
+      json: {
+        article_uuid: 'c0ffee00-1234-4abc-8def-000000000043',
+        title: 'Structured',
+        intro_html: '<p>Intro [gallery ids="1,2"]</p>',
+        sections: [
+          {
+            heading: 'Heading [gallery]',
+            html: '<p>Text [audio src="x.mp3"]</p><ul><li>[gallery]</li></ul>',
+          },
+        ],
+        faq: {
+          heading: 'Questions [gallery]',
+          items: [{ question: 'Why [gallery]?', answer: 'Because [gallery].' }],
+        },
+        excerpt: 'Summary [gallery]',
+        status: 'draft',
+      },
+    });
+    expect(answer.status).toBe(201);
+    const id = JSON.parse(answer.body).id as number;
+    const stored = JSON.parse(
+      php(`$p = get_post( ${id} ); echo wp_json_encode( array( $p->post_content, $p->post_excerpt ) );`),
+    ) as [string, string];
+    expect(stored[0].replace(/<!--[\s\S]*?-->/g, '')).not.toMatch(/[[\]]/);
+    for (const html of [
+      '<p>Intro &#091;gallery ids="1,2"&#093;</p>',
+      '<h2>Heading &#091;gallery&#093;</h2>',
+      '<li>&#091;gallery&#093;</li>',
+      '<h2>Questions &#091;gallery&#093;</h2>',
+      '<h3>Why &#091;gallery&#093;?</h3>',
+      '<p>Because &#091;gallery&#093;.</p>',
+    ]) {
+      expect(stored[0]).toContain(html);
+    }
+    expect(stored[1]).toBe('Summary &#091;gallery&#093;');
+    // Even where a theme runs shortcodes in excerpts.
+    const rendered = php(
+      `add_filter( 'the_excerpt', 'do_shortcode' ); $p = get_post( ${id} ); echo apply_filters( 'the_content', $p->post_content ), apply_filters( 'the_excerpt', $p->post_excerpt );`,
+    );
+    expect(rendered).not.toMatch(/gallery-|<audio|class="gallery/);
+    expect(rendered.match(/&#091;gallery/g)).toHaveLength(7);
   });
 });
 

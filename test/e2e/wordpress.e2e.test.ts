@@ -22,6 +22,7 @@ import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
 import { drainQueue } from '../support/generation-queue';
+import { executableFindings, plainTextFindings } from '../support/hostile-text';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
 import { peer } from './support/wordpress-peer';
@@ -288,6 +289,46 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
     expect(results.every((result) => !result.created)).toBe(true);
     expect(await publishArticle(deps.publishDeps(), { accountId, articleUuid })).toBe('skipped');
     expect(postsForArticle(articleUuid)).toBe(1);
+  });
+
+  it('publishes hostile text as text: no markup, script or shortcode runs on the site', async () => {
+    articles.hostile = await createArticle({
+      keyword: '&lt;script&gt;alert(1)&lt;/script&gt; [gallery] bread',
+      h2_count: '2',
+      title:
+        '<img src=x onerror=alert(1)>&lt;svg onload=alert(1)&gt; [embed]https://evil.example/x[/embed] Tom &amp; Jerry',
+      website_uuid: websiteUuid,
+    });
+    expect(await generateAll()).toBe(1);
+    const record = body(await showArticle(articles.hostile));
+    expect(plainTextFindings(record.data.title)).toEqual([]);
+    expect(executableFindings(record.data.content)).toEqual([]);
+
+    const post = await wpPost(record.data.cms_id);
+    expect(post.status).toBe('publish');
+    expect(plainTextFindings(post.title.raw)).toEqual([]);
+    // Block delimiters are WordPress's own comments; any other comment would still count.
+    expect(executableFindings(post.content.raw.replace(/<!-- \/?wp:[\s\S]*?-->/g, ''))).toEqual([]);
+    // As WordPress shows it: the_content filters (shortcodes, wpautop) and the title's filters ran.
+    const auth = Buffer.from(`${env('WP_LOGIN')}:${env('WP_APP_PASSWORD')}`).toString('base64');
+    const shown = (await (
+      await fetch(`${WP_URL}/?rest_route=/wp/v2/posts/${record.data.cms_id}`, {
+        headers: { Authorization: `Basic ${auth}` },
+      })
+    ).json()) as { title: { rendered: string }; content: { rendered: string } };
+    expect(executableFindings(shown.content.rendered).filter((finding) => !finding.includes('<br>'))).toEqual(
+      [],
+    );
+    // Shown as "[gallery]" (the plugin stores both brackets as &#091; / &#093;), never run as a gallery.
+    expect(shown.content.rendered).toMatch(/&#0*91;gallery(\]|&#0*93;)/);
+    expect(shown.content.rendered).not.toMatch(/class=['"]gallery/);
+    // Titles keep their "[" as text: WordPress runs no shortcode in a title.
+    expect(shown.title.rendered).toContain('[embed]');
+    expect(
+      executableFindings(`<p>${shown.title.rendered}</p>`).filter(
+        (finding) => !finding.includes('shortcode'),
+      ),
+    ).toEqual([]);
   });
 
   it('deletes the website and keeps its articles readable', async () => {

@@ -96,8 +96,8 @@ async function stored(accountId: string, websiteUuid: string) {
   return website;
 }
 
-const decrypt = (ciphertext: string, accountId: string, websiteUuid: string) =>
-  deps.passwordCipher().decrypt(ciphertext, { accountId, websiteUuid });
+const decrypt = (ciphertext: string, accountId: string, websiteUuid: string, url: string) =>
+  deps.passwordCipher().decrypt(ciphertext, { accountId, websiteUuid, url });
 
 /** Sets both flags, as failed publications or health checks would. */
 const flag = (accountId: string, websiteUuid: string) =>
@@ -132,7 +132,9 @@ describe('PUT /v1/websites/<uuid>/update', () => {
 
     const after = await stored(accountId, websiteUuid);
     expect(after).toEqual(before);
-    await expect(decrypt(after.passwordCiphertext, accountId, websiteUuid)).resolves.toBe(OLD_PASSWORD);
+    await expect(decrypt(after.passwordCiphertext, accountId, websiteUuid, after.url)).resolves.toBe(
+      OLD_PASSWORD,
+    );
   });
 
   it.each([
@@ -217,9 +219,12 @@ describe('PUT /v1/websites/<uuid>/update', () => {
     expect(after.login).toBe('new-editor');
     expect(after.passwordCiphertext).not.toBe(before.passwordCiphertext);
     expect(JSON.stringify(after)).not.toContain(NEW_PASSWORD.trim());
-    await expect(decrypt(after.passwordCiphertext, accountId, websiteUuid)).resolves.toBe(NEW_PASSWORD);
+    expect(after.passwordContextVersion).toBe(2);
+    await expect(decrypt(after.passwordCiphertext, accountId, websiteUuid, after.url)).resolves.toBe(
+      NEW_PASSWORD,
+    );
     await expect(
-      decrypt(after.passwordCiphertext, accountId, '00000000-0000-4000-8000-000000000000'),
+      decrypt(after.passwordCiphertext, accountId, '00000000-0000-4000-8000-000000000000', after.url),
     ).rejects.toThrow();
     expect(logs()).not.toContain(NEW_PASSWORD.trim());
   });

@@ -12,10 +12,12 @@ import { handler as createArticleHandler } from '../../functions/api/create-arti
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as deleteWebsiteHandler } from '../../functions/api/delete-website';
 import { handler as listCategoriesHandler } from '../../functions/api/list-categories';
+import { handler as retryArticleHandler } from '../../functions/api/retry-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
 import { createAccount } from '../../functions/core/accounts';
-import { postFor, publishArticle, retryDelayMs } from '../../functions/core/publishing/publish-article';
+import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../../functions/core/articles/lifecycle-policy';
+import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
 import {
   checkWebsite,
   checkWebsites,
@@ -191,6 +193,47 @@ describe('publishing after generation', () => {
     expect(await sweepPublicationsAfter(60)).toMatchObject({ published: 0, retry_scheduled: 0 });
   });
 
+  it('sends the article as structured data past a firewall that blocks block markup, and shows what the site kept', async () => {
+    const { accountId, websiteUuid } = await setUp('/structured');
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      faq_count: '2',
+      tags: 'Baking, Citrus',
+    });
+    expect(await generateAll()).toBe(1);
+    const [post] = postsOf(articleUuid);
+    const record = await showArticle(accountId, articleUuid);
+    expect(post?.sections.map((section) => section.heading)).toHaveLength(3);
+    expect(post?.sections.some((section) => /<h2/.test(section.html))).toBe(false);
+    expect(post).toMatchObject({
+      faq: { heading: 'Frequently asked questions', items: record.data.faq },
+      meta_description: record.data.meta_description,
+      focus_keyword: 'lemon tart',
+      excerpt: record.data.excerpt,
+      tags: ['Baking', 'Citrus'],
+      language: 'en',
+    });
+    expect(post?.content.match(/<h2>/g)).toHaveLength(4);
+    expect(record.data.publication).toEqual({
+      state: 'published',
+      attempts: expect.any(Number),
+      last_error: null,
+      next_attempt_at: null,
+      site: {
+        post_id: String(post?.id),
+        link: `${site.url}/${post?.slug}/`,
+        status: 'publish',
+        blocks: expect.any(Number),
+        freeform_blocks: 0,
+        tags: ['Baking', 'Citrus'],
+        excerpt: 1,
+        seo: { adapter: 'inkpress', meta_description: 1, focus_keyword: 1 },
+        schema: { printed_by: 'inkpress', types: ['Article', 'FAQPage'] },
+        faq_questions: 2,
+      },
+    });
+  });
+
   it('sends a draft as a draft, without a publication date', async () => {
     const { accountId, websiteUuid } = await setUp('/draft');
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid, draft: '1' });
@@ -265,10 +308,10 @@ describe('when publishing fails', () => {
 
     // Not due yet; then due but the site is still down: backoff grows.
     expect(await sweepPublicationsAfter(0)).toMatchObject({ published: 0, retry_scheduled: 0 });
-    expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
+    expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
       retry_scheduled: 1,
     });
-    expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
+    expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
       retry_scheduled: 0,
     });
 
@@ -286,6 +329,60 @@ describe('when publishing fails', () => {
     // Further sweeps change nothing.
     expect(await sweepPublicationsAfter(120)).toMatchObject({ published: 0, retry_scheduled: 0 });
     expect(postsOf(articleUuid)).toHaveLength(1);
+  });
+
+  it('ends a publication the site rejects for good in failed, with its message, and publishes it once on retry', async () => {
+    const { accountId, websiteUuid } = await setUp('/rejects');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.postFailure = { status: 400, code: 'rest_invalid_json' };
+    expect(await generateAll()).toBe(1);
+    const failed = await showArticle(accountId, articleUuid);
+    expect(failed.status).toBe('generated');
+    expect(failed.data.publication).toEqual({
+      state: 'failed',
+      attempts: 1,
+      last_error: expect.stringContaining('The plugin could not do this now.'),
+      next_attempt_at: null,
+      site: null,
+    });
+    // A final state: no sweep tries it again, however late.
+    expect(await sweepPublicationsAfter(24 * 60)).toMatchObject({ published: 0, retry_scheduled: 0 });
+    expect(postsOf(articleUuid)).toHaveLength(0);
+
+    site.postFailure = undefined;
+    const retried = await retryArticleHandler(
+      apiEvent('retry-article', { accountId, pathParameters: { article_uuid: articleUuid } }),
+    );
+    expect(retried.statusCode).toBe(202);
+    expect(body(retried).data.publication).toMatchObject({ state: 'waiting', attempts: 0 });
+    // The retry goes to the worker at once.
+    expect(await generateAll()).toBe(1);
+    const published = await showArticle(accountId, articleUuid);
+    expect(published.data.publication).toMatchObject({ state: 'published', last_error: null });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    const again = await retryArticleHandler(
+      apiEvent('retry-article', { accountId, pathParameters: { article_uuid: articleUuid } }),
+    );
+    expect(again.statusCode).toBe(409);
+    expect(postsOf(articleUuid)).toHaveLength(1);
+  });
+
+  it('gives up after a bounded number of attempts at a site that keeps failing, then waits for a retry', async () => {
+    const { accountId, websiteUuid } = await setUp('/keeps-failing');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.mode = 'server_error';
+    await generateAll();
+    let minutes = 0;
+    for (let attempt = 2; attempt <= MAX_PUBLISH_ATTEMPTS; attempt++) {
+      minutes += publishRetryDelayMs(attempt - 1) / MINUTE + 0.1;
+      await sweepPublicationsAfter(minutes);
+    }
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.data.publication).toMatchObject({ state: 'failed', attempts: MAX_PUBLISH_ATTEMPTS });
+    expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(1);
+    site.mode = 'ok';
+    expect(await sweepPublicationsAfter(minutes + 60)).toMatchObject({ published: 0 });
+    expect(postsOf(articleUuid)).toHaveLength(0);
   });
 
   it('flags an unreachable site for HTML and server errors too', async () => {
@@ -339,16 +436,16 @@ describe('when publishing fails', () => {
 
       // The site goes down: flagged; back up but the plugin still fails: the flag clears.
       await site.stop();
-      expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
+      expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.1)).toMatchObject({
         retry_scheduled: 1,
       });
       expect((await showWebsite(accountId, websiteUuid)).status.is_unreachable).toBe(1);
       await site.start();
-      expect(await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
+      expect(await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + 0.2)).toMatchObject({
         retry_scheduled: 0,
       });
       expect(
-        await sweepPublicationsAfter(retryDelayMs(1) / MINUTE + retryDelayMs(2) / MINUTE + 0.3),
+        await sweepPublicationsAfter(publishRetryDelayMs(1) / MINUTE + publishRetryDelayMs(2) / MINUTE + 0.3),
       ).toMatchObject({
         retry_scheduled: 1,
       });

@@ -161,12 +161,14 @@ describe('POST /v1/websites/create', () => {
     expect(body(response).data.url).toBe(`http://localhost:${port}/My-Blog`);
   });
 
-  it('stores the password encrypted with KMS, bound to {accountId, websiteUuid}', async () => {
+  it('stores the password encrypted with KMS, bound to {accountId, websiteUuid, url}', async () => {
     const accountId = await newAccount();
     const websiteUuid = await registered(accountId);
     const item = (await websiteItems(accountId)).find((entry) => entry.websiteKey === `site#${websiteUuid}`);
     expect(item).toBeDefined();
     const ciphertext = String(item?.passwordCiphertext);
+    const url = String(item?.url);
+    expect(item?.passwordContextVersion).toBe(2);
     expect(ciphertext).not.toContain(PASSWORD);
     expect(Buffer.from(ciphertext, 'base64').toString('utf8')).not.toContain(PASSWORD);
     expect(JSON.stringify(item)).not.toContain(PASSWORD);
@@ -176,18 +178,21 @@ describe('POST /v1/websites/create', () => {
       const { Plaintext } = await kms.send(
         new DecryptCommand({
           CiphertextBlob: Buffer.from(ciphertext, 'base64'),
-          EncryptionContext: { accountId, websiteUuid },
+          EncryptionContext: { accountId, websiteUuid, url },
         }),
       );
       expect(Buffer.from(Plaintext ?? new Uint8Array()).toString('utf8')).toBe(PASSWORD);
-      await expect(
-        kms.send(
-          new DecryptCommand({
-            CiphertextBlob: Buffer.from(ciphertext, 'base64'),
-            EncryptionContext: { accountId, websiteUuid: '00000000-0000-4000-8000-000000000000' },
-          }),
-        ),
-      ).rejects.toThrow();
+      for (const EncryptionContext of <Record<string, string>[]>[
+        { accountId, websiteUuid: '00000000-0000-4000-8000-000000000000', url },
+        { accountId, websiteUuid, url: `${url}/other` },
+        { accountId, websiteUuid },
+      ]) {
+        await expect(
+          kms.send(
+            new DecryptCommand({ CiphertextBlob: Buffer.from(ciphertext, 'base64'), EncryptionContext }),
+          ),
+        ).rejects.toThrow();
+      }
     } finally {
       kms.destroy();
     }
@@ -754,16 +759,21 @@ describe('site password cipher (KMS)', () => {
   const cipher = () => new KmsPasswordCipher(new KMSClient({}), resources.keyId);
 
   it('round-trips a password under the same context', async () => {
-    const context = { accountId: 'a1', websiteUuid: 'w1' };
+    const context = { accountId: 'a1', websiteUuid: 'w1', url: 'https://blog.example.com' };
     const ciphertext = await cipher().encrypt('pässwörd with spaces ', context);
     expect(ciphertext).not.toContain('pässwörd');
     await expect(cipher().decrypt(ciphertext, context)).resolves.toBe('pässwörd with spaces ');
   });
 
-  it('refuses to decrypt under another website or account', async () => {
-    const ciphertext = await cipher().encrypt('secret', { accountId: 'a1', websiteUuid: 'w1' });
-    await expect(cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w2' })).rejects.toThrow();
-    await expect(cipher().decrypt(ciphertext, { accountId: 'a2', websiteUuid: 'w1' })).rejects.toThrow();
+  it('refuses to decrypt under another website, account or URL, or without the URL', async () => {
+    const url = 'https://blog.example.com';
+    const ciphertext = await cipher().encrypt('secret', { accountId: 'a1', websiteUuid: 'w1', url });
+    await expect(cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w2', url })).rejects.toThrow();
+    await expect(cipher().decrypt(ciphertext, { accountId: 'a2', websiteUuid: 'w1', url })).rejects.toThrow();
+    await expect(
+      cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w1', url: 'https://evil.example.com' }),
+    ).rejects.toThrow();
+    await expect(cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w1' })).rejects.toThrow();
   });
 });
 

@@ -1,9 +1,11 @@
 /**
- * A stand-in for a WordPress site running the Inkpress Connector plugin (1.1), on 127.0.0.1:
+ * A stand-in for a WordPress site running the Inkpress Connector plugin (1.2), on 127.0.0.1:
  * the three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the
  * plugin's authentication (one 401 for every refused login: unknown user, wrong password, no
  * role, a role with more power; 429 with Retry-After after 5 failures for one user name within
- * 15 minutes, whatever the password), error codes and idempotent post creation, plus switches
+ * 15 minutes, whatever the password), error codes and idempotent post creation per user from
+ * the structured post (stored like the plugin stores it: text escaped, shortcodes inert; with
+ * the plugin's read-back), a web application firewall that refuses bodies with `<!--`, plus switches
  * to make the site misbehave (no plugin, HTML answers, server errors, redirects, plugin errors,
  * down).
  */
@@ -28,11 +30,23 @@ export interface FakePost {
   author: string;
   article_uuid: string;
   title: string;
+  /**
+   * The post as the plugin stores it, without block comments: intro, sections and FAQ, their
+   * text escaped and every `[`/`]` as `&#091;`/`&#093;`.
+   */
   content: string;
   status: string;
   slug: string;
   date_gmt: string;
   category_ids: number[];
+  /** The structured post and SEO fields as Inkpress sent them. */
+  sections: { heading: string; html: string }[];
+  faq: { heading: string; items: { question: string; answer: string }[] } | null;
+  meta_description: string | null;
+  focus_keyword: string | null;
+  excerpt: string | null;
+  tags: string[];
+  language: string | null;
 }
 
 /** `ok`: the plugin answers; the others simulate a broken or foreign site. */
@@ -62,6 +76,10 @@ export interface FakeWordPress {
    */
   failedLogins: Map<string, number[]>;
   requests: FakeRequest[];
+  /** When set, requests are answered only once this settles (a slow site). */
+  answerAfter: Promise<unknown> | undefined;
+  /** Requests received, counted on arrival (before any `answerAfter` wait). */
+  arrivals: number;
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -94,6 +112,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     postFailure: undefined,
     failedLogins: new Map(),
     requests: [],
+    answerAfter: undefined,
+    arrivals: 0,
     stop: async () => {
       const current = server;
       server = undefined;
@@ -104,7 +124,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     start: async () => {
       if (server) return;
       server = createServer((request, response) => {
-        readBody(request).then((body) => handle(request, response, body));
+        site.arrivals += 1;
+        readBody(request).then(async (body) => {
+          await site.answerAfter;
+          handle(request, response, body);
+        });
       });
       await new Promise<void>((resolve) => server?.listen(port, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;
@@ -168,7 +192,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         user: { id: 2, login: given[0], roles: user.roles },
         role_ok: true,
         wordpress_version: '6.1.9',
-        plugin_version: '1.1.0',
+        plugin_version: '1.2.0',
         php_version: '8.2.0',
       });
     } else if (endpoint === 'GET categories') {
@@ -230,6 +254,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
   }
 
   function createPost(response: ServerResponse, body: string, author: string) {
+    if (body.includes('<!--')) {
+      // What a web application firewall in front of many sites does with block markup.
+      response.writeHead(403, { 'Content-Type': 'text/html; charset=UTF-8' }).end('<h1>Blocked</h1>');
+      return;
+    }
     let input: Record<string, unknown>;
     try {
       input = JSON.parse(body) as Record<string, unknown>;
@@ -267,12 +296,39 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       /\P{ASCII}+/gu,
       (text) => encodeURIComponent(text).toLowerCase(),
     );
+    const sections = Array.isArray(input.sections)
+      ? (input.sections as { heading: string; html: string }[])
+      : [];
+    const faq = (input.faq as FakePost['faq'] | undefined) ?? null;
+    // Like the plugin: headings, questions and answers are text (escaped), and no bracket
+    // anywhere in the stored post can start a shortcode.
+    const content = neutraliseShortcodes(
+      [
+        String(input.intro_html ?? ''),
+        ...sections.map((section) => `<h2>${escapeText(section.heading)}</h2>\n${section.html}`),
+        ...(faq
+          ? [
+              `<h2>${escapeText(faq.heading)}</h2>`,
+              ...faq.items.map(
+                (item) => `<h3>${escapeText(item.question)}</h3>\n<p>${escapeText(item.answer)}</p>`,
+              ),
+            ]
+          : []),
+      ].join('\n'),
+    );
     const post: FakePost = {
       id: nextPostId++,
       author,
       article_uuid: uuid,
       title,
-      content: String(input.content ?? ''),
+      content,
+      sections,
+      faq,
+      meta_description: typeof input.meta_description === 'string' ? input.meta_description : null,
+      focus_keyword: typeof input.focus_keyword === 'string' ? input.focus_keyword : null,
+      excerpt: typeof input.excerpt === 'string' ? input.excerpt : null,
+      tags: Array.isArray(input.tags) ? (input.tags as string[]) : [],
+      language: typeof input.language === 'string' ? input.language : null,
       status,
       slug,
       date_gmt: input.date_gmt ? String(input.date_gmt) : `${new Date().toISOString().slice(0, 19)}Z`,
@@ -292,12 +348,35 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       category_ids: post.category_ids,
       article_uuid: post.article_uuid,
       created,
+      site: {
+        blocks: post.content.match(/<(p|ul|ol|blockquote|h2|h3)[\s>]/g)?.length ?? 0,
+        freeform_blocks: 0,
+        tags: post.tags,
+        excerpt: post.excerpt !== null,
+        seo: {
+          adapter: 'inkpress',
+          meta_description: post.meta_description !== null,
+          focus_keyword: post.focus_keyword !== null,
+        },
+        schema: { printed_by: 'inkpress', types: post.faq ? ['Article', 'FAQPage'] : ['Article'] },
+        faq_questions: post.faq?.items.length ?? 0,
+      },
     };
   }
 
   await site.start();
   Object.defineProperty(site, 'url', { value: `http://127.0.0.1:${port}` });
   return site;
+}
+
+/** Text as HTML character data, as the plugin writes it into a block (`&`, `<`, `>`). */
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The plugin's `neutralise_shortcodes`: brackets as entities (the stored post has no comments here). */
+function neutraliseShortcodes(html: string): string {
+  return html.replace(/\[/g, '&#091;').replace(/\]/g, '&#093;');
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -7,25 +7,30 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  paginateQuery,
   QueryCommand,
   type QueryCommandInput,
   type TransactWriteCommandInput,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Article, ArticleState } from '../../core/articles/article';
+import { PUBLISH_GRACE_MS } from '../../core/articles/lifecycle-policy';
 import type {
   ArticlePage,
   ArticleStore,
   DeferredState,
   GenerationResult,
+  LeaseOutcome,
+  ReservableState,
   Reservation,
   ReservationOutcome,
 } from '../../core/articles/ports';
 import { slugify } from '../../core/slug';
-import { articleKeys, SWEEP_BUCKET, websiteKeys } from './keys';
+import { articleKeys, SWEEP_BUCKET, sweepBucketOf, sweepBucketsOf, websiteKeys } from './keys';
 import { countQuery } from './reads';
 import { ARTICLE_INDEX } from './table-definitions';
-import { isConditionFailure, transactWithRetry } from './transactions';
+import { isConditionalCheckFailure, isConditionFailure, transactWithRetry } from './transactions';
 
 export interface ArticleTables {
   articles: string;
@@ -38,8 +43,8 @@ export interface ArticleTables {
 const INDEX_ATTRIBUTES = ['queueSortKey', 'sweepBucket', 'sweepAt'] as const;
 /** Daily usage items expire a few days after their day. */
 const DAILY_USAGE_TTL_SECONDS = 3 * 24 * 3600;
-/** Time the worker has to publish before the sweeper takes over. */
-const PUBLISH_GRACE_MS = 5 * 60 * 1000;
+const DEFERRED_STATES: ReservableState[] = ['not_enough_credits', 'daily_limit_reached'];
+const MAX_ERROR_LENGTH = 500;
 
 type Item = Record<string, unknown>;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -70,7 +75,7 @@ export class DynamoArticleRepository implements ArticleStore {
       );
     } catch (error) {
       // A retried put whose first try was stored: the article is there already.
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      if (!isConditionalCheckFailure(error)) throw error;
       return this.outcomeOfStored(article);
     }
     return outcome;
@@ -79,14 +84,17 @@ export class DynamoArticleRepository implements ArticleStore {
   async retryReservation(
     article: Article,
     reservation: Reservation,
+    from: ReservableState[] = DEFERRED_STATES,
   ): Promise<ReservationOutcome | undefined> {
+    const fromValues = Object.fromEntries(from.map((state, index) => [`:from${index}`, state]));
+    const fromCondition = `#state IN (${Object.keys(fromValues).join(', ')})`;
     const outcome = await this.reserve(article, reservation, (queued) => ({
       Update: {
         TableName: this.tables.articles,
         Key: articleKeys.article(article.accountId, article.articleUuid),
         UpdateExpression:
-          'SET #state = :queued, creditsCharged = :price, startGenerationAt = :now, sweepBucket = :bucket, sweepAt = :sweepAt',
-        ConditionExpression: '#state IN (:notEnoughCredits, :dailyLimitReached)',
+          'SET #state = :queued, creditsCharged = :price, startGenerationAt = :now, sweepBucket = :bucket, sweepAt = :sweepAt, generationAttempts = :zero REMOVE leaseOwner, leaseExpiresAt, resends',
+        ConditionExpression: fromCondition,
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: {
           ':queued': 'queued',
@@ -94,35 +102,26 @@ export class DynamoArticleRepository implements ArticleStore {
           ':now': queued.startGenerationAt,
           ':bucket': queued.sweepBucket,
           ':sweepAt': queued.sweepAt,
-          ':notEnoughCredits': 'not_enough_credits',
-          ':dailyLimitReached': 'daily_limit_reached',
+          ':zero': 0,
+          ...fromValues,
         },
       },
     }));
     if (outcome === undefined || outcome === 'reserved') return outcome;
     const deferred = deferredItem(article, outcome, reservation);
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.articles,
-          Key: articleKeys.article(article.accountId, article.articleUuid),
-          UpdateExpression: `SET #state = :state, sweepAt = :sweepAt${deferred.startGenerationAt ? ', startGenerationAt = :start' : ''}`,
-          ConditionExpression: '#state IN (:notEnoughCredits, :dailyLimitReached)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':state': outcome,
-            ':sweepAt': deferred.sweepAt,
-            ':notEnoughCredits': 'not_enough_credits',
-            ':dailyLimitReached': 'daily_limit_reached',
-            ...(deferred.startGenerationAt ? { ':start': deferred.startGenerationAt } : {}),
-          },
-        }),
-      );
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-      throw error;
-    }
-    return outcome;
+    const updated = await this.updateIfCondition(article, {
+      UpdateExpression: `SET #state = :state, sweepBucket = :bucket, sweepAt = :sweepAt${deferred.startGenerationAt ? ', startGenerationAt = :start' : ''}`,
+      ConditionExpression: fromCondition,
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':state': outcome,
+        ':bucket': deferred.sweepBucket,
+        ':sweepAt': deferred.sweepAt,
+        ...fromValues,
+        ...(deferred.startGenerationAt ? { ':start': deferred.startGenerationAt } : {}),
+      },
+    });
+    return updated ? outcome : undefined;
   }
 
   /** What became of an article stored by an earlier try of the same create. */
@@ -231,17 +230,22 @@ export class DynamoArticleRepository implements ArticleStore {
         };
         let update =
           'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+        if (result.seo) {
+          update += ', seo = :seo';
+          values[':seo'] = result.seo;
+        }
         if (onWebsite) {
           update +=
-            ', slug = :slug, publishState = :pending, sweepBucket = :publication, sweepAt = :publishCheck REMOVE queueSortKey';
+            ', slug = :slug, publishState = :pending, publishAttempts = :zero, sweepBucket = :publication, sweepAt = :publishCheck, publishRetryAt = :publishCheck REMOVE queueSortKey, leaseOwner, leaseExpiresAt';
           Object.assign(values, {
             ':slug': slug,
             ':pending': 'pending',
-            ':publication': SWEEP_BUCKET.publication,
+            ':zero': 0,
+            ':publication': sweepBucketOf(SWEEP_BUCKET.publication, article.articleUuid),
             ':publishCheck': new Date(Date.parse(result.generatedAt) + PUBLISH_GRACE_MS).toISOString(),
           });
         } else {
-          update += ' REMOVE queueSortKey, sweepBucket, sweepAt';
+          update += ' REMOVE queueSortKey, sweepBucket, sweepAt, leaseOwner, leaseExpiresAt';
         }
         const transactItems: TransactItem[] = [
           {
@@ -297,29 +301,83 @@ export class DynamoArticleRepository implements ArticleStore {
   }
 
   async failGeneration(article: Article, reason: string, failedAt: string): Promise<boolean> {
+    return this.endWithRefund(
+      article,
+      (current) =>
+        current.state !== 'queued'
+          ? undefined
+          : {
+              UpdateExpression:
+                'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt',
+              ConditionExpression: '#state = :queued AND creditsCharged = :refund',
+              ExpressionAttributeValues: {
+                ':error': 'error',
+                ':zero': 0,
+                ':reason': reason.slice(0, MAX_ERROR_LENGTH),
+                ':failedAt': failedAt,
+                ':queued': 'queued',
+              },
+            },
+      // Not queued any more (failed or completed by another delivery): nothing to refund.
+      { result: false },
+    );
+  }
+
+  async cancel(article: Article, cancelledAt: string): Promise<boolean> {
+    return this.endWithRefund(
+      article,
+      (current) =>
+        !notStarted(current)
+          ? undefined
+          : {
+              UpdateExpression:
+                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
+              // Still in the state read, with no attempt started and the same credits held.
+              ConditionExpression:
+                '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              ExpressionAttributeValues: {
+                ':cancelled': 'cancelled',
+                ':zero': 0,
+                ':at': cancelledAt,
+                ':current': current.state,
+              },
+            },
+      // Moved on meanwhile (a worker took it, or another cancel won): read again and decide.
+      'retry',
+    );
+  }
+
+  /**
+   * Moves the article to a final state and gives back the credits it holds, in one
+   * transaction. `change` sees the current article and answers the update (its condition must
+   * check `creditsCharged = :refund`), or nothing when the article may not move; a failed
+   * condition ends with `onConflict`.
+   */
+  private async endWithRefund(
+    article: Article,
+    change: (
+      current: Article,
+    ) =>
+      | Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>
+      | undefined,
+    onConflict: { result: boolean } | 'retry',
+  ): Promise<boolean> {
     return transactWithRetry<boolean>(
       this.client,
       async () => {
         const current = await this.get(article.accountId, article.articleUuid);
-        if (current?.state !== 'queued') return { result: false };
+        const update = current ? change(current) : undefined;
+        if (!current || !update) return { result: false };
         const refund = current.creditsCharged;
         const transactItems: TransactItem[] = [
           {
             Update: {
               TableName: this.tables.articles,
               Key: articleKeys.article(article.accountId, article.articleUuid),
-              UpdateExpression:
-                'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt',
-              ConditionExpression: '#state = :queued AND creditsCharged = :refund',
+              UpdateExpression: update.UpdateExpression,
+              ConditionExpression: update.ConditionExpression,
               ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: {
-                ':error': 'error',
-                ':zero': 0,
-                ':reason': reason.slice(0, 500),
-                ':failedAt': failedAt,
-                ':queued': 'queued',
-                ':refund': refund,
-              },
+              ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':refund': refund },
             },
           },
         ];
@@ -336,43 +394,136 @@ export class DynamoArticleRepository implements ArticleStore {
         return { TransactItems: transactItems };
       },
       true,
-      // Not queued any more (failed or completed by another delivery): nothing to refund.
-      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+      (codes) => (isConditionFailure(codes[0]) ? onConflict : undefined),
     );
   }
 
-  async postponeStuckCheck(article: Article, nextCheckAt: string): Promise<void> {
-    await this.updateQueuedSweep(article, nextCheckAt, false);
+  async markSent(article: Article, recheckAt: string): Promise<void> {
+    // A worker that already took the lease owns the sweep time now.
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'SET sweepAt = :at',
+      ConditionExpression: '#state = :queued AND attribute_not_exists(leaseOwner)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':at': recheckAt, ':queued': 'queued' },
+    });
   }
 
-  async markRequeued(article: Article, nextCheckAt: string): Promise<void> {
-    await this.updateQueuedSweep(article, nextCheckAt, true);
+  async takeLease(
+    ref: Pick<Article, 'accountId' | 'articleUuid'>,
+    owner: string,
+    now: string,
+    leaseUntil: string,
+    maxAttempts: number,
+  ): Promise<LeaseOutcome> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.articles,
+          Key: articleKeys.article(ref.accountId, ref.articleUuid),
+          UpdateExpression:
+            'SET leaseOwner = :owner, leaseExpiresAt = :until, generationAttempts = if_not_exists(generationAttempts, :zero) + :one, sweepBucket = :bucket, sweepAt = :until',
+          ConditionExpression:
+            '#state = :queued AND (attribute_not_exists(leaseExpiresAt) OR leaseExpiresAt < :now) AND (attribute_not_exists(generationAttempts) OR generationAttempts < :max)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':owner': owner,
+            ':until': leaseUntil,
+            ':zero': 0,
+            ':one': 1,
+            ':bucket': sweepBucketOf(SWEEP_BUCKET.generation, ref.articleUuid),
+            ':queued': 'queued',
+            ':now': now,
+            ':max': maxAttempts,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { kind: 'leased', article: fromItem(Attributes ?? {}) };
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+    const current = await this.get(ref.accountId, ref.articleUuid);
+    if (current?.state !== 'queued')
+      return current ? { kind: 'not_queued', article: current } : { kind: 'not_queued' };
+    if (current.leaseExpiresAt !== undefined && current.leaseExpiresAt >= now) return { kind: 'busy' };
+    return { kind: 'exhausted', article: current };
   }
 
-  private async updateQueuedSweep(
-    article: Article,
-    nextCheckAt: string,
-    countRequeue: boolean,
-  ): Promise<void> {
+  async renewLease(article: Article, owner: string, leaseUntil: string): Promise<boolean> {
+    return this.updateIfCondition(article, {
+      UpdateExpression: 'SET leaseExpiresAt = :until, sweepAt = :until',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':until': leaseUntil, ':queued': 'queued', ':owner': owner },
+    });
+  }
+
+  async breakLease(article: Article): Promise<void> {
+    if (!article.leaseOwner) return;
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAt',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':queued': 'queued', ':owner': article.leaseOwner },
+    });
+  }
+
+  async releaseLease(article: Article, owner: string, reason: string, recheckAt: string): Promise<void> {
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'SET lastError = :reason, sweepAt = :at REMOVE leaseOwner, leaseExpiresAt',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':reason': reason.slice(0, MAX_ERROR_LENGTH),
+        ':at': recheckAt,
+        ':queued': 'queued',
+        ':owner': owner,
+      },
+    });
+  }
+
+  async postponeCheck(article: Article, nextCheckAt: string): Promise<void> {
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'SET sweepBucket = :bucket, sweepAt = :at',
+      ConditionExpression: '#state = :queued',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':bucket': sweepBucketOf(SWEEP_BUCKET.generation, article.articleUuid),
+        ':at': nextCheckAt,
+        ':queued': 'queued',
+      },
+    });
+  }
+
+  async markResent(article: Article, nextCheckAt: string): Promise<void> {
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'SET sweepAt = :at, resends = if_not_exists(resends, :zero) + :one',
+      ConditionExpression: '#state = :queued',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':at': nextCheckAt, ':queued': 'queued', ':zero': 0, ':one': 1 },
+    });
+  }
+
+  /** One conditional update of the article; false when its condition did not hold. */
+  private async updateIfCondition(
+    article: Pick<Article, 'accountId' | 'articleUuid'>,
+    update: Pick<
+      UpdateCommandInput,
+      'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+  ): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tables.articles,
           Key: articleKeys.article(article.accountId, article.articleUuid),
-          UpdateExpression: countRequeue
-            ? 'SET sweepAt = :at, requeues = if_not_exists(requeues, :zero) + :one'
-            : 'SET sweepAt = :at',
-          ConditionExpression: '#state = :queued',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':at': nextCheckAt,
-            ':queued': 'queued',
-            ...(countRequeue ? { ':zero': 0, ':one': 1 } : {}),
-          },
+          ...update,
         }),
       );
+      return true;
     } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
     }
   }
 
@@ -430,17 +581,45 @@ export class DynamoArticleRepository implements ArticleStore {
     return { items: pageItems, total };
   }
 
-  async listDue(bucket: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.articles,
-        IndexName: ARTICLE_INDEX.sweep,
-        KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
-        ExpressionAttributeValues: { ':bucket': SWEEP_BUCKET[bucket], ':dueBy': dueBy },
-        Limit: limit,
-      }),
+  async listDue(kind: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {
+    const pages = await Promise.all(
+      sweepBucketsOf(SWEEP_BUCKET[kind]).map((bucket) =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tables.articles,
+            IndexName: ARTICLE_INDEX.sweep,
+            KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
+            ExpressionAttributeValues: { ':bucket': bucket, ':dueBy': dueBy },
+            Limit: limit,
+          }),
+        ),
+      ),
     );
-    return (Items ?? []).map(fromItem);
+    return pages
+      .flatMap(({ Items }) => Items ?? [])
+      .sort((a, b) => String(a.sweepAt).localeCompare(String(b.sweepAt)))
+      .slice(0, limit)
+      .map(fromItem);
+  }
+
+  async eachQueued(visit: (articles: Article[]) => Promise<void>): Promise<void> {
+    for (const bucket of sweepBucketsOf(SWEEP_BUCKET.generation)) {
+      const pages = paginateQuery(
+        { client: this.client, pageSize: 100 },
+        {
+          TableName: this.tables.articles,
+          IndexName: ARTICLE_INDEX.sweep,
+          KeyConditionExpression: 'sweepBucket = :bucket',
+          FilterExpression: '#state = :queued',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':bucket': bucket, ':queued': 'queued' },
+        },
+      );
+      for await (const page of pages) {
+        const articles = (page.Items ?? []).map(fromItem);
+        if (articles.length > 0) await visit(articles);
+      }
+    }
   }
 
   async makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number> {
@@ -472,7 +651,7 @@ export class DynamoArticleRepository implements ArticleStore {
           );
           updated++;
         } catch (error) {
-          if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+          if (!isConditionalCheckFailure(error)) throw error;
         }
       }
       exclusiveStartKey = LastEvaluatedKey;
@@ -493,8 +672,9 @@ function queuedItem(article: Article, reservation: Reservation): Item {
     creditsCharged: reservation.price,
     startGenerationAt: reservation.now,
     queueSortKey: articleKeys.queueSortKey(article.createdAt, article.articleUuid),
-    sweepBucket: SWEEP_BUCKET.generation,
-    sweepAt: reservation.stuckAfter,
+    sweepBucket: sweepBucketOf(SWEEP_BUCKET.generation, article.articleUuid),
+    sweepAt: reservation.sendBy,
+    generationAttempts: 0,
   };
 }
 
@@ -511,10 +691,16 @@ function deferredItem(
     state: deferredState,
     creditsCharged: 0,
     queueSortKey: articleKeys.queueSortKey(article.createdAt, article.articleUuid),
-    sweepBucket: SWEEP_BUCKET.reservation,
+    sweepBucket: sweepBucketOf(SWEEP_BUCKET.reservation, article.articleUuid),
     sweepAt: retryAt,
     ...(state === 'daily_limit_reached' ? { startGenerationAt: reservation.retryDailyLimitAt } : {}),
   };
+}
+
+/** Generation has not started: deferred, or queued with no attempt taken. */
+function notStarted(article: Article): boolean {
+  if (article.state === 'not_enough_credits' || article.state === 'daily_limit_reached') return true;
+  return article.state === 'queued' && !article.leaseOwner && (article.generationAttempts ?? 0) === 0;
 }
 
 function fromItem(item: Item): Article {

@@ -14,13 +14,30 @@ export const articleKeys = {
   queueSortKey: (createdAt: string, articleUuid: string) => `${createdAt}#${articleUuid}`,
 };
 
-/** Partition of the sweep index: one per kind of work the sweeper does. */
+/** Kinds of work the sweeper does; each is spread over `SWEEP_SHARDS` partitions of the sweep index. */
 export const SWEEP_BUCKET = {
   /** Deferred reservations (not enough credits, daily limit). */
   reservation: 'reservation',
-  /** Queued articles whose generation should be done by now (lost or dead-lettered messages). */
+  /** Queued articles: due when a message was never sent or a worker's lease expired. */
   generation: 'generation',
-  /** Generated articles whose publication failed and must be retried. */
+  /** Generated articles whose publication is due (first try after a grace period, or a retry). */
   publication: 'publication',
 } as const;
 export type SweepBucket = (typeof SWEEP_BUCKET)[keyof typeof SWEEP_BUCKET];
+
+/**
+ * Partitions per kind of sweep work. Due items are spread by article uuid, so 10,000 items
+ * due in one minute are ~625 per partition key (well under a partition's write rate).
+ */
+export const SWEEP_SHARDS = 16;
+
+/** The sweep partition of one article for one kind of work (stable: derived from its uuid). */
+export function sweepBucketOf(kind: SweepBucket, articleUuid: string): string {
+  const shard = Number.parseInt(articleUuid.replace(/-/g, '').slice(-4), 16) % SWEEP_SHARDS;
+  return `${kind}#${Number.isNaN(shard) ? 0 : shard}`;
+}
+
+/** Every partition of one kind, plus the unsharded name items written before sharding carry. */
+export function sweepBucketsOf(kind: SweepBucket): string[] {
+  return [kind, ...Array.from({ length: SWEEP_SHARDS }, (_, shard) => `${kind}#${shard}`)];
+}

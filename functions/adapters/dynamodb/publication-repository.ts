@@ -3,19 +3,25 @@
  * the generated articles still to be published, due at `sweepAt`. Every change is conditional
  * on the article not being published yet, so concurrent attempts cannot undo a success.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  paginateQuery,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type {
   ArticleRef,
   PublicationRetry,
   PublicationStore,
   PublishedPost,
 } from '../../core/publishing/ports';
-import { articleKeys, SWEEP_BUCKET } from './keys';
+import { articleKeys, SWEEP_BUCKET, sweepBucketOf, sweepBucketsOf } from './keys';
 import { ARTICLE_INDEX } from './table-definitions';
+import { isConditionalCheckFailure } from './transactions';
 
 const PENDING = 'pending';
 const PUBLISHED = 'published';
+const FAILED = 'failed';
 const MAX_ERROR_LENGTH = 500;
 
 export class DynamoPublicationRepository implements PublicationStore {
@@ -25,20 +31,25 @@ export class DynamoPublicationRepository implements PublicationStore {
   ) {}
 
   async listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: ARTICLE_INDEX.sweep,
-        KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
-        ExpressionAttributeValues: { ':bucket': SWEEP_BUCKET.publication, ':dueBy': dueBy },
-        ProjectionExpression: 'accountId, articleUuid',
-        Limit: limit,
-      }),
+    const pages = await Promise.all(
+      sweepBucketsOf(SWEEP_BUCKET.publication).map((bucket) =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: ARTICLE_INDEX.sweep,
+            KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
+            ExpressionAttributeValues: { ':bucket': bucket, ':dueBy': dueBy },
+            ProjectionExpression: 'accountId, articleUuid, sweepAt',
+            Limit: limit,
+          }),
+        ),
+      ),
     );
-    return (Items ?? []).map((item) => ({
-      accountId: String(item.accountId),
-      articleUuid: String(item.articleUuid),
-    }));
+    return pages
+      .flatMap(({ Items }) => Items ?? [])
+      .sort((a, b) => String(a.sweepAt).localeCompare(String(b.sweepAt)))
+      .slice(0, limit)
+      .map((item) => ({ accountId: String(item.accountId), articleUuid: String(item.articleUuid) }));
   }
 
   async markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean> {
@@ -56,8 +67,12 @@ export class DynamoPublicationRepository implements PublicationStore {
       sets.push('slug = :slug');
       values[':slug'] = post.slug;
     }
+    if (post.site) {
+      sets.push('publicationSite = :site');
+      values[':site'] = post.site;
+    }
     return this.conditionalUpdate(ref, {
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError`,
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt`,
       ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',
       ExpressionAttributeValues: values,
     });
@@ -66,11 +81,11 @@ export class DynamoPublicationRepository implements PublicationStore {
   async scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean> {
     return this.conditionalUpdate(ref, {
       UpdateExpression:
-        'SET publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishError = :error',
+        'SET publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error',
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':attempts': retry.attempts,
-        ':bucket': SWEEP_BUCKET.publication,
+        ':bucket': sweepBucketOf(SWEEP_BUCKET.publication, ref.articleUuid),
         ':next': retry.nextAttemptAt,
         ':error': retry.lastError.slice(0, MAX_ERROR_LENGTH),
         ':pending': PENDING,
@@ -78,11 +93,36 @@ export class DynamoPublicationRepository implements PublicationStore {
     });
   }
 
-  async abandon(ref: ArticleRef, reason: string): Promise<void> {
-    await this.conditionalUpdate(ref, {
-      UpdateExpression: 'SET publishError = :error REMOVE sweepBucket, sweepAt',
+  async markFailed(
+    ref: ArticleRef,
+    failure: { attempts: number; lastError: string; failedAt: string },
+  ): Promise<boolean> {
+    return this.conditionalUpdate(ref, {
+      UpdateExpression:
+        'SET publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at REMOVE sweepBucket, sweepAt, publishRetryAt',
       ConditionExpression: 'publishState = :pending',
-      ExpressionAttributeValues: { ':error': reason.slice(0, MAX_ERROR_LENGTH), ':pending': PENDING },
+      ExpressionAttributeValues: {
+        ':failed': FAILED,
+        ':attempts': failure.attempts,
+        ':error': failure.lastError.slice(0, MAX_ERROR_LENGTH),
+        ':at': failure.failedAt,
+        ':pending': PENDING,
+      },
+    });
+  }
+
+  async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
+    return this.conditionalUpdate(ref, {
+      UpdateExpression:
+        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt',
+      ConditionExpression: 'publishState = :failed',
+      ExpressionAttributeValues: {
+        ':pending': PENDING,
+        ':zero': 0,
+        ':bucket': sweepBucketOf(SWEEP_BUCKET.publication, ref.articleUuid),
+        ':due': dueAt,
+        ':failed': FAILED,
+      },
     });
   }
 
@@ -93,39 +133,38 @@ export class DynamoPublicationRepository implements PublicationStore {
    */
   async makeDueForWebsite(accountId: string, websiteUuid: string, dueAt: string): Promise<number> {
     const refs: ArticleRef[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const { Items, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({
+    for (const bucket of sweepBucketsOf(SWEEP_BUCKET.publication)) {
+      const pages = paginateQuery(
+        { client: this.client },
+        {
           TableName: this.tableName,
           IndexName: ARTICLE_INDEX.sweep,
           KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt > :dueAt',
           FilterExpression: 'accountId = :accountId AND websiteUuid = :websiteUuid',
           ExpressionAttributeValues: {
-            ':bucket': SWEEP_BUCKET.publication,
+            ':bucket': bucket,
             ':dueAt': dueAt,
             ':accountId': accountId,
             ':websiteUuid': websiteUuid,
           },
           ProjectionExpression: 'accountId, articleUuid',
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
+        },
       );
-      for (const item of Items ?? []) {
-        refs.push({ accountId: String(item.accountId), articleUuid: String(item.articleUuid) });
+      for await (const page of pages) {
+        for (const item of page.Items ?? []) {
+          refs.push({ accountId: String(item.accountId), articleUuid: String(item.articleUuid) });
+        }
       }
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey);
+    }
     let moved = 0;
     for (const ref of refs) {
       const updated = await this.conditionalUpdate(ref, {
-        UpdateExpression: 'SET sweepAt = :dueAt',
+        UpdateExpression: 'SET sweepAt = :dueAt, publishRetryAt = :dueAt',
         ConditionExpression:
-          'publishState = :pending AND sweepBucket = :bucket AND sweepAt > :dueAt AND websiteUuid = :websiteUuid',
+          'publishState = :pending AND attribute_exists(sweepBucket) AND sweepAt > :dueAt AND websiteUuid = :websiteUuid',
         ExpressionAttributeValues: {
           ':dueAt': dueAt,
           ':pending': PENDING,
-          ':bucket': SWEEP_BUCKET.publication,
           ':websiteUuid': websiteUuid,
         },
       });
@@ -152,7 +191,7 @@ export class DynamoPublicationRepository implements PublicationStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
   }

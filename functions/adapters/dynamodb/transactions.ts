@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   TransactWriteCommand,
@@ -11,6 +11,14 @@ export type CancellationCodes = (string | undefined)[];
 export function cancellationCodes(error: unknown): CancellationCodes | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   return (error.CancellationReasons ?? []).map((reason) => reason.Code);
+}
+
+/** A single-item write whose condition did not hold. */
+export function isConditionalCheckFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException'
+  );
 }
 
 export function isConditionFailure(code: string | undefined): boolean {

@@ -4,20 +4,32 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
+  ConflictError,
   DomainError,
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestInProgressError,
+  TooManyRequestsError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../core/errors';
+import { envFlag } from '../../shared/env';
 import { logger } from '../../shared/logger';
 
 export interface ApiResult {
   statusCode: number;
   body: unknown;
+  /** Headers besides the ones every response carries (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
 }
+
+/** Headers on every response of the API, wherever it is answered (handlers, gateway, local server). */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff' } as const;
+
+/** HTTPS only, for two years, subdomains included: sent when deployed (the stack sets INKPRESS_HSTS). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains';
 
 export const errorBodies = {
   unauthenticated: { message: 'Unauthenticated.' },
@@ -47,11 +59,26 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
     return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors } };
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
+  if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };
   if (error instanceof UnauthenticatedError) return { statusCode: 401, body: errorBodies.unauthenticated };
   if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
   if (error instanceof UnsupportedMediaTypeError)
     return { statusCode: 415, body: { message: error.message } };
   if (error instanceof MalformedBodyError) return { statusCode: 400, body: { message: error.message } };
+  if (error instanceof RequestInProgressError) {
+    return {
+      statusCode: 409,
+      body: { message: error.message },
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
+    };
+  }
+  if (error instanceof TooManyRequestsError) {
+    return {
+      statusCode: 429,
+      body: errorBodies.tooManyRequests,
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof DomainError) return { statusCode: 400, body: { message: error.message } };
   logger.error('Unhandled error', { error: error instanceof Error ? error : String(error), requestId });
   return { statusCode: 500, body: { ...errorBodies.serverError, request_id: requestId } };
@@ -61,8 +88,11 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
   return {
     statusCode: result.statusCode,
     headers: {
+      ...result.headers,
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
+      ...SECURITY_HEADERS,
+      ...(envFlag('INKPRESS_HSTS', false) ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY } : {}),
       'X-Request-Id': requestId,
     },
     body: JSON.stringify(result.body),

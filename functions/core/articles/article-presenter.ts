@@ -1,7 +1,9 @@
-/** Article records on the wire (SPEC.md "Article record" and "Queued article record"). */
+/** Article records on the wire (docs/api-contract.md "Article record" and "Queued article record"). */
+import type { PublicationSite } from '../websites/cms-client';
 import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
 import { toBit, toWireTime } from '../wire';
 import type { Article, ArticleState } from './article';
+import { focusKeywordOf } from './article-seo';
 
 export interface Linked {
   website?: Website;
@@ -14,7 +16,32 @@ const showStatus: Record<Exclude<ArticleState, 'generated'>, string> = {
   not_enough_credits: 'not_enough_credits',
   daily_limit_reached: 'daily_limit_reached',
   error: 'error',
+  cancelled: 'cancelled',
 };
+
+/**
+ * Where the article stands on its website: `waiting` (not on the site yet: not generated, or
+ * its publication is being tried), `scheduled` (on the site, live at `publish_at`),
+ * `published` (on the site, live or as a draft), `failed` (given up; `retry` starts again).
+ */
+export type PublicationState = 'waiting' | 'scheduled' | 'published' | 'failed';
+
+export function presentPublication(article: Article, now: Date = new Date()) {
+  if (article.websiteUuid === undefined) return null;
+  let state: PublicationState = 'waiting';
+  if (article.publishState === 'failed') state = 'failed';
+  else if (article.publishState === 'published') {
+    const liveAt = article.publishedAt ? Date.parse(article.publishedAt) : Number.NaN;
+    state = !article.draft && liveAt > now.getTime() ? 'scheduled' : 'published';
+  }
+  return {
+    state,
+    attempts: article.publishAttempts ?? 0,
+    last_error: article.publishError ?? null,
+    next_attempt_at: state === 'waiting' ? toWireTime(article.publishRetryAt) : null,
+    site: presentSite(article.publicationSite),
+  };
+}
 
 /** 1 when the article is (to be) published live on its website, 0 for drafts and unlinked articles. */
 function publishBit(article: Article): 0 | 1 {
@@ -25,6 +52,40 @@ function linkedObjects(linked: Linked) {
   return {
     website: linked.website ? websiteData(linked.website) : null,
     category: linked.category ? presentCategory(linked.category) : null,
+  };
+}
+
+/** SEO fields of a generated article (articles generated before they existed get empty ones). */
+function seoFields(article: Article) {
+  const seo = article.seo;
+  return {
+    meta_description: seo?.metaDescription ?? null,
+    excerpt: seo?.excerpt ?? null,
+    focus_keyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),
+    faq: seo?.faq ?? [],
+    tags: seo?.tags ?? [],
+    quality_warnings: seo?.qualityWarnings ?? [],
+  };
+}
+
+/** What the site kept of the post; null until published (or from a plugin without read-back). */
+function presentSite(site: PublicationSite | undefined) {
+  if (!site) return null;
+  return {
+    post_id: site.postId,
+    link: site.link,
+    status: site.status,
+    blocks: site.blocks,
+    freeform_blocks: site.freeformBlocks,
+    tags: site.tags,
+    excerpt: toBit(site.excerpt),
+    seo: {
+      adapter: site.seoAdapter,
+      meta_description: toBit(site.metaDescription),
+      focus_keyword: toBit(site.focusKeyword),
+    },
+    schema: { printed_by: site.schemaBy, types: site.schemaTypes },
+    faq_questions: site.faqQuestions,
   };
 }
 
@@ -45,7 +106,9 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
       total_words: article.totalWords ?? 0,
       created_at: toWireTime(article.createdAt),
       published_at: onWebsite ? toWireTime(article.publishedAt) : null,
+      ...seoFields(article),
       ...linkedObjects(linked),
+      publication: presentPublication(article),
     },
     status: 'generated',
   };
@@ -67,7 +130,12 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       generation_error: toBit(article.state === 'error'),
       daily_limit_reached: toBit(article.state === 'daily_limit_reached'),
       start_generation_at: toWireTime(article.startGenerationAt),
+      faq_count: article.faqCount ?? 0,
+      tags: article.tags ?? [],
+      auto_tags: toBit(article.autoTags),
+      meta_description: article.metaDescription ?? null,
       ...linkedObjects(linked),
+      publication: presentPublication(article),
     },
     status: outerStatus,
   };

@@ -1,15 +1,27 @@
 /** The article record: one item from creation, through generation, to publication. */
 import type { AiModel } from '../pricing';
+import type { PublicationSite } from '../websites/cms-client';
+import type { ArticleSeo } from './article-seo';
 
 /**
  * Generation state. `queued`: credits reserved, waiting for or in generation.
  * `not_enough_credits` / `daily_limit_reached`: deferred, nothing charged; the sweeper
  * re-attempts the reservation. `generated`: done. `error`: failed for good, refunded.
+ * `cancelled`: cancelled by the client before generation started, refunded.
  */
-export type ArticleState = 'queued' | 'not_enough_credits' | 'daily_limit_reached' | 'generated' | 'error';
+export type ArticleState =
+  | 'queued'
+  | 'not_enough_credits'
+  | 'daily_limit_reached'
+  | 'generated'
+  | 'error'
+  | 'cancelled';
 
-/** Publication to the linked website. `pending`: not yet on the site (first try or retrying). */
-export type PublishState = 'pending' | 'published';
+/**
+ * Publication to the linked website. `pending`: not yet on the site (first try or retrying).
+ * `failed`: the site rejected it for good, or it kept failing; `retry` starts it again.
+ */
+export type PublishState = 'pending' | 'published' | 'failed';
 
 export interface ArticleRequest {
   keyword: string;
@@ -23,6 +35,15 @@ export interface ArticleRequest {
   /** ISO time; only with a website. */
   publishAt?: string;
   draft: boolean;
+  // Generation options; absent on articles created before they existed.
+  /** Question-answer pairs of the FAQ section (0: none). */
+  faqCount?: number;
+  /** Tags the client gave. */
+  tags?: string[];
+  /** Whether the model proposes up to 5 more tags. */
+  autoTags?: boolean;
+  /** Meta description the client gave (otherwise generated). */
+  metaDescription?: string;
 }
 
 export interface Article extends ArticleRequest {
@@ -50,14 +71,27 @@ export interface Article extends ArticleRequest {
   generatedSeq?: number;
   /** Last generation failure, for the operator. */
   lastError?: string;
-  /** Times the sweeper re-sent the generation message of this article. */
-  requeues?: number;
+  /** Generation attempts started (each one a worker taking the lease). */
+  generationAttempts?: number;
+  /** The worker holding the article, and until when (ISO); absent when nobody works on it. */
+  leaseOwner?: string;
+  leaseExpiresAt?: string;
+  /** Times the sweeper re-sent the generation message (lost message or expired lease). */
+  resends?: number;
+  /** Meta description, excerpt, focus keyword, FAQ, tags and quality warnings. */
+  seo?: ArticleSeo;
 
   // Publication
   slug?: string;
   publishState?: PublishState;
   publishAttempts?: number;
+  /** Last publication failure (the site's own message where there is one). */
+  publishError?: string;
+  /** When the next publication attempt is due (ISO), while pending. */
+  publishRetryAt?: string;
   cmsId?: string;
   cmsPermalink?: string;
   publishedAt?: string;
+  /** What the site kept of the post, as the plugin read it back. */
+  publicationSite?: PublicationSite;
 }

@@ -6,6 +6,7 @@ import { priceOf } from '../pricing';
 import { slugify } from '../slug';
 import type { Article, ArticleRequest } from './article';
 import type { CreateArticleInput } from './create-article-input';
+import { sendForGeneration } from './generation-messages';
 import type { ArticleStore, CategoryLookup, Clock, GenerationQueue, WebsiteLookup } from './ports';
 import { reservationAt } from './reservation-policy';
 
@@ -16,14 +17,19 @@ export interface CreateArticleDeps {
   categories: CategoryLookup;
   queue: GenerationQueue;
   clock: Clock;
-  /** Called when the message could not be sent; the sweeper re-sends stuck articles. */
+  /** Called when the message could not be sent; the next sweep sends it. */
   onEnqueueFailure?: (error: unknown, article: Article) => void;
 }
 
+/**
+ * `articleUuid`, when given (derived from an Idempotency-Key), makes a repeated create find the
+ * article the first one stored instead of reserving a second time.
+ */
 export async function createArticle(
   deps: CreateArticleDeps,
   accountId: string,
   input: CreateArticleInput,
+  articleUuid: string = randomUUID(),
 ): Promise<Article> {
   const request = await resolveRequest(deps, accountId, input);
   const account = await deps.accounts.get(accountId);
@@ -34,7 +40,7 @@ export async function createArticle(
   const article: Article = {
     ...request,
     accountId,
-    articleUuid: randomUUID(),
+    articleUuid,
     state: 'queued',
     createdAt: now.toISOString(),
     estimatedCredits: price,
@@ -46,13 +52,8 @@ export async function createArticle(
     reservationAt(now, price, account.dailyLimit),
   );
   if (outcome === 'reserved') {
-    try {
-      await deps.queue.enqueue({ accountId, articleUuid: article.articleUuid });
-    } catch (error) {
-      // The reservation stands; the sweeper re-sends articles whose generation never started.
-      deps.onEnqueueFailure?.(error, article);
-      await deps.articles.postponeStuckCheck(article, now.toISOString()).catch(() => undefined);
-    }
+    // The reservation stands either way; an unsent message is sent by the next sweep.
+    await sendForGeneration(deps, article, now, (error) => deps.onEnqueueFailure?.(error, article));
   }
   return { ...article, state: outcome === 'reserved' ? 'queued' : outcome };
 }
@@ -73,6 +74,10 @@ async function resolveRequest(
     language: input.language,
     needBold: input.need_bold,
     ...(input.title ? { title: input.title } : {}),
+    faqCount: input.faq_count ?? 0,
+    tags: input.tags ?? [],
+    autoTags: input.auto_tags ?? false,
+    ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
   };
   if (!input.website_uuid) return { ...base, draft: false };
 

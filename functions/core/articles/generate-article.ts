@@ -1,15 +1,33 @@
-/** The worker's use case: generate a queued article exactly once, or fail it and refund once. */
+/**
+ * The worker's use case: generate a queued article exactly once, or fail it and refund once.
+ * The worker takes a lease on the article (renewed while it works), so a duplicate delivery
+ * never generates it twice, and a worker that dies leaves a lease that expires for the
+ * sweeper to notice. Failed attempts come back after a backoff of seconds to minutes.
+ */
+import { randomUUID } from 'node:crypto';
 import type { Article } from './article';
 import type { ArticleModelProvider } from './article-model';
-import type { ArticleStore, Clock, GenerationMessage } from './ports';
+import {
+  ATTEMPT_BUDGET_MS,
+  generationRetryDelaySeconds,
+  LEASE_MS,
+  LEASE_RENEW_MS,
+  MAX_GENERATION_ATTEMPTS,
+  RETRY_DELIVERY_GRACE_MS,
+} from './lifecycle-policy';
+import type { ArticleStore, Clock, GenerationDelivery, GenerationMessage } from './ports';
 import { writeArticle } from './write-article';
 
 export type GenerationOutcome =
   /** Generated now. */
   | 'generated'
-  /** Nothing to do: generated or failed by an earlier delivery, or not queued. */
+  /** Nothing to generate: done, failed, cancelled or deferred already, or unknown. */
   | 'skipped'
-  /** Failed on the last delivery: marked `error`, credits refunded. */
+  /** Another worker holds the article: this delivery was a duplicate. */
+  | 'duplicate'
+  /** This attempt failed; the delivery comes back after `retryInSeconds`. */
+  | 'retry_scheduled'
+  /** Failed for good: marked `error`, credits refunded. */
   | 'failed';
 
 export interface GenerateArticleDeps {
@@ -18,42 +36,128 @@ export interface GenerateArticleDeps {
   clock: Clock;
 }
 
+export interface GenerationAttemptResult {
+  outcome: GenerationOutcome;
+  article?: Article;
+  /** Why the attempt failed (outcomes `retry_scheduled` and `failed`). */
+  failure?: string;
+  retryInSeconds?: number;
+}
+
+/** One attempt took longer than `ATTEMPT_BUDGET_MS`. */
+export class AttemptTimeoutError extends Error {
+  override readonly name = 'AttemptTimeoutError';
+  constructor() {
+    super(`The generation attempt did not finish within ${ATTEMPT_BUDGET_MS / 1000} s.`);
+  }
+}
+
 /**
- * Generates the article of a queue message. A failure is thrown (so the queue delivers again)
- * unless this is the last delivery, when the article goes to `error` with its credits refunded.
+ * Generates the article of one queue delivery. Never throws for a model failure: a failed
+ * attempt releases the lease and asks the delivery back after the backoff (`retry_scheduled`),
+ * and the last attempt fails the article with a refund. Storage errors are thrown (the
+ * delivery then comes back after the queue's visibility timeout, or the lease expires).
  */
 export async function generateQueuedArticle(
   deps: GenerateArticleDeps,
   message: GenerationMessage,
-  delivery: { isLastAttempt: boolean },
-): Promise<{ outcome: GenerationOutcome; article?: Article; failure?: string }> {
-  const article = await deps.articles.get(message.accountId, message.articleUuid);
-  if (article?.state !== 'queued') return article ? { outcome: 'skipped', article } : { outcome: 'skipped' };
+  delivery: GenerationDelivery,
+): Promise<GenerationAttemptResult> {
+  const owner = randomUUID();
+  const now = deps.clock();
+  const lease = await deps.articles.takeLease(
+    message,
+    owner,
+    now.toISOString(),
+    leaseUntil(now),
+    MAX_GENERATION_ATTEMPTS,
+  );
+  if (lease.kind === 'busy') return { outcome: 'duplicate' };
+  if (lease.kind === 'not_queued')
+    return lease.article ? { outcome: 'skipped', article: lease.article } : { outcome: 'skipped' };
+  if (lease.kind === 'exhausted') {
+    // Its last attempt's worker died: nothing will try again.
+    return failForGood(deps, lease.article, lease.article.lastError ?? 'Generation did not finish.');
+  }
 
+  const article = lease.article;
   let written: Awaited<ReturnType<typeof writeArticle>>;
   let providerModel: string;
+  const renewal = setInterval(() => {
+    deps.articles.renewLease(article, owner, leaseUntil(deps.clock())).catch(() => undefined);
+  }, LEASE_RENEW_MS);
   try {
     const model = await deps.models.modelFor(article.aiModel);
     providerModel = model.providerModel;
-    written = await writeArticle(model, article);
+    written = await withinBudget(writeArticle(model, article));
   } catch (error) {
-    if (!delivery.isLastAttempt) throw error;
+    clearInterval(renewal);
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString());
-    return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
+    if ((article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS)
+      return failForGood(deps, article, reason);
+    return retryLater(deps, delivery, article, owner, reason);
+  } finally {
+    clearInterval(renewal);
   }
 
-  const generatedAt = deps.clock().toISOString();
-  const completed = await deps.articles.completeGeneration(article, {
-    title: written.title,
-    content: written.content,
-    totalWords: written.totalWords,
-    providerModel,
-    promptTokens: written.usage.promptTokens,
-    completionTokens: written.usage.completionTokens,
-    generatedAt,
-  });
+  let completed: boolean;
+  try {
+    completed = await deps.articles.completeGeneration(article, {
+      title: written.title,
+      content: written.content,
+      totalWords: written.totalWords,
+      providerModel,
+      promptTokens: written.usage.promptTokens,
+      completionTokens: written.usage.completionTokens,
+      generatedAt: deps.clock().toISOString(),
+      seo: written.seo,
+    });
+  } catch (error) {
+    // Storage failed (or the worker is going down): hand the article back for the next delivery.
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    await retryLater(deps, delivery, article, owner, reason).catch(() => undefined);
+    throw error;
+  }
   if (!completed) return { outcome: 'skipped', article };
   const generated = await deps.articles.get(article.accountId, article.articleUuid);
   return { outcome: 'generated', ...(generated ? { article: generated } : {}) };
+}
+
+/** Releases the lease and asks the delivery back after the attempt's backoff. */
+async function retryLater(
+  deps: GenerateArticleDeps,
+  delivery: GenerationDelivery,
+  article: Article,
+  owner: string,
+  reason: string,
+): Promise<GenerationAttemptResult> {
+  const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1);
+  const recheckAt = new Date(deps.clock().getTime() + retryInSeconds * 1000 + RETRY_DELIVERY_GRACE_MS);
+  await deps.articles.releaseLease(article, owner, reason, recheckAt.toISOString());
+  // If this fails the delivery still comes back (visibility timeout) or the sweeper re-sends.
+  await delivery.retryAfter(retryInSeconds).catch(() => undefined);
+  return { outcome: 'retry_scheduled', article, failure: reason, retryInSeconds };
+}
+
+async function failForGood(
+  deps: GenerateArticleDeps,
+  article: Article,
+  reason: string,
+): Promise<GenerationAttemptResult> {
+  const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString());
+  return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
+}
+
+function leaseUntil(now: Date): string {
+  return new Date(now.getTime() + LEASE_MS).toISOString();
+}
+
+/** The attempt's result, or an AttemptTimeoutError once the budget is spent. */
+function withinBudget<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AttemptTimeoutError()), ATTEMPT_BUDGET_MS);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

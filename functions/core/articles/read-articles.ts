@@ -18,10 +18,21 @@ export interface ReadArticlesDeps {
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function showArticle(deps: ReadArticlesDeps, accountId: string, articleUuid: string) {
-  if (!UUID_PATTERN.test(articleUuid)) throw new NotFoundError('Article');
-  const article = await deps.articles.get(accountId, articleUuid.toLowerCase());
+/** The account's article with this uuid (any case); NotFoundError for anything else. */
+export async function findArticle(
+  deps: { articles: Pick<ArticleStore, 'get'> },
+  accountId: string,
+  articleUuid: string,
+): Promise<Article> {
+  const article = UUID_PATTERN.test(articleUuid)
+    ? await deps.articles.get(accountId, articleUuid.toLowerCase())
+    : undefined;
   if (!article) throw new NotFoundError('Article');
+  return article;
+}
+
+export async function showArticle(deps: ReadArticlesDeps, accountId: string, articleUuid: string) {
+  const article = await findArticle(deps, accountId, articleUuid);
   const [linked] = await linkAll(deps, [article]);
   return presentArticle(article, linked ?? {});
 }

@@ -1,10 +1,7 @@
-/** When reservations are retried, and when a queued article counts as stuck. */
-import { runtimeSettings, visibilityTimeoutSeconds } from '../../shared/runtime-settings';
+/** When reservations are retried, and when the sweeper sends a message the create did not send. */
 import { nextUtcMidnight, utcDay } from '../wire';
+import { SEND_GRACE_MS } from './lifecycle-policy';
 import type { Reservation } from './ports';
-
-/** A queued article not generated after every delivery of its message had its full time is stuck. */
-export const STUCK_AFTER_MS = (visibilityTimeoutSeconds * runtimeSettings.maxReceiveCount + 600) * 1000;
 /**
  * Articles waiting for credits are woken by `credits add`; this is only a daily safety net (e.g.
  * after a refund). No polling, so one account's pile of waiting articles never slows the sweeper
@@ -18,7 +15,7 @@ export function reservationAt(now: Date, price: number, dailyLimit: number): Res
     day: utcDay(now),
     dailyLimit,
     now: now.toISOString(),
-    stuckAfter: new Date(now.getTime() + STUCK_AFTER_MS).toISOString(),
+    sendBy: new Date(now.getTime() + SEND_GRACE_MS).toISOString(),
     retryCreditsAt: new Date(now.getTime() + CREDIT_RETRY_MS).toISOString(),
     retryDailyLimitAt: nextUtcMidnight(now).toISOString(),
   };

@@ -1,8 +1,10 @@
-/** The sweeper's article work: deferred reservations and generations that never finished. */
+/** The sweeper's article work: deferred reservations, unsent messages and expired leases. */
 import type { AccountStore } from '../accounts';
 import type { Article } from './article';
+import { sendForGeneration } from './generation-messages';
+import { MAX_GENERATION_ATTEMPTS, WAITING_RECHECK_MS } from './lifecycle-policy';
 import type { ArticleStore, Clock, DeferredState, GenerationQueue, ReservationOutcome } from './ports';
-import { reservationAt, STUCK_AFTER_MS } from './reservation-policy';
+import { reservationAt } from './reservation-policy';
 
 export interface SweepArticlesDeps {
   articles: ArticleStore;
@@ -11,10 +13,8 @@ export interface SweepArticlesDeps {
   clock: Clock;
 }
 
-/** Articles handled per bucket and sweep; the rest wait for the next run. */
+/** Articles handled per kind of work and sweep; the rest wait for the next run. */
 export const SWEEP_BATCH = 100;
-/** Re-sends of a stuck article's message before it is failed and refunded. */
-export const MAX_REQUEUES = 1;
 
 /** Re-attempts reservations that are due (credits added, next UTC day), oldest first. */
 export async function retryDeferredReservations(
@@ -37,38 +37,62 @@ export async function retryDeferredReservations(
     );
     if (outcome === undefined) continue;
     counts[outcome]++;
-    if (outcome === 'reserved') await enqueueOrRetrySoon(deps, article, now);
+    if (outcome === 'reserved') await sendForGeneration(deps, article, now);
   }
   return counts;
 }
 
 /**
- * Queued articles still not generated long after every delivery should have finished: the
- * message was lost or dead-lettered. Sent once more; after that, failed with a refund.
+ * Queued articles that need a hand: a message that was never sent, a worker that died (its
+ * lease expired), a retry whose delivery never came. Each is sent again — unless its attempts
+ * are used up, then it is failed with a refund. An article merely waiting in a long queue is
+ * never due here.
  */
-export async function recoverStuckGenerations(
+export async function recoverStalledGenerations(
   deps: SweepArticlesDeps,
-): Promise<{ requeued: number; failed: number }> {
+): Promise<{ resent: number; failed: number; leased: number }> {
   const now = deps.clock();
-  const due = await deps.articles.listDue('generation', now.toISOString(), SWEEP_BATCH);
-  const result = { requeued: 0, failed: 0 };
+  const nowIso = now.toISOString();
+  const due = await deps.articles.listDue('generation', nowIso, SWEEP_BATCH);
+  const result = { resent: 0, failed: 0, leased: 0 };
   for (const article of due) {
-    if ((article.requeues ?? 0) < MAX_REQUEUES) {
-      // Counted only once the message is out; a failed send is tried again at the next sweep.
-      if (!(await enqueueOrRetrySoon(deps, article, now))) continue;
-      await deps.articles.markRequeued(article, new Date(now.getTime() + STUCK_AFTER_MS).toISOString());
-      result.requeued++;
-    } else if (
-      await deps.articles.failGeneration(
-        article,
-        'Generation did not finish after every retry.',
-        now.toISOString(),
-      )
-    ) {
-      result.failed++;
+    if (article.state !== 'queued') continue;
+    if (article.leaseExpiresAt !== undefined && article.leaseExpiresAt >= nowIso) {
+      // Renewed since it was listed: a worker is on it.
+      await deps.articles.postponeCheck(article, article.leaseExpiresAt);
+      result.leased++;
+    } else if ((article.generationAttempts ?? 0) >= MAX_GENERATION_ATTEMPTS) {
+      const reason = `Generation did not finish after ${MAX_GENERATION_ATTEMPTS} attempts${article.lastError ? ` (last error: ${article.lastError})` : ''}.`;
+      if (await deps.articles.failGeneration(article, reason, nowIso)) result.failed++;
+    } else if (await sendForGeneration(deps, article, now)) {
+      // Waiting in the queue again, for as long as the queue is long.
+      await deps.articles.markResent(article, new Date(now.getTime() + WAITING_RECHECK_MS).toISOString());
+      result.resent++;
     }
   }
   return result;
+}
+
+/**
+ * After a restart that lost the queue (the local runtime's queue lives in moto's memory):
+ * sends every queued article's message again, and, when the restarted process was the only
+ * worker (`leasesAreDead`), ends the leases it held so the new deliveries need not wait for
+ * them to expire. Safe, because a duplicate delivery finds the article leased or done;
+ * returns how many were sent.
+ */
+export async function resendUnfinishedGenerations(
+  deps: Pick<SweepArticlesDeps, 'articles' | 'queue'>,
+  options: { leasesAreDead: boolean },
+): Promise<number> {
+  let sent = 0;
+  await deps.articles.eachQueued(async (articles: Article[]) => {
+    for (const article of articles) {
+      if (options.leasesAreDead) await deps.articles.breakLease(article);
+      await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
+      sent++;
+    }
+  });
+  return sent;
 }
 
 /**
@@ -81,15 +105,4 @@ export async function makeDeferralsDue(
   state: DeferredState,
 ): Promise<number> {
   return deps.articles.makeDeferralsDue(accountId, state, deps.clock().toISOString());
-}
-
-/** Sends the generation message; when that fails, the article is due for the next sweep. */
-async function enqueueOrRetrySoon(deps: SweepArticlesDeps, article: Article, now: Date): Promise<boolean> {
-  try {
-    await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
-    return true;
-  } catch {
-    await deps.articles.postponeStuckCheck(article, now.toISOString());
-    return false;
-  }
 }

@@ -1,4 +1,5 @@
 /** What publishing needs from storage besides the article, website and category stores. */
+import type { PublicationSite } from '../websites/cms-client';
 
 export interface ArticleRef {
   accountId: string;
@@ -12,6 +13,8 @@ export interface PublishedPost {
   publishedAt?: string;
   /** The slug the site gave the post. */
   slug?: string;
+  /** What the site kept, as the plugin read it back. */
+  site?: PublicationSite;
 }
 
 export interface PublicationRetry {
@@ -30,8 +33,16 @@ export interface PublicationStore {
   markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean>;
   /** Schedules the next attempt; false when the article was published meanwhile. */
   scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean>;
-  /** Stops trying (the website is gone); the article stays as it is. */
-  abandon(ref: ArticleRef, reason: string): Promise<void>;
+  /**
+   * Stops trying: the publication is `failed` (permanent rejection, attempts used up, website
+   * deleted); false when it was published meanwhile.
+   */
+  markFailed(
+    ref: ArticleRef,
+    failure: { attempts: number; lastError: string; failedAt: string },
+  ): Promise<boolean>;
+  /** A client's retry of a `failed` publication: pending again, attempts reset, due at `dueAt`. */
+  requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean>;
   /**
    * Makes the pending publications of one website due at `dueAt` (those due later), so the
    * next sweep attempts them; returns how many were moved.

@@ -5,13 +5,16 @@
  * the article's generation or credits: it flags the website and schedules a retry with backoff.
  */
 import type { Article } from '../articles/article';
+import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
 import type { Clock } from '../articles/ports';
 import { type CmsClient, CmsError, type CmsPost, type CmsPostResult } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
+import { siteAccessOf } from '../websites/site-access';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import type { ArticleRef, PublicationStore } from './ports';
+import { postStructure } from './post-structure';
 
 export interface PublishDeps {
   articles: { get(accountId: string, articleUuid: string): Promise<Article | undefined> };
@@ -23,6 +26,8 @@ export interface PublishDeps {
   clock: Clock;
   /** Told about each failed attempt (the retry is already scheduled), e.g. to log it. */
   onFailure?: (ref: ArticleRef, reason: string, nextAttemptAt: string) => void;
+  /** Told when a publication ends in `failed` (for the operator's metric and log). */
+  onFinalFailure?: (ref: ArticleRef, reason: string) => void;
 }
 
 export type PublishOutcome =
@@ -30,17 +35,21 @@ export type PublishOutcome =
   | 'published'
   /** Failed; the website is flagged and a retry is scheduled. */
   | 'retry_scheduled'
-  /** Nothing to do: not generated, not linked to a website, or already published. */
+  /** Failed for good (permanent rejection or attempts used up): the publication is `failed`. */
+  | 'failed'
+  /** Nothing to do: not generated, not linked to a website, already published or failed. */
   | 'skipped'
-  /** The website was deleted: the article stays, unpublished. */
+  /** The website was deleted: the article stays, its publication `failed`. */
   | 'website_gone';
 
-const FIRST_RETRY_MS = 60_000;
-const MAX_RETRY_MS = 30 * 60_000;
-
-/** Delay before attempt `attempts + 1`: 1, 2, 4, ... minutes, at most 30. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+/**
+ * The site will answer the same whatever we do: a 4xx other than 401/403 (credentials can be
+ * fixed), 408 and 429 (try later). A throttled login is never permanent either.
+ */
+export function isPermanentRejection(error: unknown): boolean {
+  if (!(error instanceof CmsError) || error.httpStatus === undefined) return false;
+  const status = error.httpStatus;
+  return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
 }
 
 /** What the site is asked to do with an article: draft, scheduled (`future`) or live now. */
@@ -50,7 +59,7 @@ export function postFor(article: Article, now: Date, categoryCmsId?: string): Cm
   return {
     articleUuid: article.articleUuid,
     title: article.generatedTitle ?? article.title ?? article.keyword,
-    content: article.content ?? '',
+    ...postStructure(article),
     status: article.draft ? 'draft' : scheduled ? 'future' : 'publish',
     ...(article.slug ? { slug: article.slug } : {}),
     ...(scheduled && publishAt ? { dateGmt: publishAt.toISOString() } : {}),
@@ -61,11 +70,16 @@ export function postFor(article: Article, now: Date, categoryCmsId?: string): Cm
 export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promise<PublishOutcome> {
   const article = await deps.articles.get(ref.accountId, ref.articleUuid);
   if (article?.state !== 'generated' || !article.websiteUuid) return 'skipped';
-  if (article.publishState === 'published') return 'skipped';
+  if (article.publishState === 'published' || article.publishState === 'failed') return 'skipped';
 
   const website = await deps.websites.get(article.accountId, article.websiteUuid);
   if (!website) {
-    await deps.publications.abandon(ref, 'The website was deleted before the article was published.');
+    const reason = 'The website was deleted before the article was published.';
+    await deps.publications.markFailed(ref, {
+      attempts: article.publishAttempts ?? 0,
+      lastError: reason,
+      failedAt: deps.clock().toISOString(),
+    });
     return 'website_gone';
   }
 
@@ -77,6 +91,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       cmsPermalink: result.permalink,
       ...(publishedAt ? { publishedAt } : {}),
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
+      ...(result.site ? { site: result.site } : {}),
     });
     if (website.loginIsUnauthorized || website.isUnreachable) {
       await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);
@@ -90,19 +105,25 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       }
     }
     const attempts = (article.publishAttempts ?? 0) + 1;
-    const nextAttemptAt = new Date(deps.clock().getTime() + retryDelayMs(attempts)).toISOString();
-    await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: failureText(error) });
-    deps.onFailure?.(ref, failureText(error), nextAttemptAt);
+    const reason = failureText(error);
+    if (isPermanentRejection(error) || attempts >= MAX_PUBLISH_ATTEMPTS) {
+      const failed = await deps.publications.markFailed(ref, {
+        attempts,
+        lastError: reason,
+        failedAt: deps.clock().toISOString(),
+      });
+      if (failed) deps.onFinalFailure?.(ref, reason);
+      return failed ? 'failed' : 'skipped';
+    }
+    const nextAttemptAt = new Date(deps.clock().getTime() + publishRetryDelayMs(attempts)).toISOString();
+    await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: reason });
+    deps.onFailure?.(ref, reason, nextAttemptAt);
     return 'retry_scheduled';
   }
 }
 
 async function send(deps: PublishDeps, article: Article, website: Website): Promise<CmsPostResult> {
-  const password = await deps.cipher.decrypt(website.passwordCiphertext, {
-    accountId: website.accountId,
-    websiteUuid: website.websiteUuid,
-  });
-  const site = { url: website.url, login: website.login, password };
+  const site = await siteAccessOf(deps, website);
   const category = article.categoryUuid
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)
     : undefined;

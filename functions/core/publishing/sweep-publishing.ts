@@ -2,6 +2,7 @@
 
 import { removeAllCategories, syncCategories } from '../websites/categories';
 import { CmsError } from '../websites/cms-client';
+import { siteAccessOf } from '../websites/site-access';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import { type PublishDeps, type PublishOutcome, publishArticle } from './publish-article';
@@ -22,6 +23,7 @@ export async function retryDuePublications(
   const counts: Record<PublishOutcome | 'errors', number> = {
     published: 0,
     retry_scheduled: 0,
+    failed: 0,
     skipped: 0,
     website_gone: 0,
     errors: 0,
@@ -73,11 +75,7 @@ export async function checkWebsite(
 ): Promise<CheckOutcome> {
   const checkedAt = now.toISOString();
   try {
-    const password = await deps.cipher.decrypt(website.passwordCiphertext, {
-      accountId: website.accountId,
-      websiteUuid: website.websiteUuid,
-    });
-    const site = { url: website.url, login: website.login, password };
+    const site = await siteAccessOf(deps, website);
     const status = await deps.cms.status(site);
     if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
     const fromSite = await deps.cms.categories(site);

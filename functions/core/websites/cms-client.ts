@@ -30,16 +30,57 @@ export interface CmsCategory {
 
 export type CmsPostStatus = 'publish' | 'draft' | 'future';
 
+/** One H2 section of a post: its heading (plain text) and its body (HTML, no H2). */
+export interface CmsSection {
+  heading: string;
+  html: string;
+}
+
+/**
+ * A post as structured data; the plugin builds the native blocks from it, so no block markup
+ * (`<!--`) travels in the request.
+ */
 export interface CmsPost {
   /** Idempotency key on the site: the same article never becomes two posts. */
   articleUuid: string;
   title: string;
-  content: string;
+  /** HTML before the first section. */
+  introHtml: string;
+  sections: CmsSection[];
+  /** The FAQ, one more H2 section (`heading`) with a question-answer pair per H3. */
+  faq?: { heading: string; items: { question: string; answer: string }[] };
   status: CmsPostStatus;
   slug?: string;
   /** ISO time (UTC); required for `future`. */
   dateGmt?: string;
   categoryCmsId?: string;
+  /** Language code of the article. */
+  language: string;
+  metaDescription?: string;
+  focusKeyword?: string;
+  excerpt?: string;
+  tags: string[];
+}
+
+/** What the site kept of a post, as the plugin read it back after writing it. */
+export interface PublicationSite {
+  postId: string;
+  link: string;
+  status: string;
+  /** Top-level blocks of the stored content, and how many of them are Classic (freeform). */
+  blocks: number;
+  freeformBlocks: number;
+  /** Tag names attached to the post. */
+  tags: string[];
+  excerpt: boolean;
+  /** Where the meta description and focus keyword went: an SEO plugin, or `inkpress` itself. */
+  seoAdapter: string;
+  metaDescription: boolean;
+  focusKeyword: boolean;
+  /** Who prints the JSON-LD (`inkpress`, or the SEO plugin whose graph got the pieces), and its types. */
+  schemaBy: string | null;
+  schemaTypes: string[];
+  faqQuestions: number;
 }
 
 export interface CmsPostResult {
@@ -51,6 +92,8 @@ export interface CmsPostResult {
   dateGmt: string | null;
   /** False when the post already existed for this article (a retried publish). */
   created: boolean;
+  /** The read-back, from plugins that give one. */
+  site?: PublicationSite;
 }
 
 /**

@@ -104,7 +104,7 @@ kill_group() {
 }
 
 cmd_install() {
-  local pkgs=(wordpress php php8.2-cgi php-cli php-mysql php-mbstring mariadb-server webfs curl)
+  local pkgs=(wordpress php php8.2-cgi php-cli php-mysql php-mbstring php-xml mariadb-server webfs curl)
   local missing=() p
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -132,7 +132,10 @@ check_prereqs() {
   [ -f "$WP_SRC/wp-settings.php" ] || die "$WP_SRC missing; run: $0 install"
   [ -f "$PLUGIN_SRC/inkpress-connector.php" ] || die "plugin not found at $PLUGIN_SRC"
   # Not `php -m | grep -q`: grep quitting early can kill php with SIGPIPE, failing pipefail.
-  grep -qi '^mysqli$' <<<"$(php -m)" || die "php mysqli extension missing; run: $0 install"
+  local modules
+  modules="$(php -m)"
+  grep -qi '^mysqli$' <<<"$modules" || die "php mysqli extension missing; run: $0 install"
+  grep -qi '^dom$' <<<"$modules" || die "php dom extension missing; run: $0 install"
 }
 
 start_db() {
@@ -234,6 +237,83 @@ add_filter(
 	}
 );
 PHP
+  # Debian's package ships no theme, and a post page is empty without one: a minimal classic
+  # theme that prints wp_head() (meta description, JSON-LD) and the content.
+  mkdir -p "$SITE/wp-content/themes/inkpress-peer"
+  cat >"$SITE/wp-content/themes/inkpress-peer/style.css" <<'CSS'
+/*
+Theme Name: Inkpress Peer
+Description: Minimal classic theme of the Inkpress test peer.
+*/
+CSS
+  cat >"$SITE/wp-content/themes/inkpress-peer/index.php" <<'PHP'
+<!DOCTYPE html>
+<html <?php language_attributes(); ?>>
+<head>
+<meta charset="<?php bloginfo( 'charset' ); ?>">
+<title><?php echo esc_html( wp_get_document_title() ); ?></title>
+<?php wp_head(); ?>
+</head>
+<body <?php body_class(); ?>>
+<?php
+while ( have_posts() ) {
+	the_post();
+	the_title( '<h1>', '</h1>' );
+	echo '<div class="entry-content">';
+	the_content();
+	echo '</div>';
+}
+wp_footer();
+?>
+</body>
+</html>
+PHP
+  # Test only: stand-ins that make the Inkpress plugin see an SEO plugin as active (option
+  # inkpress_peer_seo_stub), by the constant each plugin defines; the Yoast and Rank Math
+  # stand-ins print their schema graph from the filters those plugins document.
+  cat >"$SITE/wp-content/mu-plugins/inkpress-peer-seo-stubs.php" <<'PHP'
+<?php
+namespace Yoast\WP\SEO\Generators\Schema {
+	if ( 'yoast' === \get_option( 'inkpress_peer_seo_stub' ) && ! \class_exists( __NAMESPACE__ . '\Abstract_Schema_Piece' ) ) {
+		abstract class Abstract_Schema_Piece {
+			public $context;
+			public $helpers;
+			abstract public function generate();
+			public function is_needed() { return true; }
+		}
+	}
+}
+namespace {
+	$inkpress_peer_stub      = (string) get_option( 'inkpress_peer_seo_stub' );
+	$inkpress_peer_constants = array(
+		'yoast'             => 'WPSEO_VERSION',
+		'rank_math'         => 'RANK_MATH_VERSION',
+		'aioseo'            => 'AIOSEO_VERSION',
+		'seopress'          => 'SEOPRESS_VERSION',
+		'the_seo_framework' => 'THE_SEO_FRAMEWORK_VERSION',
+	);
+	if ( isset( $inkpress_peer_constants[ $inkpress_peer_stub ] ) ) {
+		define( $inkpress_peer_constants[ $inkpress_peer_stub ], '0.0.0-inkpress-peer-stub' );
+	}
+	if ( 'yoast' === $inkpress_peer_stub ) {
+		add_action( 'wp_head', function () {
+			$graph = array( array( '@type' => 'Article', 'name' => 'yoast-stub' ) );
+			foreach ( apply_filters( 'wpseo_schema_graph_pieces', array(), (object) array() ) as $piece ) {
+				if ( $piece instanceof Yoast\WP\SEO\Generators\Schema\Abstract_Schema_Piece && $piece->is_needed() ) {
+					$graph[] = $piece->generate();
+				}
+			}
+			echo '<script type="application/ld+json" class="yoast-schema-graph">' . wp_json_encode( array( '@context' => 'https://schema.org', '@graph' => $graph ) ) . "</script>\n";
+		}, 20 );
+	}
+	if ( 'rank_math' === $inkpress_peer_stub ) {
+		add_action( 'wp_head', function () {
+			$data = apply_filters( 'rank_math/json_ld', array(), null );
+			echo '<script type="application/ld+json" class="rank-math-schema">' . wp_json_encode( array( '@context' => 'https://schema.org', '@graph' => array_values( $data ) ) ) . "</script>\n";
+		}, 20 );
+	}
+}
+PHP
   cat >"$STATE/router.php" <<'PHP'
 <?php
 // Router for php -S: real files are served as is, everything else goes to index.php.
@@ -306,6 +386,8 @@ global $wp_rewrite;
 $wp_rewrite->set_permalink_structure( '/%postname%/' );
 update_option( 'timezone_string', 'UTC' );
 flush_rewrite_rules( false );
+
+switch_theme( 'inkpress-peer' );
 
 $r = activate_plugin( 'inkpress-connector/inkpress-connector.php' );
 if ( is_wp_error( $r ) ) { fwrite( STDERR, 'activate_plugin: ' . $r->get_error_message() . "\n" ); exit( 1 ); }

@@ -77,8 +77,9 @@ final class Inkpress_Role {
 
 	/**
 	 * Creates the role if missing; after an upgrade (or the first run of this version) sets
-	 * its capabilities to exactly CAPABILITIES, dropping any others (upload_files from 1.0.0,
-	 * or anything added since). Cheap when nothing changed: one autoloaded option.
+	 * its capabilities to exactly CAPABILITIES, dropping any others (upload_files from 1.0.0
+	 * and 1.1.0, which stored no role version, or anything added since). Cheap when nothing
+	 * changed: one autoloaded option.
 	 */
 	public static function ensure_role(): void {
 		$role = get_role( INKPRESS_CONNECTOR_ROLE );

@@ -1,0 +1,198 @@
+/**
+ * `npm run bench:backlog`: a backlog of waiting articles drained by the capped worker pool with
+ * a slow fake model (never asserted in tests). Prints duplicate model calls, refunds, re-sends,
+ * and the drain time next to its ideal (articles x time per article / concurrency).
+ *
+ * Clocks: the worker and its leases run on the real clock. The backlog's age is compressed by
+ * running the sweeper with its clock moved forward (6 h, 3 days, 13 days) while every article
+ * waits — as if the queue had been that long — and on the real clock every 2 s (30x the deployed
+ * rate) while the pool drains it.
+ *
+ * Settings: BACKLOG_ARTICLES (10000), BENCH_MODEL_LATENCY_MS (100), BACKLOG_CONCURRENCY (the
+ * deployed worker cap, 10).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSEvent } from 'aws-lambda';
+import * as deps from '../functions/adapters/dependencies';
+import { createAccount } from '../functions/core/accounts';
+import { createArticle } from '../functions/core/articles/create-article';
+import { recoverStalledGenerations } from '../functions/core/articles/sweep-articles';
+import { runtimeSettings } from '../functions/shared/runtime-settings';
+import { handler as worker } from '../functions/worker/generation-worker';
+import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
+import { provision } from '../local/provision';
+import { sqsRecord } from '../local/queue-poller';
+import { startFakeOpenAi } from '../test/support/fake-openai-server';
+
+const ARTICLES = Number(process.env.BACKLOG_ARTICLES ?? '10000');
+const LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? '100');
+
+async function main(): Promise<void> {
+  Object.assign(process.env, {
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    OPENAI_MAX_RETRIES: '0',
+  });
+  const fake = await startFakeOpenAi({ latencyMs: LATENCY_MS });
+  const [dynamodb, moto] = await Promise.all([startDynamoDbLocal({ fastStart: true }), startMotoServer()]);
+  try {
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+      AWS_ENDPOINT_URL_SQS: moto.endpoint,
+      AWS_ENDPOINT_URL_KMS: moto.endpoint,
+      OPENAI_API_KEY: 'sk-bench',
+      OPENAI_BASE_URL: fake.baseURL,
+    });
+    const resources = await provision(
+      { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), kms: new KMSClient({}) },
+      { prefix: 'backlog' },
+    );
+    Object.assign(process.env, resources.env);
+    // (The functions' clients and stores read this environment at their first use.)
+    const concurrency = Number(process.env.BACKLOG_CONCURRENCY ?? runtimeSettings.workerMaxConcurrency);
+
+    const sqs = new SQSClient({});
+    const queueArn = `arn:aws:sqs:us-east-1:000000000000:${resources.queueUrl.split('/').pop()}`;
+    const context = { awsRequestId: 'bench', functionName: 'GenerationWorker' } as Context;
+    /** One event-source poller: receive one message, run the worker, delete it when it succeeded. */
+    const pollOnce = async (): Promise<boolean> => {
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: resources.queueUrl,
+          MaxNumberOfMessages: 1,
+          WaitTimeSeconds: 1,
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
+      const message = Messages?.[0];
+      if (!message) return false;
+      const event: SQSEvent = { Records: [sqsRecord(message, queueArn)] };
+      const { batchItemFailures } = await worker(event, context);
+      if (batchItemFailures.length === 0) {
+        await sqs.send(
+          new DeleteMessageCommand({ QueueUrl: resources.queueUrl, ReceiptHandle: message.ReceiptHandle }),
+        );
+      }
+      return true;
+    };
+
+    const newAccount = async (credits: number) =>
+      (
+        await createAccount(
+          { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+          { name: 'Backlog', credits, dailyLimit: ARTICLES * 2 },
+        )
+      ).account.accountId;
+    const input = (index: number) => ({
+      keyword: `backlog article ${index}`,
+      h2_count: 1,
+      ai_model: 'gpt-3.5-turbo' as const,
+      language: 'en',
+      need_bold: false,
+      draft: false,
+    });
+
+    // Time per article: one worker, an empty queue, a handful of articles.
+    const probeAccount = await newAccount(1000);
+    const probes = 10;
+    for (let index = 0; index < probes; index++) {
+      await createArticle(deps.createArticleDeps(), probeAccount, input(-1 - index));
+    }
+    const probeStarted = performance.now();
+    while (await pollOnce()) {}
+    const perArticleMs = (performance.now() - probeStarted) / probes;
+
+    // The backlog.
+    const price = 2;
+    const accountId = await newAccount(ARTICLES * price);
+    const createStarted = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < ARTICLES) await createArticle(deps.createArticleDeps(), accountId, input(next++));
+      }),
+    );
+    const createMs = performance.now() - createStarted;
+    fake.requests.length = 0;
+
+    // The backlog waits: the sweeper, its clock moved on, must leave every article alone.
+    const aged: Record<string, { resent: number; failed: number }> = {};
+    for (const [label, offsetMs] of [
+      ['6 h', 6 * 3600_000],
+      ['3 days', 3 * 24 * 3600_000],
+      ['13 days', 13 * 24 * 3600_000],
+    ] as const) {
+      aged[label] = await recoverStalledGenerations({
+        ...deps.sweepDeps(),
+        clock: () => new Date(Date.now() + offsetMs),
+      });
+    }
+
+    // The drain: `concurrency` pollers, the sweeper every 2 s on the real clock.
+    let sweeping = true;
+    const sweeps = { resent: 0, failed: 0 };
+    const sweeper = (async () => {
+      while (sweeping) {
+        const result = await recoverStalledGenerations(deps.sweepDeps());
+        sweeps.resent += result.resent;
+        sweeps.failed += result.failed;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+    })();
+    const drainStarted = performance.now();
+    let idleRounds = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (idleRounds < concurrency * 2) {
+          if (await pollOnce()) idleRounds = 0;
+          else idleRounds++;
+        }
+      }),
+    );
+    const drainMs = performance.now() - drainStarted - 1_000; // the last empty long poll
+    sweeping = false;
+    await sweeper;
+
+    const outlineCalls = new Map<string, number>();
+    for (const request of fake.requests) {
+      if (!('response_format' in request)) continue;
+      const keyword = /backlog article \d+/.exec(JSON.stringify(request.messages))?.[0] ?? '?';
+      outlineCalls.set(keyword, (outlineCalls.get(keyword) ?? 0) + 1);
+    }
+    const duplicates = [...outlineCalls.values()].reduce((sum, calls) => sum + Math.max(0, calls - 1), 0);
+    const account = await deps.accountStore().get(accountId);
+    const refunded = (account?.credits ?? 0) / price;
+    const idealMs = (ARTICLES * perArticleMs) / concurrency;
+
+    console.log(
+      `\nBacklog of ${ARTICLES} articles (h2_count 1: 4 model calls in 2 rounds of ${LATENCY_MS} ms), ${concurrency} workers`,
+    );
+    console.log(`created in ${(createMs / 1000).toFixed(1)} s`);
+    for (const [label, result] of Object.entries(aged)) {
+      console.log(`sweeper with the backlog ${label} old: re-sent ${result.resent}, failed ${result.failed}`);
+    }
+    console.log(`generated:                 ${account?.generatedCount ?? 0} of ${ARTICLES}`);
+    console.log(`duplicate model calls:     ${duplicates} (outlines for ${outlineCalls.size} articles)`);
+    console.log(`refunds:                   ${refunded}`);
+    console.log(`sweeper during the drain:  re-sent ${sweeps.resent}, failed ${sweeps.failed}`);
+    console.log(`time per article (alone):  ${perArticleMs.toFixed(0)} ms`);
+    console.log(`drain time:                ${(drainMs / 1000).toFixed(1)} s`);
+    console.log(`ideal (articles x time per article / concurrency): ${(idealMs / 1000).toFixed(1)} s`);
+    console.log(`drain / ideal:             ${(drainMs / idealMs).toFixed(2)}`);
+  } finally {
+    await Promise.all([dynamodb.stop(), moto.stop(), fake.close()]);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

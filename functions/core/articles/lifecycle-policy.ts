@@ -1,0 +1,58 @@
+/**
+ * The article lifecycle's timing rules, defined once for the deployed stack and `npm start`:
+ * generation leases, retry backoff, when the sweeper steps in, and publication retries.
+ *
+ * Work is leased, not timed from the queue: an article waiting in a long queue is never
+ * "stuck". Only an article whose lease expired (its worker died), or whose message was never
+ * sent, is re-sent — and only an article that used up its attempts is failed.
+ */
+
+/** Generation attempts (each one a worker holding the lease) before `error` and a refund. */
+export const MAX_GENERATION_ATTEMPTS = 4;
+/** A worker's hold on an article; renewed every third of it while the worker runs. */
+export const LEASE_MS = 90_000;
+export const LEASE_RENEW_MS = LEASE_MS / 3;
+/** Longest one generation attempt may take before it counts as failed. */
+export const ATTEMPT_BUDGET_MS = 240_000;
+/** Delay before a failed attempt's retry: 30 s, doubling (30, 60, 120 s for 4 attempts). */
+export function generationRetryDelaySeconds(failedAttempts: number): number {
+  return 30 * 2 ** Math.max(0, failedAttempts - 1);
+}
+/** Time given to the retry's delivery to take the lease before the sweeper re-sends it. */
+export const RETRY_DELIVERY_GRACE_MS = 120_000;
+/** Time given to a new article's message to be sent before the sweeper sends it. */
+export const SEND_GRACE_MS = 60_000;
+/**
+ * How long the generation queue keeps a message (SQS maximum, 14 days). An article still
+ * waiting after that (plus an hour) lost its message to expiry and is sent again.
+ */
+export const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
+export const WAITING_RECHECK_MS = QUEUE_RETENTION_SECONDS * 1000 + 3600_000;
+
+/**
+ * Worst case from creation to a final state for an article whose model keeps failing:
+ * every attempt uses its whole budget, the retries wait their backoff, and the last lease
+ * (if its worker died) expires and is noticed by the next sweep.
+ */
+export const WORST_CASE_FAILURE_MS =
+  MAX_GENERATION_ATTEMPTS * ATTEMPT_BUDGET_MS +
+  Array.from(
+    { length: MAX_GENERATION_ATTEMPTS - 1 },
+    (_, index) => generationRetryDelaySeconds(index + 1) * 1000,
+  ).reduce((sum, delay) => sum + delay, 0) +
+  LEASE_MS +
+  60_000;
+
+/** Publication attempts before the publication is `failed` (a permanent rejection fails at once). */
+export const MAX_PUBLISH_ATTEMPTS = 8;
+const FIRST_PUBLISH_RETRY_MS = 60_000;
+const MAX_PUBLISH_RETRY_MS = 30 * 60_000;
+/** Delay before publication attempt `attempts + 1`: 1, 2, 4, ... minutes, at most 30. */
+export function publishRetryDelayMs(attempts: number): number {
+  return Math.min(MAX_PUBLISH_RETRY_MS, FIRST_PUBLISH_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+}
+/**
+ * Time the worker has to publish right after generation (a site call takes at most 10 s, 20 s
+ * with the category fallback) before the sweeper takes over.
+ */
+export const PUBLISH_GRACE_MS = 60_000;
