@@ -21,6 +21,7 @@ import { createAccount } from '../../functions/core/accounts';
 import { generateQueuedArticle } from '../../functions/core/articles/generate-article';
 import { containsKeyword, firstParagraphText } from '../../functions/core/articles/quality-gates';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
+import type { CmsPost } from '../../functions/core/websites/cms-client';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
@@ -184,7 +185,8 @@ async function expectHandMadePost(articleUuid: string) {
   );
   expect(onPost.tags.sort()).toEqual([...data.tags].sort());
   expect(onPost.tags).toEqual(expect.arrayContaining(['Sourdough', 'Baking basics']));
-  expect(onPost.excerpt).toBe(data.excerpt);
+  // The plugin stores the excerpt's brackets as entities (shown as "[", never a shortcode).
+  expect(onPost.excerpt).toBe(data.excerpt.replace(/\[/g, '&#091;').replace(/\]/g, '&#093;'));
   expect(onPost.title).toBe(data.title);
 
   // The page: the meta description, one Article and a FAQPage with the 3 questions.
@@ -245,7 +247,7 @@ async function expectRepublishChangesNothing(articleUuid: string, cmsId: string,
   expect(again.site?.blocks).toBe(article.publicationSite?.blocks);
   const count = peer(
     'php-eval',
-    `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => INKPRESS_CONNECTOR_UUID_META, 'meta_value' => '${articleUuid}')));`,
+    `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => Inkpress_Rest::uuid_meta_key(${Number(env('WP_EDITOR_USER_ID'))}), 'meta_value' => '${articleUuid}')));`,
   );
   expect(count.trim()).toBe('1');
   expect(peer('php-eval', `echo get_post(${Number(cmsId)})->post_content;`)).toBe(content);
@@ -290,6 +292,55 @@ describe('posts that look hand-made', () => {
     ]);
     expect(content).toContain('<!-- wp:list -->');
     await expectRepublishChangesNothing(articleUuid, cmsId, content);
+  });
+
+  it('shortcodes in headings, FAQ, text and excerpt are stored inert and shown as text', async () => {
+    const source = await deps.articleStore().get(accountId, published[0]?.articleUuid ?? '');
+    const website = await deps.websiteStore().get(accountId, websiteUuid);
+    if (!source || !website) throw new Error('missing test data');
+    const post = postFor(
+      { ...source, articleUuid: randomUUID(), slug: `brackets-${randomUUID().slice(0, 8)}` },
+      new Date(),
+    );
+    const bracketed: CmsPost = {
+      ...post,
+      introHtml: `<p>Before [gallery ids="1,2"] and [embed]https://example.com/v[/embed]</p>${post.introHtml}`,
+      sections: post.sections.map((section) => ({
+        heading: `${section.heading} [gallery]`,
+        html: `<p>In a section [audio src="x.mp3"] [x]</p>${section.html}`,
+      })),
+      ...(post.faq
+        ? {
+            faq: {
+              heading: `${post.faq.heading} [gallery]`,
+              items: post.faq.items.map((item) => ({
+                question: `${item.question} [gallery]`,
+                answer: `${item.answer} [embed]https://example.com/a[/embed]`,
+              })),
+            },
+          }
+        : {}),
+      excerpt: `${post.excerpt ?? 'Summary'} [gallery]`,
+    };
+    const result = await deps
+      .cmsClient()
+      .createPost({ url: website.url, login: env('WP_LOGIN'), password: env('WP_PASSWORD') }, bracketed);
+    expect(result.created).toBe(true);
+    published.push({ articleUuid: bracketed.articleUuid, cmsId: result.cmsId });
+
+    const content = peer('php-eval', `echo get_post(${Number(result.cmsId)})->post_content;`);
+    expect(content.replace(/<!--[\s\S]*?-->/g, '')).not.toMatch(/[[\]]/);
+    const headings = allBlocks(storedBlocks(result.cmsId)).filter((block) => block.name === 'core/heading');
+    expect(headings.filter((block) => block.html.includes('&#091;gallery&#093;</h'))).toHaveLength(
+      bracketed.sections.length + (bracketed.faq ? 1 + bracketed.faq.items.length : 0),
+    );
+    const shown = wpJson<{ content: string; excerpt: string }>(
+      `add_filter('the_excerpt', 'do_shortcode'); $p = get_post(${Number(result.cmsId)}); setup_postdata($p); echo wp_json_encode(array('content' => apply_filters('the_content', $p->post_content), 'excerpt' => apply_filters('the_excerpt', $p->post_excerpt)));`,
+    );
+    for (const html of [shown.content, shown.excerpt]) {
+      expect(html).toContain('&#091;gallery');
+      expect(html).not.toMatch(/class=['"]gallery|<iframe|<audio|wp-block-embed/);
+    }
   });
 
   it('opens every published post in the block editor with no invalid block (headless Chromium)', async () => {

@@ -56,6 +56,7 @@ async function healSite() {
   site.mode = 'ok';
   site.redirectLocation = undefined;
   site.postFailure = undefined;
+  site.failedLogins.clear();
   site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
 }
 
@@ -489,6 +490,34 @@ describe('when publishing fails', () => {
     site.users.set('inkpress', { password: PASSWORD, roles: ['subscriber'] });
     await generateAll();
     expect((await showWebsite(accountId, websiteUuid)).status.login_is_unauthorized).toBe(1);
+  });
+
+  it('flags a user that was made administrator as unauthorized', async () => {
+    const { accountId, websiteUuid } = await setUp('/admin');
+    await createArticle(accountId, { website_uuid: websiteUuid });
+    site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor', 'administrator'] });
+    await generateAll();
+    expect((await showWebsite(accountId, websiteUuid)).status.login_is_unauthorized).toBe(1);
+  });
+
+  it('retries later when the site paused logins for the user, without flagging the website', async () => {
+    const { accountId, websiteUuid } = await setUp('/paused');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.failedLogins.set(
+      '/paused|inkpress',
+      Array.from({ length: 5 }, () => Date.now()),
+    );
+    await generateAll();
+    expect((await showArticle(accountId, articleUuid)).data.cms_id).toBeNull();
+    expect(postsOf(articleUuid)).toHaveLength(0);
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 0,
+    });
+
+    site.failedLogins.clear();
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
   });
 });
 

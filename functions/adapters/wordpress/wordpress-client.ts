@@ -214,11 +214,10 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
     throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
   }
   if (status === 401 || status === 403) {
-    if (code === 'inkpress_missing_role') {
-      throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role', status, code);
-    }
+    // Plugin 1.1 answers every refused login with one 401 (inkpress_login_failed); 1.0 still
+    // told a missing role apart, which counts as a refused login all the same.
     if (code?.startsWith('inkpress_')) {
-      throw new CmsError('unauthorized', 'The site refused the login or password', status, code);
+      throw new CmsError('unauthorized', 'The site refused the login', status, code);
     }
     // With the plugin active, every refusal on its routes carries an inkpress_ code.
     throw new CmsError(
@@ -244,6 +243,16 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
       code,
     );
   }
+  if (status === 429 && code?.startsWith('inkpress_')) {
+    const retryAfterSeconds = parseRetryAfter(response.headers['retry-after']);
+    throw new CmsError(
+      'throttled',
+      `The site paused logins for this user after repeated failures (${code})`,
+      status,
+      code,
+      retryAfterSeconds,
+    );
+  }
   if (status >= 500 && code?.startsWith('inkpress_')) {
     throw new CmsError('plugin_error', `The plugin answered ${status} (${code})${siteSays}`, status, code);
   }
@@ -258,6 +267,13 @@ function parseJson(response: OutboundResponse): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Retry-After in seconds (delta-seconds only, as the plugin sends it); undefined otherwise. */
+function parseRetryAfter(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value);
 }
 
 function describeType(response: OutboundResponse): string {

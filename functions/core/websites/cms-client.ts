@@ -14,6 +14,7 @@ export interface SiteAccess {
 export interface CmsStatus {
   userLogin: string;
   roles: string[];
+  /** Always true from plugin 1.1 on, which refuses every other user like a wrong password. */
   roleOk: boolean;
   cmsVersion: string;
   pluginVersion: string;
@@ -96,14 +97,18 @@ export interface CmsPostResult {
 }
 
 /**
- * Why a call failed:
+ * Why a call failed (the plugin refuses every login failure alike, so `unauthorized` never
+ * says which it was):
  * - `unreachable`: network error, timeout, a bad redirect, 5xx without the plugin's JSON, or an
  *   answer that is not the plugin's JSON;
  * - `plugin_error`: the plugin answered, but failed on its side (5xx with an `inkpress_` code,
  *   e.g. `inkpress_insert_failed`, `inkpress_busy`): the site is reachable, try again later;
  * - `blocked`: the URL points at an address outbound calls may not reach;
- * - `unauthorized`: the plugin refused the login or password (401/403);
- * - `missing_role`: the user exists but lacks the Inkpress Editor role;
+ * - `unauthorized`: the plugin refused the login (401/403): unknown user, wrong password, or a
+ *   user without the Inkpress Editor role or with more power than it;
+ * - `missing_role`: the site reported the user without the role (`role_ok` false, plugin 1.0);
+ * - `throttled`: the plugin paused logins for this user from our address after repeated
+ *   failures (429); try again after `retryAfterSeconds`, nothing is wrong with the website;
  * - `plugin_missing`: the site answers, but not through the plugin's routes;
  * - `invalid_request`: the plugin rejected what we sent (400/422).
  */
@@ -113,6 +118,7 @@ export type CmsFailureReason =
   | 'blocked'
   | 'unauthorized'
   | 'missing_role'
+  | 'throttled'
   | 'plugin_missing'
   | 'invalid_request';
 
@@ -125,6 +131,8 @@ export class CmsError extends Error {
     readonly httpStatus?: number,
     /** Error code the site gave (e.g. `rest_no_route`), when there was one. */
     readonly code?: string,
+    /** For `throttled`: the site's Retry-After, in seconds, when it gave one. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

@@ -103,7 +103,7 @@ export async function verifySite(cms: CmsClient, site: SiteAccess) {
     if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
     return await cms.categories(site);
   } catch (error) {
-    if (error instanceof CmsError) throw registrationError(error, site.login);
+    if (error instanceof CmsError) throw registrationError(error);
     throw error;
   }
 }

@@ -302,13 +302,20 @@ describe('successful calls', () => {
 describe('error mapping', () => {
   it.each([
     [
-      'a wrong password (401 inkpress_invalid_login)',
+      'any refused login (401 inkpress_login_failed)',
       401,
       {
-        code: 'inkpress_invalid_login',
-        message: 'Unknown user name or wrong password.',
+        code: 'inkpress_login_failed',
+        message:
+          'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.',
         data: { status: 401 },
       },
+      'unauthorized',
+    ],
+    [
+      'a wrong password from plugin 1.0 (401 inkpress_invalid_login)',
+      401,
+      { code: 'inkpress_invalid_login', data: { status: 401 } },
       'unauthorized',
     ],
     [
@@ -319,12 +326,11 @@ describe('error mapping', () => {
     ],
     ['a post refused (403 inkpress_forbidden)', 403, { code: 'inkpress_forbidden' }, 'unauthorized'],
     [
-      'a user without the role (403)',
+      'a user without the role from plugin 1.0 (403)',
       403,
       { code: 'inkpress_missing_role', data: { status: 403 } },
-      'missing_role',
+      'unauthorized',
     ],
-    ['a user without the role (401)', 401, { code: 'inkpress_missing_role' }, 'missing_role'],
     [
       'no plugin (404 rest_no_route)',
       404,
@@ -360,6 +366,15 @@ describe('error mapping', () => {
     expect(error.reason).toBe(reason);
     expect(error.httpStatus).toBe(status);
     expect(error.message).not.toContain('pä ss:word');
+  });
+
+  it('paused logins (429 inkpress_throttled) -> throttled, with the Retry-After seconds', async () => {
+    answer = (_request, response) =>
+      response
+        .writeHead(429, { 'Content-Type': 'application/json; charset=UTF-8', 'Retry-After': '873' })
+        .end(JSON.stringify({ code: 'inkpress_throttled', data: { status: 429, retry_after: 873 } }));
+    const error = await failureOf(client.status(site()));
+    expect(error).toMatchObject({ reason: 'throttled', httpStatus: 429, retryAfterSeconds: 873 });
   });
 
   it.each([

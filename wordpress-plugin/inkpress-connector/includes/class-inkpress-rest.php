@@ -60,18 +60,58 @@ final class Inkpress_Rest {
 	}
 
 	/**
-	 * Every route: an authenticated user holding the role.
+	 * Every route: a user holding the role and no more power (however it logged in);
+	 * anything else gets the same answer as a failed login.
 	 *
 	 * @return true|WP_Error
 	 */
 	public static function permission() {
-		if ( ! is_user_logged_in() ) {
-			return new WP_Error( 'inkpress_not_authenticated', 'Authentication required (HTTP Basic or X-Inkpress-Authorization).', array( 'status' => 401 ) );
+		return Inkpress_Role::may_publish( wp_get_current_user() ) ? true : Inkpress_Auth::login_failed_error();
+	}
+
+	/**
+	 * Post meta key holding the article uuid of posts created for this user: idempotency is
+	 * per user (and per site: each site has its own postmeta table).
+	 *
+	 * @param int $user_id User ID.
+	 */
+	public static function uuid_meta_key( int $user_id ): string {
+		return INKPRESS_CONNECTOR_UUID_META . '_' . $user_id;
+	}
+
+	/**
+	 * Whether Inkpress created the post (for any user, or with the unscoped key of plugins before 1.2.0).
+	 *
+	 * @param int $post_id Post ID.
+	 */
+	public static function is_inkpress_post( int $post_id ): bool {
+		foreach ( array_keys( (array) get_post_meta( $post_id ) ) as $key ) {
+			$key = (string) $key;
+			if ( INKPRESS_CONNECTOR_UUID_META === $key || 0 === strpos( $key, INKPRESS_CONNECTOR_UUID_META . '_' ) ) {
+				return true;
+			}
 		}
-		if ( ! Inkpress_Role::user_has_role( wp_get_current_user() ) ) {
-			return new WP_Error( 'inkpress_missing_role', 'This user does not have the Inkpress Editor role.', array( 'status' => 403 ) );
+		return false;
+	}
+
+	/**
+	 * Makes shortcodes in content inert: brackets outside HTML comments become entities, so
+	 * "[gallery]" shows as text and never runs (WordPress keeps comments inert itself, and
+	 * block delimiters in comments keep their JSON).
+	 *
+	 * @param string $html Content.
+	 */
+	public static function neutralise_shortcodes( string $html ): string {
+		$parts = preg_split( '/(<!--.*?-->)/s', $html, -1, PREG_SPLIT_DELIM_CAPTURE );
+		if ( false === $parts ) {
+			return strtr( $html, array( '[' => '&#091;', ']' => '&#093;' ) );
 		}
-		return true;
+		foreach ( $parts as $i => $part ) {
+			if ( 0 === $i % 2 ) {
+				$parts[ $i ] = strtr( $part, array( '[' => '&#091;', ']' => '&#093;' ) );
+			}
+		}
+		return implode( '', $parts );
 	}
 
 	/**
@@ -147,7 +187,7 @@ final class Inkpress_Rest {
 	}
 
 	/**
-	 * POST posts. Idempotent on article_uuid.
+	 * POST posts. Idempotent on article_uuid for the current user.
 	 *
 	 * @param WP_REST_Request $request Request.
 	 * @return WP_REST_Response|WP_Error
@@ -229,13 +269,14 @@ final class Inkpress_Rest {
 		}
 
 		global $wpdb;
-		$lock = 'inkpress:' . md5( DB_NAME . '|' . $wpdb->prefix . '|' . $uuid );
-		$got  = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $lock, self::LOCK_TIMEOUT_S ) );
+		$user_id = get_current_user_id();
+		$lock    = 'inkpress:' . md5( DB_NAME . '|' . $wpdb->prefix . '|' . $user_id . '|' . $uuid );
+		$got     = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $lock, self::LOCK_TIMEOUT_S ) );
 		if ( '1' !== (string) $got ) {
 			return new WP_Error( 'inkpress_busy', 'Another request for this article is in progress; retry.', array( 'status' => 503 ) );
 		}
 		try {
-			$existing = self::find_post_id( $uuid );
+			$existing = self::find_post_id( $uuid, $user_id );
 			if ( null !== $existing ) {
 				return self::post_response( $existing, $uuid, false );
 			}
@@ -243,12 +284,15 @@ final class Inkpress_Rest {
 			$blocks  = Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'] );
 			$postarr = array(
 				'post_type'    => 'post',
-				'post_author'  => get_current_user_id(),
+				'post_author'  => $user_id,
 				'post_title'   => $title,
-				'post_content' => Inkpress_Blocks::serialize( $blocks ),
-				'post_excerpt' => $seo['excerpt'],
+				// Blocks of escaped text, then every bracket made inert (in headings, FAQ and
+				// the model's HTML alike; the block editor compares text decoded, so the blocks
+				// stay valid).
+				'post_content' => self::neutralise_shortcodes( Inkpress_Blocks::serialize( $blocks ) ),
+				'post_excerpt' => self::neutralise_shortcodes( $seo['excerpt'] ),
 				'post_status'  => $status,
-				'meta_input'   => array( INKPRESS_CONNECTOR_UUID_META => $uuid ),
+				'meta_input'   => array( self::uuid_meta_key( $user_id ) => $uuid ),
 			);
 			if ( array() !== $seo['tags'] ) {
 				$postarr['tags_input'] = $seo['tags'];
@@ -436,18 +480,24 @@ final class Inkpress_Rest {
 	}
 
 	/**
-	 * The post created earlier for this article, in any status (trash included).
+	 * The post created earlier for this article by this user, in any status (trash
+	 * included). Posts of plugins before 1.2.0 carry the unscoped meta key; theirs are those the user
+	 * wrote.
 	 *
-	 * @param string $uuid Article UUID.
+	 * @param string $uuid    Article UUID.
+	 * @param int    $user_id User ID.
 	 */
-	private static function find_post_id( string $uuid ): ?int {
+	private static function find_post_id( string $uuid, int $user_id ): ?int {
 		global $wpdb;
 		$id = $wpdb->get_var(
 			$wpdb->prepare(
 				"SELECT pm.post_id FROM {$wpdb->postmeta} pm INNER JOIN {$wpdb->posts} p ON p.ID = pm.post_id
-				 WHERE pm.meta_key = %s AND pm.meta_value = %s ORDER BY pm.post_id ASC LIMIT 1",
+				 WHERE pm.meta_value = %s AND ( pm.meta_key = %s OR ( pm.meta_key = %s AND p.post_author = %d ) )
+				 ORDER BY pm.post_id ASC LIMIT 1",
+				$uuid,
+				self::uuid_meta_key( $user_id ),
 				INKPRESS_CONNECTOR_UUID_META,
-				$uuid
+				$user_id
 			)
 		);
 		return null === $id ? null : (int) $id;

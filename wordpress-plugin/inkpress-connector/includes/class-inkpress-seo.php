@@ -302,7 +302,7 @@ final class Inkpress_Seo {
 			return null;
 		}
 		$post = get_queried_object();
-		if ( ! $post instanceof WP_Post || '' === (string) get_post_meta( $post->ID, INKPRESS_CONNECTOR_UUID_META, true ) ) {
+		if ( ! $post instanceof WP_Post || ! Inkpress_Rest::is_inkpress_post( $post->ID ) ) {
 			return null;
 		}
 		return $post;
