@@ -7,6 +7,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  paginateQuery,
   QueryCommand,
   type QueryCommandInput,
   type TransactWriteCommandInput,
@@ -17,10 +18,12 @@ import type {
   ArticlePage,
   ArticleStore,
   DeferredState,
+  GenerationMessage,
   GenerationResult,
   Reservation,
   ReservationOutcome,
 } from '../../core/articles/ports';
+import type { QueuedGenerations } from '../../core/articles/resend-unfinished';
 import { slugify } from '../../core/slug';
 import { articleKeys, SWEEP_BUCKET, websiteKeys } from './keys';
 import { countQuery } from './reads';
@@ -44,7 +47,7 @@ const PUBLISH_GRACE_MS = 5 * 60 * 1000;
 type Item = Record<string, unknown>;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export class DynamoArticleRepository implements ArticleStore {
+export class DynamoArticleRepository implements ArticleStore, QueuedGenerations {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: ArticleTables,
@@ -441,6 +444,28 @@ export class DynamoArticleRepository implements ArticleStore {
       }),
     );
     return (Items ?? []).map(fromItem);
+  }
+
+  /** The sweep index's `generation` bucket holds exactly the queued articles. */
+  async *listQueuedGenerations(): AsyncIterable<GenerationMessage[]> {
+    const pages = paginateQuery(
+      { client: this.client, pageSize: 100 },
+      {
+        TableName: this.tables.articles,
+        IndexName: ARTICLE_INDEX.sweep,
+        KeyConditionExpression: 'sweepBucket = :bucket',
+        FilterExpression: '#state = :queued',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':bucket': SWEEP_BUCKET.generation, ':queued': 'queued' },
+        ProjectionExpression: 'accountId, articleUuid',
+      },
+    );
+    for await (const page of pages) {
+      yield (page.Items ?? []).map((item) => ({
+        accountId: String(item.accountId),
+        articleUuid: String(item.articleUuid),
+      }));
+    }
   }
 
   async makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number> {
