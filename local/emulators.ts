@@ -119,7 +119,13 @@ function dynamoDbLocalHome(): string {
 function loopbackLauncher(home: string): { classes: string } | { problem: string } {
   const source = readFileSync(LAUNCHER_SOURCE);
   const hash = createHash('sha256').update(source).update(home).digest('hex').slice(0, 16);
-  const classes = path.join(repoRoot, 'node_modules', '.cache', 'inkpress', `dynamodb-local-loopback-${hash}`);
+  const classes = path.join(
+    repoRoot,
+    'node_modules',
+    '.cache',
+    'inkpress',
+    `dynamodb-local-loopback-${hash}`,
+  );
   const built = () => existsSync(path.join(classes, `${LAUNCHER_CLASS}.class`));
   if (built()) return { classes };
   mkdirSync(path.dirname(classes), { recursive: true });

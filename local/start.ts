@@ -25,6 +25,10 @@ async function main(): Promise<void> {
     ),
     logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
     log: (line) => console.log(`[inkpress] ${line}`),
+    onFatal: (message) => {
+      console.error(`[inkpress] ${message}`);
+      process.exit(1);
+    },
   });
   printBanner(runtime, Date.now() - started);
   stopOnSignals(runtime);
@@ -40,6 +44,13 @@ function printBanner(runtime: LocalRuntime, elapsedMs: number): void {
     `  Account     ${runtime.accountId}`,
     `  Model       ${languageModelDescription()}`,
     `  Data        ${runtime.dataDir}`,
+    ...(runtime.resentAtStart > 0
+      ? [
+          '',
+          `${runtime.resentAtStart} article(s) were waiting or being generated when Inkpress last stopped: sent to generation again.`,
+        ]
+      : []),
+    ...runtime.warnings.map((warning) => `\nWarning: ${warning}`),
     '',
     'Try it:',
     `  curl -H "Authorization: Bearer ${runtime.token}" ${runtime.baseUrl}/v1/languages`,

@@ -28,7 +28,9 @@ export async function resendUnfinishedGenerations(
     for (let start = 0; start < page.length; start += PARALLEL_SENDS) {
       const sends = page
         .slice(start, start + PARALLEL_SENDS)
-        .map((message) => deps.queue.enqueue({ accountId: message.accountId, articleUuid: message.articleUuid }));
+        .map((message) =>
+          deps.queue.enqueue({ accountId: message.accountId, articleUuid: message.articleUuid }),
+        );
       for (const sent of await Promise.allSettled(sends)) {
         if (sent.status === 'fulfilled') result.resent++;
         else result.failed++;
