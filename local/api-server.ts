@@ -46,6 +46,11 @@ export interface ApiServerOptions {
   logRequests?: boolean;
   /** False while an emulator is down: requests to routes get a 503 instead of reaching a handler. */
   available?: () => boolean;
+  /**
+   * Runs after a handler of a request that may write (any method but GET and HEAD) and before
+   * its response is sent, to make what it wrote durable; when it throws, the answer is a 503.
+   */
+  persistWrites?: () => Promise<void>;
   maxBodyBytes?: number;
 }
 
@@ -164,6 +169,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       options.log(`${match.route.name} returned no statusCode (request ${requestId}).`);
       sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
       return;
+    }
+    if (options.persistWrites && method !== 'GET' && method !== 'HEAD') {
+      try {
+        await options.persistWrites();
+      } catch (error) {
+        options.log(
+          `${match.route.name} (request ${requestId}): what it wrote may be lost: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
+          'Retry-After': String(RETRY_AFTER_SECONDS),
+        });
+        return;
+      }
     }
     writeProxyResult(res, result, requestId);
   }

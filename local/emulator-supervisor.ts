@@ -40,7 +40,8 @@ export const supervisorDefaults = { maxRestartsPerMinute: 3, restoreWithinMs: 40
 export function superviseEmulators(options: EmulatorSupervisorOptions): EmulatorSupervisor {
   const maxRestarts = options.maxRestartsPerMinute ?? supervisorDefaults.maxRestartsPerMinute;
   const restoreWithinMs = options.restoreWithinMs ?? supervisorDefaults.restoreWithinMs;
-  const restartTimes: number[] = [];
+  /** Restarts within the last minute, per emulator. */
+  const restartTimes = new Map<SupervisedEmulator, number[]>();
   const dead = new Set<SupervisedEmulator>();
   /** Restarted, but what they lost is not restored yet. */
   const unrestored = new Set<SupervisedEmulator>();
@@ -87,17 +88,22 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
     try {
       while (!stopped) {
         const now = Date.now();
-        while ((restartTimes[0] ?? now) < now - 60_000) restartTimes.shift();
-        if (dead.size > 0 && restartTimes.length >= maxRestarts) {
+        const recent = (emulator: SupervisedEmulator) => {
+          const times = (restartTimes.get(emulator) ?? []).filter((at) => at > now - 60_000);
+          restartTimes.set(emulator, times);
+          return times;
+        };
+        const looping = [...dead].find((emulator) => recent(emulator).length >= maxRestarts);
+        if (looping) {
           fatal(
-            `${names()} could not be kept running: ${restartTimes.length} restarts within a minute${lastError ? ` (last error: ${lastError})` : ''}.`,
+            `${looping.current.name} could not be kept running: ${recent(looping).length} restarts within a minute${lastError ? ` (last error: ${lastError})` : ''}.`,
           );
           return;
         }
         try {
           for (const emulator of options.emulators) {
             if (!dead.has(emulator)) continue;
-            restartTimes.push(Date.now());
+            restartTimes.set(emulator, [...(restartTimes.get(emulator) ?? []), Date.now()]);
             const started = await emulator.restart();
             if (stopped) {
               await started.stop();

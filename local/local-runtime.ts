@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { accountStore, resendUnfinishedDeps, tokenStore } from '../functions/adapters/dependencies';
@@ -74,6 +74,7 @@ export interface LocalRuntime {
   resources: ProvisionedResources;
   /** Process ids of the emulators and of their orphan reaper, now. */
   readonly childPids: number[];
+  readonly emulatorPids: { dynamodb: number; moto: number };
   /** False while an emulator is down and being restarted (the API answers 503). */
   readonly available: boolean;
   /** Articles that were queued when the runtime last stopped, sent to generation again at this start. */
@@ -184,6 +185,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       log,
       logRequests: options.logRequests ?? false,
       available: () => available,
+      // DynamoDB Local answers a TransactWriteItems before it is in its file, and commits it
+      // when the next request arrives (a kill -9 right after the answer loses it): one cheap
+      // request after each write request, before the client hears it was accepted.
+      persistWrites: async () => {
+        await clients.dynamodb.send(new DescribeTableCommand({ TableName: resources.tableNames.accounts }));
+      },
     });
     const host = options.host ?? localDefaults.host;
     let port: number;
@@ -286,6 +293,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       resources,
       get childPids() {
         return [...emulators.map((emulator) => emulator.process.pid ?? 0), reaper.pid ?? 0];
+      },
+      get emulatorPids() {
+        return {
+          dynamodb: dynamodbSupervised.current.process.pid ?? 0,
+          moto: motoSupervised.current.process.pid ?? 0,
+        };
       },
       get available() {
         return available;

@@ -13,8 +13,6 @@ import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';
 import { runtimeSettings } from '../shared/runtime-settings';
 
-const processor = new BatchProcessor(EventType.SQS);
-
 const messageSchema = z.object({ accountId: z.string().min(1), articleUuid: z.string().min(1) });
 
 async function processRecord(record: SQSRecord): Promise<void> {
@@ -84,6 +82,13 @@ function safeJson(body: string): unknown {
   }
 }
 
+/**
+ * A BatchProcessor keeps the state of one batch, so each invocation gets its own: the local
+ * runtime runs several invocations at once in one process.
+ */
 export async function handler(event: SQSEvent, context: Context) {
-  return processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false });
+  return processPartialResponse(event, processRecord, new BatchProcessor(EventType.SQS), {
+    context,
+    throwOnFullBatchFailure: false,
+  });
 }

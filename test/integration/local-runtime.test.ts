@@ -4,7 +4,7 @@
  * schedule, persistence across a restart, and no child process left behind.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,7 @@ import * as deps from '../../functions/adapters/dependencies';
 import { MAX_BODY_BYTES } from '../../functions/api/http/form-body';
 import { errorBodies } from '../../functions/api/http/responses';
 import * as accounts from '../../functions/core/accounts';
-import type { RouteDefinition } from '../../functions/routes';
+import { generationWorker, type RouteDefinition } from '../../functions/routes';
 import { createApiServer } from '../../local/api-server';
 import { HandlerLoader } from '../../local/handler-loader';
 import { LocalAuthorizer } from '../../local/local-authorizer';
@@ -326,6 +326,24 @@ describe('the SQS event source', () => {
     } finally {
       sqs.destroy();
     }
+  });
+
+  it('keeps concurrent invocations of the real worker apart (each gets its own outcome)', async () => {
+    const loaded = new HandlerLoader(quiet).load<Parameters<typeof invokeWorker>[0]>(generationWorker.entry);
+    if (loaded.status !== 'loaded') throw new Error('worker not loaded');
+    // Odd ones fail (DynamoDB rejects a key of 3000 characters), even ones find no article and succeed.
+    const messages: Message[] = Array.from({ length: 10 }, (_, n) => ({
+      MessageId: `m${n}`,
+      ReceiptHandle: `r${n}`,
+      Body: JSON.stringify({ accountId: n % 2 ? 'x'.repeat(3000) : randomUUID(), articleUuid: randomUUID() }),
+      Attributes: { ApproximateReceiveCount: '1' },
+    }));
+    const outcomes = await Promise.all(
+      messages.map((message) => invokeWorker(loaded.handler, [message], 'arn', quiet)),
+    );
+    expect(outcomes.map((outcome) => outcome.failed.map((message) => message.MessageId))).toEqual(
+      messages.map((message, n) => (n % 2 ? [message.MessageId] : [])),
+    );
   });
 
   it('fails the whole batch when the worker throws or names an unknown record', async () => {
