@@ -76,6 +76,7 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
   };
 
   async function restore(): Promise<void> {
+    const began = Date.now();
     const names = () => [...dead].map((emulator) => emulator.current.name).join(' and ');
     let lastError = '';
     const deadline = setTimeout(
@@ -117,7 +118,9 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
           await options.afterRestart([...unrestored].map((emulator) => emulator.current));
           unrestored.clear();
           if (dead.size > 0 || stopped) continue;
-          options.log('Emulators running again; the API accepts requests.');
+          options.log(
+            `Emulators running again after ${((Date.now() - began) / 1000).toFixed(1)} s; the API accepts requests.`,
+          );
           options.onAvailable();
           return;
         } catch (error) {

@@ -255,9 +255,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       },
       onFatal: (reason) => {
         const message = `${reason} Inkpress is stopping: accepted articles are kept in ${dataDir} and sent to generation again at the next start.`;
-        void Promise.race([stop(), new Promise((resolve) => setTimeout(resolve, FATAL_STOP_GRACE_MS))]).then(
-          () => (options.onFatal ?? log)(message),
-        );
+        let timer: NodeJS.Timeout | undefined;
+        const gaveUp = new Promise((resolve) => {
+          timer = setTimeout(resolve, FATAL_STOP_GRACE_MS);
+        });
+        void Promise.race([stop(), gaveUp]).then(() => {
+          clearTimeout(timer);
+          (options.onFatal ?? log)(message);
+        });
       },
     });
     // First in line at stop: emulators stopped on purpose are not restarted.

@@ -1,5 +1,6 @@
 /**
- * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM.
+ * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM, or until an
+ * emulator dies and cannot be restored (exit code 1, the reason on stderr).
  * Settings (see local/README.md): PORT, INKPRESS_DATA_DIR, INKPRESS_SWEEP_SECONDS,
  * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_RETRY_VISIBILITY_SECONDS, INKPRESS_LOG_REQUESTS.
  */
