@@ -136,6 +136,23 @@ describe('the API on 127.0.0.1', () => {
     expect((await call('/v1/languages', { headers: bearer(unused) })).status).toBe(401);
   });
 
+  it('has both emulators listen on 127.0.0.1 only', () => {
+    const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+    if (ss.error) return; // no `ss` (not Linux): nothing to check with
+    const { dynamodb, moto } = runtime.emulatorPids;
+    const listening = (pid: number) =>
+      ss.stdout
+        .split('\n')
+        .filter((line) => line.includes(`pid=${pid},`))
+        .map((line) => line.trim().split(/\s+/)[3]);
+    for (const pid of [dynamodb, moto]) {
+      expect(listening(pid).length).toBeGreaterThan(0);
+      for (const address of listening(pid)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+    }
+    expect(listening(dynamodb)).toEqual([new URL(runtime.endpoints.dynamodb).host]);
+    expect(listening(moto)).toEqual([new URL(runtime.endpoints.moto).host]);
+  });
+
   it('refuses a second runtime on the same data folder', async () => {
     await expect(startLocalRuntime({ port: 0, dataDir, log: quiet })).rejects.toThrow(/already running/);
   });
