@@ -22,6 +22,7 @@ import { MAX_BODY_BYTES } from '../../functions/api/http/form-body';
 import { errorBodies } from '../../functions/api/http/responses';
 import * as accounts from '../../functions/core/accounts';
 import { generationWorker, type RouteDefinition } from '../../functions/routes';
+import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { createApiServer } from '../../local/api-server';
 import { HandlerLoader } from '../../local/handler-loader';
 import { LocalAuthorizer } from '../../local/local-authorizer';
@@ -31,6 +32,7 @@ import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
+import * as slowWorker from '../support/local-fixtures/slow-worker';
 
 const quiet = () => undefined;
 let dataDir: string;
@@ -340,6 +342,41 @@ describe('the SQS event source', () => {
         receiptHandle: expect.any(String),
         messageAttributes: {},
       });
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  it('runs workerMaxConcurrency invocations of one message at once, never two of the same body', async () => {
+    const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
+    try {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-concurrency-test' }));
+      const queueUrl = QueueUrl as string;
+      const bodies = [...Array.from({ length: 14 }, (_, n) => `{"n":${n}}`), '{"n":0}', '{"n":0}'];
+      for (const body of bodies)
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+      const poller = startQueuePoller({
+        sqs,
+        queueUrl,
+        loader: new HandlerLoader(quiet),
+        log: quiet,
+        waitTimeSeconds: 1,
+        retryVisibilitySeconds: 1,
+        entry: 'test/support/local-fixtures/slow-worker.ts',
+      });
+      await eventually(
+        async () => slowWorker.runs.length,
+        (n) => n === bodies.length,
+      );
+      await poller.stop();
+
+      expect(slowWorker.concurrency.max).toBe(runtimeSettings.workerMaxConcurrency);
+      expect(slowWorker.runs.every((run) => run.records === runtimeSettings.workerBatchSize)).toBe(true);
+      const sameArticle = slowWorker.runs.filter((run) => run.body === '{"n":0}');
+      expect(sameArticle).toHaveLength(3);
+      for (const [earlier, later] of sameArticle.slice(1).map((run, n) => [sameArticle[n], run])) {
+        expect(later?.start).toBeGreaterThanOrEqual(earlier?.end ?? Number.POSITIVE_INFINITY);
+      }
     } finally {
       sqs.destroy();
     }
