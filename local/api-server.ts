@@ -19,6 +19,8 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-config';
 /** API Gateway's own payload limit; larger bodies are not even read. */
 const GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
 const API_ID = 'local';
+/** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
+const RETRY_AFTER_SECONDS = 5;
 const STAGE = 'local';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -42,6 +44,13 @@ export interface ApiServerOptions {
   log: (line: string) => void;
   /** Log one line per request (method, path, status, time). */
   logRequests?: boolean;
+  /** False while an emulator is down: requests to routes get a 503 instead of reaching a handler. */
+  available?: () => boolean;
+  /**
+   * Runs after a handler of a request that may write (any method but GET and HEAD) and before
+   * its response is sent, to make what it wrote durable; when it throws, the answer is a 503.
+   */
+  persistWrites?: () => Promise<void>;
   maxBodyBytes?: number;
 }
 
@@ -90,6 +99,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (match.kind === 'methodNotAllowed') {
       drain(req);
       sendJson(res, 405, errorBodies.methodNotAllowed, requestId, { Allow: match.allowed.join(', ') });
+      return;
+    }
+
+    if (options.available && !options.available()) {
+      drain(req);
+      sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
       return;
     }
 
@@ -152,6 +169,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       options.log(`${match.route.name} returned no statusCode (request ${requestId}).`);
       sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
       return;
+    }
+    if (options.persistWrites && method !== 'GET' && method !== 'HEAD') {
+      try {
+        await options.persistWrites();
+      } catch (error) {
+        options.log(
+          `${match.route.name} (request ${requestId}): what it wrote may be lost: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
+          'Retry-After': String(RETRY_AFTER_SECONDS),
+        });
+        return;
+      }
     }
     writeProxyResult(res, result, requestId);
   }

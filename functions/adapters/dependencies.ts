@@ -13,6 +13,7 @@ import type {
   WebsiteLookup,
 } from '../core/articles/ports';
 import type { ReadArticlesDeps } from '../core/articles/read-articles';
+import type { QueuedGenerations, ResendUnfinishedDeps } from '../core/articles/resend-unfinished';
 import type { SweepArticlesDeps } from '../core/articles/sweep-articles';
 import type { PublicationStore } from '../core/publishing/ports';
 import type { PublishDeps } from '../core/publishing/publish-article';
@@ -62,7 +63,7 @@ export const categoryStore = once<CategoryStore & CategoryLookup>(
 );
 
 /** Table names are read when an operation first needs them: each function gets only its own. */
-export const articleStore = once<ArticleStore>(
+export const articleStore = once<ArticleStore & QueuedGenerations>(
   () =>
     new DynamoArticleRepository(dynamoDocumentClient(), {
       get articles() {
@@ -124,6 +125,11 @@ export function retryArticleDeps(): ArticleActionDeps {
 
 export function sweepDeps(): SweepArticlesDeps {
   return { articles: articleStore(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };
+}
+
+/** What re-sending the messages of a queue that lost them needs (the local runtime). */
+export function resendUnfinishedDeps(): ResendUnfinishedDeps {
+  return { articles: articleStore(), queue: generationQueue() };
 }
 
 export const passwordCipher = once<PasswordCipher>(

@@ -26,6 +26,7 @@ import type {
   Reservation,
   ReservationOutcome,
 } from '../../core/articles/ports';
+import type { QueuedGeneration, QueuedGenerations } from '../../core/articles/resend-unfinished';
 import { slugify } from '../../core/slug';
 import { articleKeys, SWEEP_BUCKET, sweepBucketOf, sweepBucketsOf, websiteKeys } from './keys';
 import { countQuery } from './reads';
@@ -49,7 +50,7 @@ const MAX_ERROR_LENGTH = 500;
 type Item = Record<string, unknown>;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export class DynamoArticleRepository implements ArticleStore {
+export class DynamoArticleRepository implements ArticleStore, QueuedGenerations {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: ArticleTables,
@@ -445,7 +446,9 @@ export class DynamoArticleRepository implements ArticleStore {
     const current = await this.get(ref.accountId, ref.articleUuid);
     if (current?.state !== 'queued')
       return current ? { kind: 'not_queued', article: current } : { kind: 'not_queued' };
-    if (current.leaseExpiresAt !== undefined && current.leaseExpiresAt >= now) return { kind: 'busy' };
+    if (current.leaseExpiresAt !== undefined && current.leaseExpiresAt >= now) {
+      return { kind: 'busy', leaseExpiresAt: current.leaseExpiresAt };
+    }
     return { kind: 'exhausted', article: current };
   }
 
@@ -458,7 +461,7 @@ export class DynamoArticleRepository implements ArticleStore {
     });
   }
 
-  async breakLease(article: Article): Promise<void> {
+  async breakLease(article: QueuedGeneration): Promise<void> {
     if (!article.leaseOwner) return;
     await this.updateIfCondition(article, {
       UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAt',
@@ -602,7 +605,8 @@ export class DynamoArticleRepository implements ArticleStore {
       .map(fromItem);
   }
 
-  async eachQueued(visit: (articles: Article[]) => Promise<void>): Promise<void> {
+  /** The sweep index's `generation` partitions hold exactly the queued articles. */
+  async *listQueuedGenerations(): AsyncIterable<QueuedGeneration[]> {
     for (const bucket of sweepBucketsOf(SWEEP_BUCKET.generation)) {
       const pages = paginateQuery(
         { client: this.client, pageSize: 100 },
@@ -613,11 +617,16 @@ export class DynamoArticleRepository implements ArticleStore {
           FilterExpression: '#state = :queued',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: { ':bucket': bucket, ':queued': 'queued' },
+          ProjectionExpression: 'accountId, articleUuid, leaseOwner',
         },
       );
       for await (const page of pages) {
-        const articles = (page.Items ?? []).map(fromItem);
-        if (articles.length > 0) await visit(articles);
+        const queued = (page.Items ?? []).map((item) => ({
+          accountId: String(item.accountId),
+          articleUuid: String(item.articleUuid),
+          ...(item.leaseOwner ? { leaseOwner: String(item.leaseOwner) } : {}),
+        }));
+        if (queued.length > 0) yield queued;
       }
     }
   }

@@ -39,6 +39,7 @@ export const errorBodies = {
   payloadTooLarge: { message: 'The request body is too large.' },
   tooManyRequests: { message: 'Too many requests.' },
   serverError: { message: 'Server error.' },
+  serviceUnavailable: { message: 'Service temporarily unavailable.' },
 } as const;
 
 export function ok(body: unknown): ApiResult {

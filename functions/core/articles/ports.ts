@@ -40,8 +40,8 @@ export interface ArticlePage {
 export type LeaseOutcome =
   /** The worker holds the article now; `article` has the attempt counted. */
   | { kind: 'leased'; article: Article }
-  /** Another worker holds a live lease: this delivery is a duplicate. */
-  | { kind: 'busy' }
+  /** Another worker holds a live lease (until `leaseExpiresAt`): this delivery is a duplicate. */
+  | { kind: 'busy'; leaseExpiresAt: string }
   /** Every attempt was used: the article must be failed. */
   | { kind: 'exhausted'; article: Article }
   /** Not queued (generated, failed, cancelled, deferred) or unknown. */
@@ -75,8 +75,6 @@ export interface ArticleStore {
   ): Promise<LeaseOutcome>;
   /** Extends `owner`'s lease; false when it holds it no more. */
   renewLease(article: Article, owner: string, leaseUntil: string): Promise<boolean>;
-  /** Ends a lease whose worker is known to be dead (a restart of the only process that had it). */
-  breakLease(article: Article): Promise<void>;
   /** Gives the lease back after a failed attempt; the sweeper looks again at `recheckAt`. */
   releaseLease(article: Article, owner: string, reason: string, recheckAt: string): Promise<void>;
   /**
@@ -101,8 +99,6 @@ export interface ArticleStore {
   listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
   /** Articles due for the sweeper in one kind of work (`reservation` or `generation`), at most `limit`. */
   listDue(kind: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]>;
-  /** Every queued article of every account (waiting or in generation), page by page. */
-  eachQueued(visit: (articles: Article[]) => Promise<void>): Promise<void>;
   /** Makes the account's articles deferred in `state` due for a new reservation attempt now. */
   makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number>;
 }
