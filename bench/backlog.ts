@@ -160,7 +160,9 @@ async function main(): Promise<void> {
 
     const outlineCalls = new Map<string, number>();
     for (const request of fake.requests) {
-      if (!('response_format' in request)) continue;
+      // The outline is the one structured call per attempt that is not the meta call.
+      const format = request.response_format as { json_schema?: { name?: string } } | undefined;
+      if (!format || format.json_schema?.name === 'article_meta') continue;
       const keyword = /backlog article \d+/.exec(JSON.stringify(request.messages))?.[0] ?? '?';
       outlineCalls.set(keyword, (outlineCalls.get(keyword) ?? 0) + 1);
     }
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
     const idealMs = (ARTICLES * perArticleMs) / concurrency;
 
     console.log(
-      `\nBacklog of ${ARTICLES} articles (h2_count 1: 4 model calls in 2 rounds of ${LATENCY_MS} ms), ${concurrency} workers`,
+      `\nBacklog of ${ARTICLES} articles (h2_count 1: 5 model calls in 2 rounds of ${LATENCY_MS} ms), ${concurrency} workers`,
     );
     console.log(`created in ${(createMs / 1000).toFixed(1)} s`);
     for (const [label, result] of Object.entries(aged)) {

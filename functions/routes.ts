@@ -6,9 +6,26 @@ import type { TableName } from './adapters/dynamodb/table-definitions';
 import { DOCS_VIEWER_FILE } from './api/openapi/docs-viewer';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-export type TableAccess = 'read' | 'readWrite';
+
+/**
+ * A DynamoDB action a function calls on a table, as IAM names it. The list of each function is
+ * what its code sends, adapter by adapter: a transaction needs the action of each of its items
+ * (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), BatchWriteItem is its own action, and
+ * Query is granted on the table and its indexes. Change it together with the adapters.
+ */
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+export type TableAccess = readonly TableAction[];
 
 export interface FunctionAccess {
+  /** The tables the function uses (each one's name reaches it as the table's `envVar`) and how. */
   tables: Partial<Record<TableName, TableAccess>>;
   /** Sends messages to the generation queue. */
   sendsToQueue?: boolean;
@@ -44,9 +61,17 @@ export interface RouteDefinition extends FunctionDefinition {
   public?: boolean;
 }
 
-const readAccount: Partial<Record<TableName, TableAccess>> = { accounts: 'read' };
-/** Tables a function needs to record webhook events (the outbox, and the records events carry). */
-const recordsEvents: Partial<Record<TableName, TableAccess>> = { webhooks: 'readWrite' };
+/** Every route takes a token from its account's bucket (one UpdateItem) before anything else. */
+const rateLimited = (
+  tables: Partial<Record<TableName, TableAccess>>,
+): Partial<Record<TableName, TableAccess>> => ({ rateLimits: ['UpdateItem'], ...tables });
+
+/**
+ * What recording a webhook event needs (event-hooks.ts): the account's endpoints (Query) and the
+ * outbox item (PutItem), plus reading the record the event carries (article: the item, its
+ * website and category in batch; website: the item).
+ */
+const recordsEvents: Partial<Record<TableName, TableAccess>> = { webhooks: ['Query', 'PutItem'] };
 
 export const routes: RouteDefinition[] = [
   {
@@ -54,14 +79,14 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/languages',
     entry: 'functions/api/list-languages.ts',
-    access: { tables: {} },
+    access: { tables: rateLimited({}) },
   },
   {
     name: 'ListWebsites',
     methods: ['GET'],
     path: '/v1/websites/list',
     entry: 'functions/api/list-websites.ts',
-    access: { tables: { websites: 'read' } },
+    access: { tables: rateLimited({ websites: ['Query'] }) },
   },
   {
     name: 'CreateWebsite',
@@ -69,7 +94,13 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/create',
     entry: 'functions/api/create-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite' },
+      // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany;
+      // the Idempotency-Key record (Powertools: put, get, update, delete on failure).
+      tables: rateLimited({
+        websites: ['GetItem', 'PutItem'],
+        categories: ['BatchWriteItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
     },
@@ -79,7 +110,7 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/show',
     entry: 'functions/api/show-website.ts',
-    access: { tables: { websites: 'read' } },
+    access: { tables: rateLimited({ websites: ['GetItem'] }) },
   },
   {
     name: 'UpdateWebsite',
@@ -87,7 +118,14 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/update',
     entry: 'functions/api/update-website.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite', articles: 'readWrite', ...recordsEvents },
+      // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
+      // ...and the website.recovered event (the website read before and after).
+      tables: rateLimited({
+        websites: ['GetItem', 'UpdateItem'],
+        categories: ['Query', 'BatchWriteItem'],
+        articles: ['Query', 'UpdateItem'],
+        ...recordsEvents,
+      }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
       sendsToWebhookQueue: true,
@@ -98,35 +136,54 @@ export const routes: RouteDefinition[] = [
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/delete',
     entry: 'functions/api/delete-website.ts',
-    access: { tables: { websites: 'readWrite', categories: 'readWrite' } },
+    // get, delete (a transaction of two deletes); removeAllCategories.
+    access: {
+      tables: rateLimited({ websites: ['GetItem', 'DeleteItem'], categories: ['Query', 'BatchWriteItem'] }),
+    },
   },
   {
     name: 'ListCategories',
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/categories',
     entry: 'functions/api/list-categories.ts',
-    access: { tables: { websites: 'read', categories: 'read' } },
+    access: { tables: rateLimited({ websites: ['GetItem'], categories: ['Query'] }) },
   },
   {
     name: 'ListArticles',
     methods: ['GET'],
     path: '/v1/articles/list',
     entry: 'functions/api/list-articles.ts',
-    access: { tables: { ...readAccount, articles: 'read', websites: 'read', categories: 'read' } },
+    // generatedCount, one page of the generated index, the page's websites and categories.
+    access: {
+      tables: rateLimited({
+        accounts: ['GetItem'],
+        articles: ['Query'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+    },
   },
   {
     name: 'ListQueuedArticles',
     methods: ['GET', 'POST'],
     path: '/v1/articles/queue',
     entry: 'functions/api/list-queued-articles.ts',
-    access: { tables: { articles: 'read', websites: 'read', categories: 'read' } },
+    access: {
+      tables: rateLimited({ articles: ['Query'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] }),
+    },
   },
   {
     name: 'ShowArticle',
     methods: ['GET'],
     path: '/v1/articles/{article_uuid}/show',
     entry: 'functions/api/show-article.ts',
-    access: { tables: { articles: 'read', websites: 'read', categories: 'read' } },
+    access: {
+      tables: rateLimited({
+        articles: ['GetItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+    },
   },
   {
     name: 'CreateArticle',
@@ -134,13 +191,16 @@ export const routes: RouteDefinition[] = [
     path: '/v1/articles/create',
     entry: 'functions/api/create-article.ts',
     access: {
-      tables: {
-        accounts: 'readWrite',
-        dailyUsage: 'readWrite',
-        articles: 'readWrite',
-        websites: 'read',
-        categories: 'read',
-      },
+      // The reservation transaction (article put, credits and daily usage updates), the deferred
+      // put, the re-read of a retried create, postponeStuckCheck; the website and category check.
+      tables: rateLimited({
+        accounts: ['GetItem', 'UpdateItem'],
+        dailyUsage: ['UpdateItem'],
+        articles: ['GetItem', 'PutItem', 'UpdateItem'],
+        websites: ['GetItem'],
+        categories: ['GetItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      }),
       sendsToQueue: true,
     },
   },
@@ -150,13 +210,15 @@ export const routes: RouteDefinition[] = [
     path: '/v1/articles/{article_uuid}/retry',
     entry: 'functions/api/retry-article.ts',
     access: {
-      tables: {
-        accounts: 'readWrite',
-        dailyUsage: 'readWrite',
-        articles: 'readWrite',
-        websites: 'read',
-        categories: 'read',
-      },
+      // The article; a new reservation (transaction: article update, credits, daily usage) or
+      // the publication's requeue; the answer's website and category.
+      tables: rateLimited({
+        accounts: ['GetItem', 'UpdateItem'],
+        dailyUsage: ['UpdateItem'],
+        articles: ['GetItem', 'UpdateItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
       sendsToQueue: true,
     },
   },
@@ -166,7 +228,13 @@ export const routes: RouteDefinition[] = [
     path: '/v1/articles/{article_uuid}/cancel',
     entry: 'functions/api/cancel-article.ts',
     access: {
-      tables: { accounts: 'readWrite', articles: 'readWrite', websites: 'read', categories: 'read' },
+      // The cancel-and-refund transaction; the answer's website and category.
+      tables: rateLimited({
+        accounts: ['UpdateItem'],
+        articles: ['GetItem', 'UpdateItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
     },
   },
   {
@@ -174,14 +242,14 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/account',
     entry: 'functions/api/show-account.ts',
-    access: { tables: { accounts: 'read', dailyUsage: 'read' } },
+    access: { tables: rateLimited({ accounts: ['GetItem'], dailyUsage: ['GetItem'] }) },
   },
   {
     name: 'AccountUsage',
     methods: ['GET'],
     path: '/v1/account/usage',
     entry: 'functions/api/account-usage.ts',
-    access: { tables: { usageDays: 'read' } },
+    access: { tables: rateLimited({ usageDays: ['Query'] }) },
   },
   {
     name: 'RefreshCategories',
@@ -189,8 +257,14 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/categories/refresh',
     entry: 'functions/api/refresh-categories.ts',
     access: {
-      tables: { websites: 'readWrite', categories: 'readWrite', ...recordsEvents },
-      sitePasswordKey: 'decrypt',
+      // The website (and its password migration), syncCategories, recordHealth and its events.
+      tables: rateLimited({
+        websites: ['GetItem', 'UpdateItem'],
+        categories: ['Query', 'BatchWriteItem'],
+        ...recordsEvents,
+      }),
+      // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+      sitePasswordKey: 'encryptDecrypt',
       callsCustomerSites: true,
       sendsToWebhookQueue: true,
     },
@@ -200,35 +274,37 @@ export const routes: RouteDefinition[] = [
     methods: ['POST'],
     path: '/v1/webhooks/create',
     entry: 'functions/api/create-webhook.ts',
-    access: { tables: { webhooks: 'readWrite' }, sitePasswordKey: 'encrypt' },
+    // The counter update and the endpoint put, in one transaction; the secret encrypted.
+    access: { tables: rateLimited({ webhooks: ['UpdateItem', 'PutItem'] }), sitePasswordKey: 'encrypt' },
   },
   {
     name: 'ListWebhooks',
     methods: ['GET'],
     path: '/v1/webhooks/list',
     entry: 'functions/api/list-webhooks.ts',
-    access: { tables: { webhooks: 'read' } },
+    access: { tables: rateLimited({ webhooks: ['Query'] }) },
   },
   {
     name: 'ShowWebhook',
     methods: ['GET'],
     path: '/v1/webhooks/{webhook_uuid}/show',
     entry: 'functions/api/show-webhook.ts',
-    access: { tables: { webhooks: 'read' } },
+    access: { tables: rateLimited({ webhooks: ['GetItem'] }) },
   },
   {
     name: 'DeleteWebhook',
     methods: ['PUT'],
     path: '/v1/webhooks/{webhook_uuid}/delete',
     entry: 'functions/api/delete-webhook.ts',
-    access: { tables: { webhooks: 'readWrite' } },
+    // The endpoint, then its delete and the counter update in one transaction.
+    access: { tables: rateLimited({ webhooks: ['GetItem', 'DeleteItem', 'UpdateItem'] }) },
   },
   {
     name: 'ListWebhookDeliveries',
     methods: ['GET'],
     path: '/v1/webhooks/{webhook_uuid}/deliveries',
     entry: 'functions/api/list-webhook-deliveries.ts',
-    access: { tables: { webhooks: 'read' } },
+    access: { tables: rateLimited({ webhooks: ['GetItem', 'Query'] }) },
   },
   {
     name: 'OpenApiDocument',
@@ -253,7 +329,7 @@ export const routes: RouteDefinition[] = [
 export const authorizer: FunctionDefinition = {
   name: 'Authorizer',
   entry: 'functions/api/authorizer.ts',
-  access: { tables: { apiTokens: 'read' } },
+  access: { tables: { apiTokens: ['GetItem'] } },
 };
 
 /** Consumes the generation queue: generates, then publishes. */
@@ -261,17 +337,22 @@ export const generationWorker: FunctionDefinition = {
   name: 'GenerationWorker',
   entry: 'functions/worker/generation-worker.ts',
   access: {
+    // Generation: complete and fail transactions (article, account, website counters).
+    // Publishing: the article, website and category reads, publication updates, recordHealth.
+    // Usage: the day item in the completing transaction. Webhook events: the outbox, and the
+    // records they carry (the article's website and category in batch).
     tables: {
-      accounts: 'readWrite',
-      articles: 'readWrite',
-      websites: 'readWrite',
-      categories: 'read',
-      usageDays: 'readWrite',
+      accounts: ['GetItem', 'UpdateItem'],
+      articles: ['GetItem', 'UpdateItem'],
+      websites: ['GetItem', 'BatchGetItem', 'UpdateItem'],
+      categories: ['GetItem', 'BatchGetItem'],
+      usageDays: ['UpdateItem'],
       ...recordsEvents,
     },
     consumesQueue: true,
     sendsToWebhookQueue: true,
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     readsModelSecret: true,
     callsCustomerSites: true,
   },
@@ -282,17 +363,21 @@ export const sweeper: FunctionDefinition = {
   name: 'Sweeper',
   entry: 'functions/worker/sweeper.ts',
   access: {
+    // The sweep index and the transactions of the reservation and failure steps; publication
+    // retries as in the worker; health checks (index of websites due, syncCategories).
+    // Webhooks: events recorded as in the worker; re-sends (sweep index, then the re-send time).
     tables: {
-      accounts: 'readWrite',
-      dailyUsage: 'readWrite',
-      articles: 'readWrite',
-      websites: 'readWrite',
-      categories: 'readWrite',
-      ...recordsEvents,
+      accounts: ['GetItem', 'UpdateItem'],
+      dailyUsage: ['UpdateItem'],
+      articles: ['GetItem', 'Query', 'UpdateItem'],
+      websites: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
+      categories: ['GetItem', 'BatchGetItem', 'Query', 'BatchWriteItem'],
+      webhooks: ['Query', 'PutItem', 'UpdateItem'],
     },
     sendsToQueue: true,
     sendsToWebhookQueue: true,
-    sitePasswordKey: 'decrypt',
+    // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+    sitePasswordKey: 'encryptDecrypt',
     callsCustomerSites: true,
   },
 };
@@ -302,7 +387,9 @@ export const webhookDispatcher: FunctionDefinition = {
   name: 'WebhookDispatcher',
   entry: 'functions/worker/webhook-dispatcher.ts',
   access: {
-    tables: { webhooks: 'readWrite' },
+    // Endpoints, events and deliveries read; deliveries and attempts put; leases, retries,
+    // dispatch marks and 410 disables updated.
+    tables: { webhooks: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
     consumesWebhookQueue: true,
     sendsToWebhookQueue: true,
     sitePasswordKey: 'decrypt',

@@ -30,11 +30,18 @@ export const MODEL_CONTEXT_KEYS = {
   openaiModelGpt4: 'OPENAI_MODEL_GPT_4',
 } as const;
 
-function modelSettingsFromContext(scope: Construct): Record<string, string> {
+/** CDK context keys of the per-account rate limit (`-c rateLimitPerSecond=20`) and their variables. */
+export const RATE_LIMIT_CONTEXT_KEYS = {
+  rateLimitPerSecond: 'INKPRESS_RATE_LIMIT_PER_SECOND',
+  rateLimitBurst: 'INKPRESS_RATE_LIMIT_BURST',
+} as const;
+
+function settingsFromContext(scope: Construct, keys: Record<string, string>): Record<string, string> {
   const settings: Record<string, string> = {};
-  for (const [contextKey, envVar] of Object.entries(MODEL_CONTEXT_KEYS)) {
+  for (const [contextKey, envVar] of Object.entries(keys)) {
     const value: unknown = scope.node.tryGetContext(contextKey);
-    if (typeof value === 'string' && value !== '') settings[envVar] = value;
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number')
+      settings[envVar] = String(value);
   }
   return settings;
 }
@@ -71,7 +78,8 @@ export class InkpressStack extends Stack {
       webhookQueue: webhooks.queue,
       sitePasswordKey,
       modelSecret,
-      modelSettings: modelSettingsFromContext(this),
+      modelSettings: settingsFromContext(this, MODEL_CONTEXT_KEYS),
+      rateLimitSettings: settingsFromContext(this, RATE_LIMIT_CONTEXT_KEYS),
     });
 
     functions.worker.addEventSource(
@@ -97,6 +105,8 @@ export class InkpressStack extends Stack {
 
     const api = new InkpressApi(this, 'Api', { functions });
     const alarms = new OperationalAlarms(this, 'Alarms', {
+      restApi: api.restApi,
+      generationQueue: generation.queue,
       deadLetterQueue: generation.deadLetterQueue,
       functions: functions.all,
     });
@@ -115,7 +125,7 @@ export class InkpressStack extends Stack {
     new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'Subscribe to this topic to receive the alarms',
+      description: 'Subscribe to this topic to receive the alarms (README: Alarms)',
       value: alarms.topic.topicArn,
     });
     for (const [name, definition] of tableEntries()) {

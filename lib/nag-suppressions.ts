@@ -18,7 +18,7 @@ export function acknowledgeNagFindings({ api, functions, modelSecret }: Acknowle
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'Node.js 22 (LTS) is the runtime the service is built and tested for (DESIGN.md); moving to a newer runtime is a deliberate upgrade, not a stack default.',
+        'Node.js 22 (LTS) is the runtime the service is built and tested for (docs/design.md); moving to a newer runtime is a deliberate upgrade, not a stack default.',
     });
   }
 

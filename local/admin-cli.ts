@@ -4,16 +4,11 @@
  */
 import './process-defaults';
 import { accountStore, articleStore, tokenStore } from '../functions/adapters/dependencies';
-import { type TableName, tableDefinitions } from '../functions/adapters/dynamodb/table-definitions';
 import { makeDeferralsDue } from '../functions/core/articles/sweep-articles';
 import { DomainError } from '../functions/core/errors';
-import { optionalEnv } from '../functions/shared/env';
 import { parseCommand, runCommand, USAGE, UsageError } from './admin-commands';
-import { openAdminConnection } from './admin-connection';
+import { IncompleteDeploymentError, openAdminConnection } from './admin-connection';
 import { MissingPrerequisiteError } from './emulators';
-
-/** The table that making deferred articles due needs. */
-const articleTables: TableName[] = ['articles'];
 
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv);
@@ -40,11 +35,6 @@ async function makeDeferredArticlesDue(
   accountId: string,
   waitingFor: 'not_enough_credits' | 'daily_limit_reached',
 ): Promise<string> {
-  const missing = articleTables.filter((table) => !optionalEnv(tableDefinitions[table].envVar));
-  if (missing.length > 0) {
-    const names = missing.map((table) => tableDefinitions[table].envVar).join(', ');
-    return `Set ${names} to also retry the waiting articles now (the sweeper picks them up otherwise only when they are due).`;
-  }
   const count = await makeDeferralsDue(
     { articles: articleStore(), clock: () => new Date() },
     accountId,
@@ -70,7 +60,10 @@ main(process.argv.slice(2)).then(
       await print(process.stderr, `error: ${error.message} (see: npm run --silent admin -- --help)`);
       process.exit(2);
     }
-    const known = error instanceof DomainError || error instanceof MissingPrerequisiteError;
+    const known =
+      error instanceof DomainError ||
+      error instanceof MissingPrerequisiteError ||
+      error instanceof IncompleteDeploymentError;
     await print(
       process.stderr,
       known ? `error: ${oneLine(error)}` : `error: admin command failed: ${oneLine(error)}`,

@@ -26,8 +26,9 @@ export const USAGE = `Usage: npm run --silent admin -- <command>
   token revoke --token TOKEN
 
 Works on the local data (INKPRESS_DATA_DIR, default .inkpress/) whether or not npm start is
-running. With ACCOUNTS_TABLE and API_TOKENS_TABLE set (and no INKPRESS_DATA_DIR), it works
-on those deployed tables with the default AWS credentials.`;
+running. With ACCOUNTS_TABLE, API_TOKENS_TABLE and ARTICLES_TABLE set (and no
+INKPRESS_DATA_DIR), it works on those deployed tables with the default AWS credentials; with
+only some of them set it refuses to run.`;
 
 /** Wrong command line: exit code 2. */
 export class UsageError extends Error {}

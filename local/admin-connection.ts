@@ -1,9 +1,11 @@
 /**
- * Where the admin CLI reads and writes accounts: the deployed tables when their names are in
- * the environment, otherwise the local data folder, through the DynamoDB Local of a running
+ * Where the admin CLI reads and writes accounts: the deployed tables when all their names are
+ * in the environment, otherwise the local data folder, through the DynamoDB Local of a running
  * `npm start` when there is one, or through a DynamoDB Local started for this command only.
+ * Some names but not all is a mistake it refuses, rather than quietly using the local data.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type TableName, tableDefinitions } from '../functions/adapters/dynamodb/table-definitions';
 import { type DataLock, readRuntimeInfo, tryLock } from './data-lock';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators';
 import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, LOCAL_REGION, localDataDir } from './local-config';
@@ -19,8 +21,32 @@ export interface AdminConnection {
 /** Waiting for another admin command, or for a starting `npm start`, gives up after this. */
 const WAIT_MS = 60_000;
 
+/** The deployed tables the admin commands use (accounts, tokens, and articles to wake). */
+export const DEPLOYED_TABLES: readonly TableName[] = ['accounts', 'apiTokens', 'articles'];
+
+/** Some of the deployed table variables are set, not all. */
+export class IncompleteDeploymentError extends Error {
+  override readonly name = 'IncompleteDeploymentError';
+
+  constructor(readonly missing: string[]) {
+    const all = DEPLOYED_TABLES.map((table) => tableDefinitions[table].envVar).join(', ');
+    super(
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: set all of ${all} (the stack's *TableName outputs) to work on a deployment, or none of them to work on the local data.`,
+    );
+  }
+}
+
+/**
+ * True when every deployed table variable is set (and INKPRESS_DATA_DIR, which asks for the
+ * local data, is not); false when none is; IncompleteDeploymentError when only some are.
+ */
 export function usesDeployedTables(env: NodeJS.ProcessEnv = process.env): boolean {
-  return !env.INKPRESS_DATA_DIR && Boolean(env.ACCOUNTS_TABLE) && Boolean(env.API_TOKENS_TABLE);
+  if (env.INKPRESS_DATA_DIR) return false;
+  const variables = DEPLOYED_TABLES.map((table) => tableDefinitions[table].envVar);
+  const missing = variables.filter((variable) => !env[variable]);
+  if (missing.length === variables.length) return false;
+  if (missing.length > 0) throw new IncompleteDeploymentError(missing);
+  return true;
 }
 
 /** Points this process's environment at the account tables; call before using the repositories. */

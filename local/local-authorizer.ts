@@ -1,9 +1,10 @@
 /**
  * Runs the TOKEN authorizer the way API Gateway does: the `Authorization` header is the
  * identity source (missing: 401 without calling the function), a thrown `Unauthorized` is a
- * 401, the returned policy is evaluated against the method ARN, and allowed decisions are
- * cached per token for the API's authorizer cache TTL (so a revoked token keeps working until
- * its cached decision expires, as when deployed).
+ * 401, the returned policy is evaluated against the method ARN (a denied request gets the
+ * stack's ACCESS_DENIED gateway response: 401 Unauthenticated), and decisions are cached per
+ * token for the API's authorizer cache TTL (so a revoked token keeps working until its cached
+ * decision expires, as when deployed).
  */
 import type {
   APIGatewayAuthorizerResult,
@@ -46,9 +47,7 @@ export class LocalAuthorizer {
     const result =
       cached && cached.expiresAt > Date.now() ? cached : await this.invoke(authorization, methodArn);
     if ('allowed' in result) return result;
-    if (!isAllowed(result.policy, methodArn)) {
-      return { allowed: false, statusCode: 403, body: { ...errorBodies.forbidden } };
-    }
+    if (!isAllowed(result.policy, methodArn)) return unauthenticated();
     return { allowed: true, context: { ...result.context, principalId: result.principalId } };
   }
 

@@ -6,16 +6,18 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { accountStore, tokenStore } from '../functions/adapters/dependencies';
+import { accountStore, resendUnfinishedDeps, tokenStore } from '../functions/adapters/dependencies';
 import { authenticate, createAccount } from '../functions/core/accounts';
+import { resendUnfinishedGenerations } from '../functions/core/articles/resend-unfinished';
 import { UnauthenticatedError } from '../functions/core/errors';
 import { routes, webhookDispatcher } from '../functions/routes';
 import { runtimeSettings, webhookSettings } from '../functions/shared/runtime-settings';
 import { createApiServer } from './api-server';
 import { lockWhenFree, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './data-lock';
+import { type SupervisedEmulator, superviseEmulators } from './emulator-supervisor';
 import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
 import { HandlerLoader } from './handler-loader';
 import { LocalAuthorizer } from './local-authorizer';
@@ -49,6 +51,13 @@ export interface LocalRuntimeOptions {
   /** One line per request. */
   logRequests?: boolean;
   log?: (line: string) => void;
+  /**
+   * Called when an emulator died and could not be restored (the runtime has stopped by then);
+   * `message` says why. Default: logged.
+   */
+  onFatal?: (message: string) => void;
+  /** When the runtime gives up on a dying emulator (see emulator-supervisor.ts). */
+  supervision?: { maxRestartsPerMinute?: number; restoreWithinMs?: number };
 }
 
 export interface LocalRuntime {
@@ -62,10 +71,20 @@ export interface LocalRuntime {
   accountCreated: boolean;
   endpoints: { dynamodb: string; moto: string };
   resources: ProvisionedResources;
-  /** Process ids of the emulators and of their orphan reaper. */
-  childPids: number[];
+  /** Process ids of the emulators and of their orphan reaper, now. */
+  readonly childPids: number[];
+  readonly emulatorPids: { dynamodb: number; moto: number };
+  /** False while an emulator is down and being restarted (the API answers 503). */
+  readonly available: boolean;
+  /** Articles that were queued when the runtime last stopped, sent to generation again at this start. */
+  resentAtStart: number;
+  /** Things to tell the user at start-up (e.g. an emulator not limited to 127.0.0.1). */
+  warnings: string[];
   stop(): Promise<void>;
 }
+
+/** How long a stop after a fatal emulator failure may take before `onFatal` is called anyway. */
+const FATAL_STOP_GRACE_MS = 10_000;
 
 /**
  * The functions' SDK clients are module singletons (as in a warm Lambda) that keep the endpoint
@@ -90,7 +109,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   }
 
   const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
-  const emulators: RunningEmulator[] = [];
+  let emulators: RunningEmulator[] = [];
   // Last resort when the process exits without stop(): no emulator and no lock left behind.
   const onExit = () => {
     for (const emulator of emulators) emulator.process.kill('SIGKILL');
@@ -110,15 +129,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       }
     }
   };
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= cleanUp();
+    return stopping;
+  };
 
   try {
     const ports = await emulatorPorts(options.emulatorPorts);
-    const started = await Promise.allSettled([
-      startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true }),
-      startMotoServer({ port: ports.moto, stateDir: paths.moto }),
-    ]);
+    const startDynamoDb = () =>
+      startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true });
+    const startMoto = () => startMotoServer({ port: ports.moto, stateDir: paths.moto });
+    const started = await Promise.allSettled([startDynamoDb(), startMoto()]);
     for (const result of started) if (result.status === 'fulfilled') emulators.push(result.value);
-    const reaper = startOrphanReaper(emulators.map((emulator) => emulator.process.pid ?? 0));
+    let reaper = startOrphanReaper(emulators.map((emulator) => emulator.process.pid ?? 0));
     cleanups.push(() => reaper.stop());
     cleanups.push(() => Promise.all(emulators.map((emulator) => emulator.stop())).then(() => undefined));
     const failure = started.find((result) => result.status === 'rejected');
@@ -126,6 +150,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     previousEmulatorPorts = ports;
     const [dynamodbEmulator, motoEmulator] = emulators as [RunningEmulator, RunningEmulator];
     const endpoints = { dynamodb: dynamodbEmulator.endpoint, moto: motoEmulator.endpoint };
+    const warnings = emulators.flatMap((emulator) => emulator.warning ?? []);
 
     const clientConfig = clientSettings();
     const clients = {
@@ -142,7 +167,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     Object.assign(process.env, localFunctionEnv(resources.env, endpoints));
 
     const account = await ensureLocalAccount(paths.token, log);
+    // The queue lived in moto's memory: whatever was waiting or being generated is sent again.
+    const resentAtStart = await resendQueuedArticles(true);
 
+    let available = true;
     const loader = new HandlerLoader(log);
     const authorizer = new LocalAuthorizer(
       loader,
@@ -155,6 +183,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       authorizer,
       log,
       logRequests: options.logRequests ?? false,
+      available: () => available,
+      // DynamoDB Local answers a TransactWriteItems before it is in its file, and commits it
+      // when the next request arrives (a kill -9 right after the answer loses it): one cheap
+      // request after each write request, before the client hears it was accepted.
+      persistWrites: async () => {
+        await clients.dynamodb.send(new DescribeTableCommand({ TableName: resources.tableNames.accounts }));
+      },
     });
     const host = options.host ?? localDefaults.host;
     let port: number;
@@ -175,6 +210,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       loader,
       log,
       batchSize: runtimeSettings.workerBatchSize,
+      maxConcurrency: runtimeSettings.workerMaxConcurrency,
       waitTimeSeconds: options.pollWaitSeconds ?? localDefaults.pollWaitSeconds,
     });
     cleanups.push(() => poller.stop());
@@ -196,6 +232,60 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     cleanups.push(() => scheduler.stop());
 
+    const dynamodbSupervised: SupervisedEmulator = {
+      current: dynamodbEmulator,
+      restart: () => whenPortFree(ports.dynamodb, 'DynamoDB Local').then(startDynamoDb),
+    };
+    const motoSupervised: SupervisedEmulator = {
+      current: motoEmulator,
+      restart: () => whenPortFree(ports.moto, 'moto_server').then(startMoto),
+    };
+    const supervisor = superviseEmulators({
+      emulators: [dynamodbSupervised, motoSupervised],
+      log,
+      ...options.supervision,
+      onUnavailable: () => {
+        available = false;
+        poller.pause();
+        scheduler.pause();
+      },
+      afterRestart: async (restarted) => {
+        emulators = supervisor.running();
+        const previousReaper = reaper;
+        reaper = startOrphanReaper(emulators.map((emulator) => emulator.process.pid ?? 0));
+        await previousReaper.stop();
+        if (restarted.includes(motoSupervised.current)) await restoreQueue();
+      },
+      onAvailable: () => {
+        available = true;
+        poller.resume();
+        scheduler.resume();
+      },
+      onFatal: (reason) => {
+        const message = `${reason} Inkpress is stopping: accepted articles are kept in ${dataDir} and sent to generation again at the next start.`;
+        let timer: NodeJS.Timeout | undefined;
+        const gaveUp = new Promise((resolve) => {
+          timer = setTimeout(resolve, FATAL_STOP_GRACE_MS);
+        });
+        void Promise.race([stop(), gaveUp]).then(() => {
+          clearTimeout(timer);
+          (options.onFatal ?? log)(message);
+        });
+      },
+    });
+    // First in line at stop: emulators stopped on purpose are not restarted.
+    cleanups.push(() => supervisor.stop());
+
+    /** moto came back empty: the queues and key again, then the messages its queue held. */
+    async function restoreQueue(): Promise<void> {
+      const restored = await provision(clients, { prefix: LOCAL_PREFIX });
+      if (restored.queueUrl !== resources.queueUrl || restored.keyId !== resources.keyId) {
+        throw new Error('moto_server came back with another queue or key.');
+      }
+      const resent = await resendQueuedArticles(false);
+      log(`moto_server restarted: ${resent} queued article(s) sent to generation again.`);
+    }
+
     writeRuntimeInfo(dataDir, {
       pid: process.pid,
       baseUrl,
@@ -205,7 +295,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     cleanups.push(() => removeRuntimeInfo(dataDir));
 
-    let stopping: Promise<void> | undefined;
     return {
       baseUrl,
       port,
@@ -215,15 +304,45 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       accountCreated: account.created,
       endpoints,
       resources,
-      childPids: [...emulators.map((emulator) => emulator.process.pid ?? 0), reaper.pid ?? 0],
-      stop: () => {
-        stopping ??= cleanUp();
-        return stopping;
+      get childPids() {
+        return [...emulators.map((emulator) => emulator.process.pid ?? 0), reaper.pid ?? 0];
       },
+      get emulatorPids() {
+        return {
+          dynamodb: dynamodbSupervised.current.process.pid ?? 0,
+          moto: motoSupervised.current.process.pid ?? 0,
+        };
+      },
+      get available() {
+        return available;
+      },
+      resentAtStart,
+      warnings,
+      stop,
     };
   } catch (error) {
-    await cleanUp();
+    await stop();
     throw error;
+  }
+}
+
+/**
+ * Sends the generation message of every queued article; throws when some could not be sent.
+ * `leasesAreDead` at start (the process that held the leases stopped), not after a restart of
+ * moto alone (this process's workers still hold theirs).
+ */
+async function resendQueuedArticles(leasesAreDead: boolean): Promise<number> {
+  const { resent, failed } = await resendUnfinishedGenerations(resendUnfinishedDeps(), { leasesAreDead });
+  if (failed > 0) throw new Error(`${failed} queued article(s) could not be sent to the generation queue.`);
+  return resent;
+}
+
+/** Waits (a few seconds at most) until a dead emulator's port can be listened on again. */
+async function whenPortFree(port: number, name: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await isPortFree(port))) {
+    if (Date.now() > deadline) throw new Error(`Port ${port} for ${name} is in use by another process.`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

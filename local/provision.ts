@@ -22,11 +22,13 @@ import {
   NotFoundException,
 } from '@aws-sdk/client-kms';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   type TableDefinition,
   type TableName,
   tableDefinitions,
 } from '../functions/adapters/dynamodb/table-definitions';
+import { backfillCheckIndex } from '../functions/adapters/dynamodb/website-repository';
 import { QUEUE_RETENTION_SECONDS } from '../functions/core/articles/lifecycle-policy';
 import {
   runtimeSettings,
@@ -92,18 +94,23 @@ export async function provisionTables(
   const env: Record<string, string> = {};
   for (const [name, definition] of Object.entries(tableDefinitions) as [TableName, TableDefinition][]) {
     const tableName = `${options.prefix}-${definition.id}`;
-    await ensureTable(dynamodb, tableName, definition);
+    const existed = await ensureTable(dynamodb, tableName, definition);
+    // Websites stored before the health-check index joined it join it now.
+    if (existed && name === 'websites') {
+      await backfillCheckIndex(DynamoDBDocumentClient.from(dynamodb), tableName);
+    }
     tableNames[name] = tableName;
     env[definition.envVar] = tableName;
   }
   return { tableNames, env };
 }
 
+/** Creates the table or adds its missing indexes; true when it existed already. */
 async function ensureTable(
   client: DynamoDBClient,
   tableName: string,
   definition: TableDefinition,
-): Promise<void> {
+): Promise<boolean> {
   let existing: TableDescription | undefined;
   try {
     existing = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
@@ -125,7 +132,7 @@ async function ensureTable(
   ];
   if (existing) {
     await addMissingIndexes(client, existing, definition, attributes, keySchema);
-    return;
+    return true;
   }
   await client.send(
     new CreateTableCommand({
@@ -148,6 +155,7 @@ async function ensureTable(
       }),
     );
   }
+  return false;
 }
 
 /**

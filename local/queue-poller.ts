@@ -1,10 +1,14 @@
 /**
  * A local stand-in for Lambda's SQS event source mapping with ReportBatchItemFailures:
- * long-polls the queue, hands each batch to the worker as an SQSEvent, deletes the records
- * that succeeded and leaves the failed ones for redelivery, as Lambda does: a failed record
- * comes back when its visibility ends, which the worker itself sets to the retry backoff
- * (the same policy deployed and locally); after `maxReceiveCount` receives moto moves it to
- * the dead-letter queue.
+ * long-polls the queue and runs up to `maxConcurrency` worker invocations at once, each with a
+ * batch of up to `batchSize` messages, as deployed; deletes the records that succeeded and
+ * leaves the failed ones for redelivery, as Lambda does: a failed record comes back when its
+ * visibility ends, which the worker itself sets to the retry backoff (the same policy deployed
+ * and locally); after `maxReceiveCount` receives moto moves it to the dead-letter queue.
+ *
+ * Two messages with the same body (the same article, e.g. re-sent after a restart while its
+ * first message was still being worked on) never run at the same time: the second waits for
+ * the first, then finds the article generated and does nothing.
  */
 import {
   DeleteMessageBatchCommand,
@@ -20,8 +24,10 @@ import type { HandlerLoader } from './handler-loader';
 import { lambdaContext } from './lambda-context';
 import { LOCAL_REGION } from './local-config';
 
-/** How long `stop()` waits for a running worker invocation. */
+/** How long `stop()` waits for running worker invocations. */
 const STOP_GRACE_MS = 10_000;
+/** SQS hands out at most 10 messages per receive. */
+const MAX_RECEIVE = 10;
 
 type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | null>;
 
@@ -30,13 +36,19 @@ export interface QueuePollerOptions {
   queueUrl: string;
   loader: HandlerLoader;
   log: (line: string) => void;
+  /** Messages per worker invocation; default `runtimeSettings.workerBatchSize`. */
   batchSize?: number;
+  /** Worker invocations in flight at once; default `runtimeSettings.workerMaxConcurrency`. */
+  maxConcurrency?: number;
   waitTimeSeconds?: number;
   /** Worker entry; defaults to the generation worker of the route table. */
   entry?: string;
 }
 
 export interface QueuePoller {
+  /** Stops handing out messages (invocations in flight go on) until `resume()`. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -47,31 +59,70 @@ export interface BatchOutcome {
 
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   const entry = options.entry ?? generationWorker.entry;
+  const batchSize = options.batchSize ?? runtimeSettings.workerBatchSize;
+  const maxConcurrency = options.maxConcurrency ?? runtimeSettings.workerMaxConcurrency;
   const abort = new AbortController();
   let stopping = false;
+  let paused = false;
   let queueArn: string | undefined;
+  const invocations = new Set<Promise<void>>();
+  /** The latest invocation of each message body still running. */
+  const latestByBody = new Map<string, Promise<void>>();
 
-  const sleep = (ms: number) =>
+  const wakers = new Set<() => void>();
+  const wakeUp = () => {
+    for (const wake of [...wakers]) wake();
+  };
+  /** Resolves after `ms`, or sooner on stop, resume, or when an invocation ends. */
+  const nap = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      abort.signal.addEventListener('abort', () => {
+      const wake = () => {
         clearTimeout(timer);
+        wakers.delete(wake);
         resolve();
-      });
+      };
+      const timer = setTimeout(wake, ms);
+      wakers.add(wake);
     });
 
+  function invoke(handler: WorkerHandler, batch: Message[], eventSourceArn: string): void {
+    const bodies = batch.map((message) => message.Body ?? '');
+    const earlier = bodies.flatMap((body) => latestByBody.get(body) ?? []);
+    const invocation = (async () => {
+      await Promise.all(earlier);
+      const outcome = await invokeWorker(handler, batch, eventSourceArn, options.log);
+      await settle(options, outcome);
+    })()
+      .catch((error: unknown) => {
+        if (!stopping && !paused) {
+          options.log(`Queue poller: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      })
+      .finally(() => {
+        invocations.delete(invocation);
+        for (const body of bodies) if (latestByBody.get(body) === invocation) latestByBody.delete(body);
+        wakeUp();
+      });
+    invocations.add(invocation);
+    for (const body of bodies) latestByBody.set(body, invocation);
+  }
+
   async function pollOnce(): Promise<void> {
+    if (paused || invocations.size >= maxConcurrency) {
+      await nap(60_000);
+      return;
+    }
     // Receive only when there is a worker to give the messages to (they would sit invisible otherwise).
     const loaded = options.loader.load<WorkerHandler>(entry);
     if (loaded.status !== 'loaded') {
-      await sleep(5_000);
+      await nap(5_000);
       return;
     }
     queueArn ??= await fetchQueueArn(options.sqs, options.queueUrl, abort.signal);
     const { Messages } = await options.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: options.queueUrl,
-        MaxNumberOfMessages: options.batchSize ?? runtimeSettings.workerBatchSize,
+        MaxNumberOfMessages: Math.min(MAX_RECEIVE, (maxConcurrency - invocations.size) * batchSize),
         WaitTimeSeconds: options.waitTimeSeconds ?? 5,
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
@@ -79,8 +130,10 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
       { abortSignal: abort.signal },
     );
     if (!Messages || Messages.length === 0) return;
-    const outcome = await invokeWorker(loaded.handler, Messages, queueArn, options.log);
-    await settle(options, outcome);
+    // Paused while the receive was waiting: the messages are held (invisible) until resume.
+    while (paused && !stopping) await nap(60_000);
+    if (stopping) return;
+    for (const batch of chunks(Messages, batchSize)) invoke(loaded.handler, batch, queueArn);
   }
 
   const loop = (async () => {
@@ -89,19 +142,29 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
         await pollOnce();
       } catch (error) {
         if (stopping) break;
-        options.log(`Queue poller: ${error instanceof Error ? error.message : String(error)}; retrying.`);
-        await sleep(1_000);
+        if (!paused) {
+          options.log(`Queue poller: ${error instanceof Error ? error.message : String(error)}; retrying.`);
+        }
+        await nap(1_000);
       }
     }
   })();
 
   return {
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      wakeUp();
+    },
     async stop() {
       stopping = true;
       abort.abort();
+      wakeUp();
       let timer: NodeJS.Timeout | undefined;
       const gaveUp = await Promise.race([
-        loop.then(() => false),
+        loop.then(() => Promise.all([...invocations])).then(() => false),
         new Promise<boolean>((resolve) => {
           timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
         }),

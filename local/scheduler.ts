@@ -26,6 +26,9 @@ export interface SchedulerOptions {
 export interface Scheduler {
   /** Runs the sweeper now (unless a run is in progress) and resolves when it is done. */
   runNow(): Promise<void>;
+  /** Skips the runs that fall due until `resume()`. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   const entry = options.entry ?? sweeper.entry;
   let running: Promise<void> | undefined;
   let stopped = false;
+  let paused = false;
 
   const run = (): Promise<void> => {
     if (running) return running;
@@ -65,18 +69,21 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     return running;
   };
 
-  const first = setTimeout(() => {
-    if (!stopped) void run();
-  }, options.firstRunAfterMs ?? 2_000);
+  const tick = () => {
+    if (!stopped && !paused) void run();
+  };
+  const first = setTimeout(tick, options.firstRunAfterMs ?? 2_000);
   const interval =
-    options.intervalSeconds > 0
-      ? setInterval(() => {
-          if (!stopped) void run();
-        }, options.intervalSeconds * 1000)
-      : undefined;
+    options.intervalSeconds > 0 ? setInterval(tick, options.intervalSeconds * 1000) : undefined;
 
   return {
     runNow: run,
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+    },
     async stop() {
       stopped = true;
       clearTimeout(first);

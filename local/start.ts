@@ -1,5 +1,6 @@
 /**
- * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM.
+ * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM, or until an
+ * emulator dies and cannot be restored (exit code 1, the reason on stderr).
  * Settings (see local/README.md): PORT, INKPRESS_DATA_DIR, INKPRESS_SWEEP_SECONDS,
  * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_LOG_REQUESTS.
  */
@@ -21,6 +22,10 @@ async function main(): Promise<void> {
     ),
     logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
     log: (line) => console.log(`[inkpress] ${line}`),
+    onFatal: (message) => {
+      console.error(`[inkpress] ${message}`);
+      process.exit(1);
+    },
   });
   printBanner(runtime, Date.now() - started);
   stopOnSignals(runtime);
@@ -36,6 +41,13 @@ function printBanner(runtime: LocalRuntime, elapsedMs: number): void {
     `  Account     ${runtime.accountId}`,
     `  Model       ${languageModelDescription()}`,
     `  Data        ${runtime.dataDir}`,
+    ...(runtime.resentAtStart > 0
+      ? [
+          '',
+          `${runtime.resentAtStart} article(s) were waiting or being generated when Inkpress last stopped: sent to generation again.`,
+        ]
+      : []),
+    ...runtime.warnings.map((warning) => `\nWarning: ${warning}`),
     '',
     'Try it:',
     `  curl -H "Authorization: Bearer ${runtime.token}" ${runtime.baseUrl}/v1/languages`,

@@ -691,15 +691,24 @@ export interface components {
                 content: string;
                 created_at: string | null;
                 credits_used: number;
+                excerpt: string | null;
+                faq: {
+                    answer: string;
+                    question: string;
+                }[];
+                focus_keyword: string;
                 language: string;
+                meta_description: string | null;
                 publication: components["schemas"]["Publication"];
                 published_at: string | null;
+                quality_warnings: ("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short")[];
                 slug: string | null;
                 /**
                  * @description 1: (to be) published live on its website; 0: draft or no website.
                  * @enum {number}
                  */
                 status: 0 | 1;
+                tags: string[];
                 title: string;
                 total_words: number;
                 /**
@@ -723,15 +732,24 @@ export interface components {
                 content: string;
                 created_at: string | null;
                 credits_used: number;
+                excerpt: string | null;
+                faq: {
+                    answer: string;
+                    question: string;
+                }[];
+                focus_keyword: string;
                 language: string;
+                meta_description: string | null;
                 publication: components["schemas"]["PublicationOutput"];
                 published_at: string | null;
+                quality_warnings: ("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short")[];
                 slug: string | null;
                 /**
                  * @description 1: (to be) published live on its website; 0: draft or no website.
                  * @enum {number}
                  */
                 status: 0 | 1;
+                tags: string[];
                 title: string;
                 total_words: number;
                 /**
@@ -758,6 +776,7 @@ export interface components {
             attempts: number;
             last_error: string | null;
             next_attempt_at: string | null;
+            site: components["schemas"]["PublicationSite"];
             /** @enum {string} */
             state: "waiting" | "scheduled" | "published" | "failed";
         } | null;
@@ -766,11 +785,81 @@ export interface components {
             attempts: number;
             last_error: string | null;
             next_attempt_at: string | null;
+            site: components["schemas"]["PublicationSiteOutput"];
             /** @enum {string} */
             state: "waiting" | "scheduled" | "published" | "failed";
         } | null;
+        /** @description What the site kept of the post; null until published. */
+        PublicationSite: {
+            blocks: number;
+            /**
+             * @description A boolean written as 0 or 1.
+             * @enum {number}
+             */
+            excerpt: 0 | 1;
+            faq_questions: number;
+            freeform_blocks: number;
+            link: string;
+            post_id: string;
+            schema: {
+                printed_by: string | null;
+                types: string[];
+            };
+            seo: {
+                adapter: string;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                focus_keyword: 0 | 1;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                meta_description: 0 | 1;
+            };
+            status: string;
+            tags: string[];
+        } | null;
+        /** @description What the site kept of the post; null until published. */
+        PublicationSiteOutput: {
+            blocks: number;
+            /**
+             * @description A boolean written as 0 or 1.
+             * @enum {number}
+             */
+            excerpt: 0 | 1;
+            faq_questions: number;
+            freeform_blocks: number;
+            link: string;
+            post_id: string;
+            schema: {
+                printed_by: string | null;
+                types: string[];
+            };
+            seo: {
+                adapter: string;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                focus_keyword: 0 | 1;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                meta_description: 0 | 1;
+            };
+            status: string;
+            tags: string[];
+        } | null;
         QueuedArticle: {
             data: {
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                auto_tags: 0 | 1;
                 category: components["schemas"]["Category"] | null;
                 /**
                  * @description A boolean written as 0 or 1.
@@ -778,6 +867,7 @@ export interface components {
                  */
                 daily_limit_reached: 0 | 1;
                 estimated_credits: number;
+                faq_count: number;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
@@ -786,6 +876,7 @@ export interface components {
                 h2_count: number;
                 keyword: string;
                 language: string;
+                meta_description: string | null;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
@@ -804,6 +895,7 @@ export interface components {
                  * @enum {number}
                  */
                 status: 0 | 1;
+                tags: string[];
                 title: string | null;
                 /**
                  * Format: uuid
@@ -838,6 +930,11 @@ export interface components {
         };
         QueuedArticleOutput: {
             data: {
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                auto_tags: 0 | 1;
                 category: components["schemas"]["CategoryOutput"] | null;
                 /**
                  * @description A boolean written as 0 or 1.
@@ -845,6 +942,7 @@ export interface components {
                  */
                 daily_limit_reached: 0 | 1;
                 estimated_credits: number;
+                faq_count: number;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
@@ -853,6 +951,7 @@ export interface components {
                 h2_count: number;
                 keyword: string;
                 language: string;
+                meta_description: string | null;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
@@ -871,6 +970,7 @@ export interface components {
                  * @enum {number}
                  */
                 status: 0 | 1;
+                tags: string[];
                 title: string | null;
                 /**
                  * Format: uuid
@@ -1374,37 +1474,49 @@ export interface operations {
             content: {
                 "application/json": {
                     ai_model: string;
+                    auto_tags?: boolean;
                     category_uuid?: string;
                     draft?: boolean;
+                    faq_count?: number;
                     h2_count: number;
                     keyword: string;
                     language: string;
+                    meta_description?: string;
                     need_bold?: boolean;
                     publish_at?: string;
+                    tags?: string | string[];
                     title?: string;
                     website_uuid?: string;
                 };
                 "application/x-www-form-urlencoded": {
                     ai_model: string;
+                    auto_tags?: boolean;
                     category_uuid?: string;
                     draft?: boolean;
+                    faq_count?: number;
                     h2_count: number;
                     keyword: string;
                     language: string;
+                    meta_description?: string;
                     need_bold?: boolean;
                     publish_at?: string;
+                    tags?: string | string[];
                     title?: string;
                     website_uuid?: string;
                 };
                 "multipart/form-data": {
                     ai_model: string;
+                    auto_tags?: boolean;
                     category_uuid?: string;
                     draft?: boolean;
+                    faq_count?: number;
                     h2_count: number;
                     keyword: string;
                     language: string;
+                    meta_description?: string;
                     need_bold?: boolean;
                     publish_at?: string;
+                    tags?: string | string[];
                     title?: string;
                     website_uuid?: string;
                 };

@@ -13,6 +13,7 @@ import type {
   WebsiteLookup,
 } from '../core/articles/ports';
 import { type ReadArticlesDeps, showArticle } from '../core/articles/read-articles';
+import type { QueuedGenerations, ResendUnfinishedDeps } from '../core/articles/resend-unfinished';
 import type { SweepArticlesDeps } from '../core/articles/sweep-articles';
 import type { PublicationStore } from '../core/publishing/ports';
 import type { PublishDeps } from '../core/publishing/publish-article';
@@ -28,6 +29,7 @@ import { showWebsite } from '../core/websites/read-websites';
 import { dynamoDocumentClient, kmsClient, sqsClient } from '../shared/aws-clients';
 import { envFlag, requireEnv } from '../shared/env';
 import { logger } from '../shared/logger';
+import { recordFinalPublishFailure } from '../shared/metrics';
 import { DynamoAccountRepository } from './dynamodb/account-repository';
 import { DynamoApiTokenRepository } from './dynamodb/api-token-repository';
 import { DynamoArticleRepository } from './dynamodb/article-repository';
@@ -81,7 +83,7 @@ export const categoryStore = once<CategoryStore & CategoryLookup>(
 );
 
 /** Table names are read when an operation first needs them: each function gets only its own. */
-export const articleStore = once<ArticleStore>(
+export const articleStore = once<ArticleStore & QueuedGenerations>(
   () =>
     new DynamoArticleRepository(dynamoDocumentClient(), {
       get articles() {
@@ -153,6 +155,11 @@ export function sweepDeps(): SweepArticlesDeps {
   };
 }
 
+/** What re-sending the messages of a queue that lost them needs (the local runtime). */
+export function resendUnfinishedDeps(): ResendUnfinishedDeps {
+  return { articles: articleStore(), queue: generationQueue() };
+}
+
 export const passwordCipher = once<PasswordCipher>(
   () => new KmsPasswordCipher(kmsClient(), requireEnv('SITE_PASSWORD_KEY_ID')),
 );
@@ -198,11 +205,13 @@ export function publishDeps(): PublishDeps {
         reason,
         nextAttemptAt,
       }),
-    onFinalFailure: (ref, reason) =>
+    onFinalFailure: (ref, reason) => {
+      recordFinalPublishFailure();
       logger.error('Publication failed for good; the article keeps its content', {
         articleUuid: ref.articleUuid,
         reason,
-      }),
+      });
+    },
   };
 }
 

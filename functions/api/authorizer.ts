@@ -1,28 +1,42 @@
-/** API Gateway TOKEN authorizer: bearer token -> account id (in the request context). */
+/**
+ * API Gateway TOKEN authorizer: bearer token -> account id (in the request context).
+ *
+ * A token it does not know gets a Deny policy, which API Gateway answers with our ACCESS_DENIED
+ * gateway response (401 `{"message":"Unauthenticated."}`, see lib/constructs/inkpress-api.ts).
+ * It does not throw for it, so the function's Errors metric (and its alarm) counts only real
+ * failures, such as the token table being unreachable, which API Gateway answers with a 500.
+ */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { tokenStore } from '../adapters/dependencies';
 import { authenticate } from '../core/accounts';
 import { UnauthenticatedError } from '../core/errors';
 
-/** The message API Gateway turns into a 401 (our UNAUTHORIZED gateway response). */
-export const UNAUTHORIZED = 'Unauthorized';
+/** Principal of a denied decision (shown as the account in the access log). */
+export const UNAUTHENTICATED_PRINCIPAL = 'unauthenticated';
 
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   let accountId: string;
   try {
     accountId = await authenticate({ tokens: tokenStore() }, event.authorizationToken);
   } catch (error) {
-    if (error instanceof UnauthenticatedError) throw new Error(UNAUTHORIZED);
+    if (error instanceof UnauthenticatedError) return decision(UNAUTHENTICATED_PRINCIPAL, 'Deny', event);
     throw error;
   }
+  return { ...decision(accountId, 'Allow', event), context: { accountId } };
+}
+
+/** The decision is cached per token, so it must cover every route of the API. */
+function decision(
+  principalId: string,
+  effect: 'Allow' | 'Deny',
+  event: APIGatewayTokenAuthorizerEvent,
+): APIGatewayAuthorizerResult {
   return {
-    principalId: accountId,
+    principalId,
     policyDocument: {
       Version: '2012-10-17',
-      // The decision is cached per token, so it must cover every route of the API.
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
+      Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: wholeApiArn(event.methodArn) }],
     },
-    context: { accountId },
   };
 }
 

@@ -4,26 +4,33 @@ import { createArticleSchema } from '../core/articles/create-article-input';
 import { parseOrThrow } from '../core/schema-helpers';
 import { logger } from '../shared/logger';
 import { apiHandler } from './http/api-handler';
+import { idempotentOperation } from './http/idempotent-operation';
 import { accepted } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, baseUrl, fields }) => {
-  const input = parseOrThrow(createArticleSchema, fields);
-  const article = await createArticle(
-    {
-      ...createArticleDeps(),
-      onEnqueueFailure: (error, failed) =>
-        logger.error('Could not send the generation message; the sweeper will re-send it', {
-          error: error instanceof Error ? error : String(error),
-          articleUuid: failed.articleUuid,
-        }),
+export const handler = apiHandler(
+  idempotentOperation({
+    scope: 'articles.create',
+    parse: ({ fields }) => parseOrThrow(createArticleSchema, fields),
+    run: async ({ accountId, baseUrl }, input, keyedId) => {
+      const article = await createArticle(
+        {
+          ...createArticleDeps(),
+          onEnqueueFailure: (error, failed) =>
+            logger.error('Could not send the generation message; the sweeper will re-send it', {
+              error: error instanceof Error ? error : String(error),
+              articleUuid: failed.articleUuid,
+            }),
+        },
+        accountId,
+        input,
+        keyedId,
+      );
+      const articleUrl = `${baseUrl}/v1/articles/${article.articleUuid}/show`;
+      return accepted({
+        article_uuid: article.articleUuid,
+        article_url: articleUrl,
+        info: `The article is on the waiting list. Follow its progress at ${articleUrl}`,
+      });
     },
-    accountId,
-    input,
-  );
-  const articleUrl = `${baseUrl}/v1/articles/${article.articleUuid}/show`;
-  return accepted({
-    article_uuid: article.articleUuid,
-    article_url: articleUrl,
-    info: `The article is on the waiting list. Follow its progress at ${articleUrl}`,
-  });
-});
+  }),
+);

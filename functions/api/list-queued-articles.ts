@@ -5,7 +5,7 @@ import { parsePage } from '../core/schema-helpers';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-/** GET with `?page=` or POST with `page` as form data, as SPEC.md describes. */
+/** GET with `?page=` or POST with `page` as form data, as docs/api-contract.md describes. */
 export const handler = apiHandler(async ({ accountId, baseUrl, query, fields }) => {
   const page = await listQueuedArticles(readArticleDeps(), accountId, parsePage(query, fields));
   return ok(paginationEnvelope(page, `${baseUrl}/v1/articles/queue`));

@@ -73,6 +73,22 @@ export class MalformedBodyError extends DomainError {
   }
 }
 
+/** A copy of a request that is still being processed (same `Idempotency-Key`); retry shortly. */
+export class RequestInProgressError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'A request with this Idempotency-Key is still being processed. Retry the same request shortly to get its response.',
+    );
+  }
+}
+
+/** The account sent more requests than its rate limit allows; it may try again after a while. */
+export class TooManyRequestsError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many requests.');
+  }
+}
+
 function firstMessage(fieldErrors: FieldErrors): string | undefined {
   for (const messages of Object.values(fieldErrors)) {
     if (messages[0]) return messages[0];

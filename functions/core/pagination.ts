@@ -1,4 +1,4 @@
-/** Page-number pagination and the list envelope of SPEC.md. */
+/** Page-number pagination and the list envelope of docs/api-contract.md. */
 export const PER_PAGE = 20;
 /** Highest page number accepted; far beyond any real list, keeps numbers sane. */
 export const MAX_PAGE = 1_000_000;

@@ -2,6 +2,38 @@
 import { z } from 'zod';
 import { ValidationError } from './errors';
 import { MAX_PAGE } from './pagination';
+import { CONTROL_CHARACTER, CONTROL_EXCEPT_LINE_BREAKS } from './text';
+
+/** A form value whose bytes are not valid UTF-8 (the body parser's stand-in; never stored). */
+export class UndecodableText {}
+
+/**
+ * A text field: a string of well-formed Unicode (no lone UTF-16 surrogate, which no site can
+ * store) without control characters; `lineBreaks` allows tab, CR and LF in fields whose
+ * whitespace collapses. Anything else is a 422 on the field, before anything is stored.
+ */
+export function formText(label: string, options: { lineBreaks?: boolean } = {}) {
+  const control = options.lineBreaks ? CONTROL_EXCEPT_LINE_BREAKS : CONTROL_CHARACTER;
+  return z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? `The ${label} field is required.`
+          : issue.input instanceof UndecodableText
+            ? `The ${label} must be valid UTF-8 text.`
+            : `The ${label} must be text.`,
+    })
+    .refine((value) => value.isWellFormed(), {
+      error: `The ${label} must be valid Unicode text (it contains a lone surrogate).`,
+      abort: true,
+    })
+    .refine((value) => !control.test(value), {
+      error: options.lineBreaks
+        ? `The ${label} may not contain control characters other than tab and line breaks.`
+        : `The ${label} may not contain control characters.`,
+      abort: true,
+    });
+}
 
 /** 1/0, true/false, yes/no, on/off (any case), empty (false) or a JSON boolean. */
 export function formBoolean(label: string) {

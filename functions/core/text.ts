@@ -1,14 +1,71 @@
-/** Plain text and HTML: what clients and models send may contain tags; what we show may not. */
-import { decodeHTML } from 'entities';
-import sanitizeHtml from 'sanitize-html';
+/**
+ * Plain text. What clients, models and sites send may hold markup and entities; a plain-text
+ * field (keyword, title, heading, category name) keeps only its text, decoded exactly once, and
+ * can never turn into markup wherever it is shown: it is escaped where it becomes HTML
+ * (`escapeHtml`), and holds no `<` or `>` for the places that show a title as HTML unescaped.
+ */
+import { Parser } from 'htmlparser2';
 
-/** The text of an HTML fragment: tags dropped, entities decoded, whitespace collapsed. */
+/** Elements whose content is not text a reader sees (sanitize-html's `nonTextTags` and kin). */
+const HIDDEN_CONTENT = new Set([
+  'script',
+  'style',
+  'textarea',
+  'option',
+  'noscript',
+  'template',
+  'iframe',
+  'noembed',
+  'noframes',
+  'xmp',
+]);
+
+/** Every C0 and C1 control character and DEL (Unicode category Cc). */
+export const CONTROL_CHARACTER = /\p{Cc}/u;
+/** The same except tab, line feed and carriage return. */
+export const CONTROL_EXCEPT_LINE_BREAKS = /(?![\t\n\r])\p{Cc}/u;
+const EVERY_CONTROL_EXCEPT_LINE_BREAKS = new RegExp(CONTROL_EXCEPT_LINE_BREAKS, 'gu');
+
+/**
+ * The text of an HTML fragment: parsed once (tags and comments dropped, the content of
+ * script-like elements dropped, entities decoded once), then made safe with `safeText`.
+ */
 export function plainText(value: string): string {
-  return decodeHTML(sanitizeHtml(value, { allowedTags: [], allowedAttributes: {} }))
-    .replace(/\s+/g, ' ')
-    .trim();
+  const parts: string[] = [];
+  let hiddenDepth = 0;
+  const parser = new Parser(
+    {
+      onopentagname(name) {
+        if (HIDDEN_CONTENT.has(name)) hiddenDepth++;
+      },
+      onclosetag(name) {
+        if (HIDDEN_CONTENT.has(name) && hiddenDepth > 0) hiddenDepth--;
+      },
+      ontext(text) {
+        if (hiddenDepth === 0) parts.push(text);
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(value);
+  return safeText(parts.join(''));
 }
 
+/**
+ * Text that is already plain, made safe to keep: lone surrogates become U+FFFD, control
+ * characters go, whitespace collapses to single spaces, and `<` / `>` become `‹` / `›` so the
+ * text can never open a tag. Idempotent (nothing is decoded).
+ */
+export function safeText(text: string): string {
+  return wellFormedText(text).replace(/\s+/g, ' ').trim().replace(/</g, '\u2039').replace(/>/g, '\u203A');
+}
+
+/** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */
+export function wellFormedText(value: string): string {
+  return value.toWellFormed().replace(EVERY_CONTROL_EXCEPT_LINE_BREAKS, '');
+}
+
+/** Text as HTML character data or a quoted attribute value. */
 export function escapeHtml(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -9,13 +9,20 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
+let dynamoDb: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 let sqs: SQSClient | undefined;
 let kms: KMSClient | undefined;
 let secretsManager: SecretsManagerClient | undefined;
 
+/** The plain DynamoDB client, for libraries that marshal items themselves (Powertools idempotency). */
+export function dynamoDbClient(): DynamoDBClient {
+  dynamoDb ??= new DynamoDBClient({});
+  return dynamoDb;
+}
+
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  documentClient ??= DynamoDBDocumentClient.from(dynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
   return documentClient;

@@ -13,6 +13,14 @@ export const runtimeSettings = {
   workerMaxConcurrency: 10,
   /** Minutes between sweeper runs. */
   sweeperIntervalMinutes: 1,
+  /**
+   * Sweeper timeout: a run that calls slow sites may outlast the interval. Runs never overlap:
+   * the sweeper has reserved concurrency 1, and a tick that finds a run going waits for it at
+   * most `sweeperTickMaxAgeSeconds` (Lambda retries the throttled event), then is dropped.
+   */
+  sweeperTimeoutSeconds: 120,
+  /** How long a scheduled sweeper tick may wait for the previous run (Lambda's minimum, 60 s). */
+  sweeperTickMaxAgeSeconds: 60,
   /** Seconds an authorizer decision is cached by API Gateway (token revocation delay). */
   authorizerCacheSeconds: 60,
   apiTimeoutSeconds: 29,

@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { generationDeliveries, publishDeps } from '../adapters/dependencies';
 import { generationDeps } from '../adapters/model-dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';
+import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
 import { logger } from '../shared/logger';
-
-const processor = new BatchProcessor(EventType.SQS);
+import { recordFinalGenerationFailure } from '../shared/metrics';
 
 const messageSchema = z.object({ accountId: z.string().min(1), articleUuid: z.string().min(1) });
 
@@ -27,11 +27,27 @@ async function processRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const { articleUuid } = parsed.data;
-  const result = await generateQueuedArticle(generationDeps(), parsed.data, {
-    retryAfter: (delaySeconds) => generationDeliveries().retryDelivery(record.receiptHandle, delaySeconds),
-  });
+  const retryAfter = (delaySeconds: number) =>
+    generationDeliveries().retryDelivery(record.receiptHandle, delaySeconds);
+  let result: Awaited<ReturnType<typeof generateQueuedArticle>>;
+  try {
+    result = await generateQueuedArticle(generationDeps(), parsed.data, { retryAfter });
+  } catch (error) {
+    // Storage failed before an attempt could be counted: back after the same backoff, by
+    // receive count (after maxReceiveCount receives the message goes to the dead-letter queue).
+    const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
+    const retryInSeconds = generationRetryDelaySeconds(receiveCount);
+    await retryAfter(retryInSeconds).catch(() => undefined);
+    logger.warn('Generation could not run; the delivery comes back', {
+      articleUuid,
+      retryInSeconds,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    throw error;
+  }
   const { outcome, article, failure } = result;
   if (outcome === 'failed') {
+    recordFinalGenerationFailure();
     logger.error('Generation failed for good; the article is in error and its credits were refunded', {
       articleUuid,
       attempts: article?.generationAttempts,
@@ -50,7 +66,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
         }
       : {}),
   });
-  if (outcome === 'retry_scheduled') throw new RetryScheduled(failure);
+  if (outcome === 'retry_scheduled' || outcome === 'duplicate') throw new RetryScheduled(failure);
   // Just generated, or generated earlier with its publication still to do (a client's retry,
   // or a message sent again after a restart).
   if (article?.state === 'generated' && article.websiteUuid && article.publishState === 'pending') {
@@ -82,6 +98,13 @@ function safeJson(body: string): unknown {
   }
 }
 
+/**
+ * A BatchProcessor keeps the state of one batch, so each invocation gets its own: the local
+ * runtime runs several invocations at once in one process.
+ */
 export async function handler(event: SQSEvent, context: Context) {
-  return processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false });
+  return processPartialResponse(event, processRecord, new BatchProcessor(EventType.SQS), {
+    context,
+    throwOnFullBatchFailure: false,
+  });
 }

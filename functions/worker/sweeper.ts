@@ -4,6 +4,7 @@ import { recoverStalledGenerations, retryDeferredReservations } from '../core/ar
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
 import { logger } from '../shared/logger';
+import { recordFinalGenerationFailure } from '../shared/metrics';
 
 type StepResult = unknown;
 
@@ -14,7 +15,11 @@ type StepResult = unknown;
 export async function handler(): Promise<Record<string, StepResult>> {
   const steps: Record<string, () => Promise<StepResult>> = {
     reservations: () => retryDeferredReservations(sweepDeps()),
-    generations: () => recoverStalledGenerations(sweepDeps()),
+    generations: async () => {
+      const recovered = await recoverStalledGenerations(sweepDeps());
+      recordFinalGenerationFailure(recovered.failed);
+      return recovered;
+    },
     publications: () => retryDuePublications(publishDeps()),
     websites: () => checkWebsites(publishDeps()),
     webhooks: () => resendDueWebhooks(webhookDeliveryDeps()),

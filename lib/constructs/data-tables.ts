@@ -10,21 +10,6 @@ import {
 } from '../../functions/adapters/dynamodb/table-definitions';
 import type { TableAccess } from '../../functions/routes';
 
-const READ_ACTIONS = [
-  'dynamodb:BatchGetItem',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-  'dynamodb:GetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-];
-const WRITE_ACTIONS = [
-  'dynamodb:BatchWriteItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-];
-
 /** The shared table definitions as typed entries. */
 export function tableEntries(): [TableName, TableDefinition][] {
   return Object.entries(tableDefinitions) as [TableName, TableDefinition][];
@@ -72,19 +57,29 @@ export class DataTables extends Construct {
   }
 
   /**
-   * Grants read or read-write item access on one table and on each of its indexes by exact
-   * ARN (no `index/*` wildcard).
+   * Grants exactly these item actions on one table by exact ARN; Query also on each of the
+   * table's indexes (no `index/*` wildcard, no Scan, no DescribeTable).
    */
   grant(grantee: iam.IGrantable, name: TableName, access: TableAccess): void {
     const table = this.tables[name];
     const definition: TableDefinition = tableDefinitions[name];
-    const indexArns = (definition.globalIndexes ?? []).map(
-      (index) => `${table.tableArn}/index/${index.indexName}`,
-    );
-    iam.Grant.addToPrincipal({
-      grantee,
-      actions: access === 'readWrite' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS,
-      resourceArns: [table.tableArn, ...indexArns],
-    });
+    const itemActions = access.filter((action) => action !== 'Query');
+    if (itemActions.length > 0) {
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: itemActions.map((action) => `dynamodb:${action}`),
+        resourceArns: [table.tableArn],
+      });
+    }
+    if (access.includes('Query')) {
+      const indexArns = (definition.globalIndexes ?? []).map(
+        (index) => `${table.tableArn}/index/${index.indexName}`,
+      );
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: ['dynamodb:Query'],
+        resourceArns: [table.tableArn, ...indexArns],
+      });
+    }
   }
 }

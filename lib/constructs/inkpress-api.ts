@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { errorBodies } from '../../functions/api/http/responses';
+import { errorBodies, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../functions/api/http/responses';
 import type { HttpMethod } from '../../functions/routes';
 import { routes } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
@@ -15,9 +15,12 @@ export const THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
 /** Methods a client may try on a route; the ones a route lacks answer 405. */
 export const ANSWERED_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 
-const JSON_HEADERS = {
+/** Headers of every answer API Gateway gives itself: our JSON, no caching, the security headers. */
+const JSON_HEADERS: Record<string, string> = {
   'Content-Type': "'application/json'",
   'Cache-Control': "'no-store'",
+  ...Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([name, value]) => [name, `'${value}'`])),
+  'Strict-Transport-Security': `'${STRICT_TRANSPORT_SECURITY}'`,
 };
 
 /** Gateway responses (errors API Gateway answers itself), in our JSON error shape. */
@@ -40,11 +43,13 @@ const GATEWAY_RESPONSES: {
     statusCode: '404',
     body: JSON.stringify(errorBodies.notFound),
   },
+  // The authorizer denies unknown tokens with a Deny policy (so that only real failures count
+  // as its errors); nothing else in this API denies access, so a denial is a 401 to clients.
   {
     id: 'AccessDenied',
     type: apigateway.ResponseType.ACCESS_DENIED,
-    statusCode: '403',
-    body: JSON.stringify(errorBodies.forbidden),
+    statusCode: '401',
+    body: JSON.stringify(errorBodies.unauthenticated),
   },
   {
     id: 'RequestTooLarge',
@@ -181,8 +186,9 @@ export class InkpressApi extends Construct {
             {
               statusCode: '405',
               responseParameters: {
-                'method.response.header.Content-Type': true,
-                'method.response.header.Cache-Control': true,
+                ...Object.fromEntries(
+                  Object.keys(JSON_HEADERS).map((name) => [`method.response.header.${name}`, true]),
+                ),
                 'method.response.header.Allow': true,
               },
             },
@@ -212,8 +218,9 @@ function methodNotAllowedIntegration(allowed: HttpMethod[]): apigateway.MockInte
       {
         statusCode: '405',
         responseParameters: {
-          'method.response.header.Content-Type': "'application/json'",
-          'method.response.header.Cache-Control': "'no-store'",
+          ...Object.fromEntries(
+            Object.entries(JSON_HEADERS).map(([name, value]) => [`method.response.header.${name}`, value]),
+          ),
           'method.response.header.Allow': `'${allowed.join(', ')}'`,
         },
         responseTemplates: { 'application/json': JSON.stringify(errorBodies.methodNotAllowed) },

@@ -42,6 +42,10 @@ export interface InkpressFunctionProps {
   timeout: Duration;
   memorySize: number;
   environment: Record<string, string>;
+  /** Reserved concurrency (e.g. 1: never two runs at once). */
+  reservedConcurrentExecutions?: number;
+  /** Asynchronous invocations (schedules): how long an event may wait, and retries after an error. */
+  asyncInvoke?: { maxEventAge: Duration; retryAttempts: number };
 }
 
 /**
@@ -70,6 +74,8 @@ export class InkpressFunction extends NodejsFunction {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      ...props.asyncInvoke,
       role,
       logGroup: functionLogGroup,
       description: `Inkpress ${props.definition.name}`,

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,16 +7,34 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRIC_NAMES, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/shared/metrics';
 import type { InkpressFunction } from './inkpress-function';
 
+/** What each alarm tolerates (README "Alarms" explains each one and what to do). */
+export const ALARM_LIMITS = {
+  /** Window of every alarm: one evaluation period of this many minutes. */
+  periodMinutes: 5,
+  /** API: share of requests answered with a 5xx (any cause: handler, authorizer, gateway)... */
+  apiServerErrorPercent: 5,
+  /** ...counted only from this many 5xx answers in the window, so one error at night does not page. */
+  apiServerErrorMinimum: 5,
+  /** Age of the oldest message on the generation queue: articles waiting this long are a backlog. */
+  backlogAgeSeconds: 30 * 60,
+} as const;
+
 export interface OperationalAlarmsProps {
+  restApi: apigateway.RestApi;
+  generationQueue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
   functions: readonly InkpressFunction[];
 }
 
 /**
- * Alarms on dead-letter queue depth and on each function's errors, all notifying one SNS
- * topic (encrypted with its own key, TLS only) that the operator subscribes to.
+ * The alarms an operator must hear about, all notifying one SNS topic (encrypted with its own
+ * key, TLS only) when they fire and again when they return to OK: API 5xx rate, final
+ * generation and publication failures, generation backlog, dead-letter queue depth, and the
+ * errors of each function (the authorizer's count only real failures: it denies unknown tokens
+ * with a policy instead of throwing).
  */
 export class OperationalAlarms extends Construct {
   readonly topic: sns.Topic;
@@ -38,33 +57,92 @@ export class OperationalAlarms extends Construct {
       masterKey: topicKey,
       enforceSSL: true,
     });
-    const notify = new actions.SnsAction(this.topic);
 
-    const deadLetters = new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
-      alarmDescription: 'Generation messages reached the dead-letter queue (generation failed for good).',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
+    const period = Duration.minutes(ALARM_LIMITS.periodMinutes);
+    const stage = props.restApi.deploymentStage;
+    const { apiServerErrorMinimum: minimum, apiServerErrorPercent: percent } = ALARM_LIMITS;
+    this.add('ApiServerErrors', {
+      alarmDescription: `At least ${percent}% of API requests (and at least ${minimum}) were answered with a 5xx in ${ALARM_LIMITS.periodMinutes} minutes.`,
+      metric: new cloudwatch.MathExpression({
+        expression: `IF(errors >= ${minimum}, 100 * errors / requests, 0)`,
+        usingMetrics: {
+          errors: stage.metricServerError({ period, statistic: cloudwatch.Stats.SUM }),
+          requests: stage.metricCount({ period, statistic: cloudwatch.Stats.SUM }),
+        },
+        label: '5xx answers (% of requests)',
+        period,
+      }),
+      threshold: percent,
+    });
+
+    const serviceMetric = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: METRICS_SERVICE },
+        statistic: cloudwatch.Stats.SUM,
+        period,
+      });
+    this.add('FinalGenerationFailures', {
+      alarmDescription:
+        'Articles failed for good (state error, credits refunded): the model failed on every attempt, or their message was lost.',
+      metric: serviceMetric(METRIC_NAMES.finalGenerationFailures),
+      threshold: 1,
+    });
+    this.add('FinalPublishFailures', {
+      alarmDescription:
+        'Publications failed for good (state failed): the site rejected them, or kept failing.',
+      metric: serviceMetric(METRIC_NAMES.finalPublishFailures),
+      threshold: 1,
+    });
+
+    this.add('GenerationBacklog', {
+      alarmDescription: `The oldest message on the generation queue has waited ${ALARM_LIMITS.backlogAgeSeconds / 60} minutes or more: articles are piling up.`,
+      metric: props.generationQueue.metricApproximateAgeOfOldestMessage({
+        period,
         statistic: cloudwatch.Stats.MAXIMUM,
       }),
-      threshold: 0,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      threshold: ALARM_LIMITS.backlogAgeSeconds,
     });
-    this.alarms.push(deadLetters);
+
+    // Maximum over the window, and no data (an idle, empty queue) is OK: the alarm returns to OK
+    // as soon as a redrive or a purge empties the queue.
+    this.add('DeadLetterQueueNotEmpty', {
+      alarmDescription: 'Generation messages are in the dead-letter queue: redrive or purge them.',
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: 1,
+    });
 
     for (const fn of props.functions) {
-      this.alarms.push(
-        new cloudwatch.Alarm(this, `${fn.definition.name}Errors`, {
-          alarmDescription: `The ${fn.definition.name} function reported errors.`,
-          metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-          threshold: 0,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      this.add(`${fn.definition.name}Errors`, {
+        alarmDescription: `The ${fn.definition.name} function failed (an exception, a timeout or a crash).`,
+        metric: fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
+        threshold: 1,
+      });
     }
-    for (const alarm of this.alarms) alarm.addAlarmAction(notify);
+
+    const notify = new actions.SnsAction(this.topic);
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(notify);
+      alarm.addOkAction(notify);
+    }
+  }
+
+  /** An alarm when the metric reaches `threshold` in one period; no data is OK. */
+  private add(
+    id: string,
+    props: Pick<cloudwatch.AlarmProps, 'alarmDescription' | 'metric' | 'threshold'>,
+  ): void {
+    this.alarms.push(
+      new cloudwatch.Alarm(this, id, {
+        ...props,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
   }
 }

@@ -16,7 +16,7 @@ import {
 } from '../../functions/routes';
 import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime-settings';
 import type { DataTables } from './data-tables';
-import { InkpressFunction } from './inkpress-function';
+import { InkpressFunction, type InkpressFunctionProps } from './inkpress-function';
 
 export interface ServiceFunctionsProps {
   tables: DataTables;
@@ -26,6 +26,8 @@ export interface ServiceFunctionsProps {
   modelSecret: secretsmanager.ISecret;
   /** Environment for the language model (see `modelSettingsFromContext`). */
   modelSettings?: Record<string, string>;
+  /** Environment for the per-account rate limit of the API functions (see `rateLimitSettingsFromContext`). */
+  rateLimitSettings?: Record<string, string>;
 }
 
 const KEY_ACTIONS = {
@@ -60,7 +62,13 @@ export class ServiceFunctions extends Construct {
     this.routeFunctions = routeFunctions;
     this.authorizer = this.create(authorizer, Duration.seconds(10), 512);
     this.worker = this.create(generationWorker, Duration.seconds(runtimeSettings.workerTimeoutSeconds), 1024);
-    this.sweeper = this.create(sweeper, Duration.minutes(2), 512);
+    this.sweeper = this.create(sweeper, Duration.seconds(runtimeSettings.sweeperTimeoutSeconds), 512, {
+      reservedConcurrentExecutions: 1,
+      asyncInvoke: {
+        maxEventAge: Duration.seconds(runtimeSettings.sweeperTickMaxAgeSeconds),
+        retryAttempts: 0,
+      },
+    });
     this.webhookDispatcher = this.create(
       webhookDispatcher,
       Duration.seconds(webhookSettings.timeoutSeconds),
@@ -82,8 +90,21 @@ export class ServiceFunctions extends Construct {
     return fn;
   }
 
-  private create(definition: FunctionDefinition, timeout: Duration, memorySize: number): InkpressFunction {
-    const { tables, generationQueue, webhookQueue, sitePasswordKey, modelSecret, modelSettings } = this.props;
+  private create(
+    definition: FunctionDefinition,
+    timeout: Duration,
+    memorySize: number,
+    concurrency: Pick<InkpressFunctionProps, 'reservedConcurrentExecutions' | 'asyncInvoke'> = {},
+  ): InkpressFunction {
+    const {
+      tables,
+      generationQueue,
+      webhookQueue,
+      sitePasswordKey,
+      modelSecret,
+      modelSettings,
+      rateLimitSettings,
+    } = this.props;
     const { access } = definition;
     const environment = functionEnvironment(access, {
       tableName: (name) => tables.tables[name].tableName,
@@ -92,9 +113,16 @@ export class ServiceFunctions extends Construct {
       sitePasswordKeyId: sitePasswordKey.keyId,
       modelSecretArn: modelSecret.secretArn,
       ...(modelSettings ? { modelSettings } : {}),
+      ...(rateLimitSettings ? { rateLimitSettings } : {}),
     });
 
-    const fn = new InkpressFunction(this, definition.name, { definition, timeout, memorySize, environment });
+    const fn = new InkpressFunction(this, definition.name, {
+      definition,
+      timeout,
+      memorySize,
+      environment,
+      ...concurrency,
+    });
 
     for (const [name, tableAccess] of Object.entries(access.tables)) {
       if (tableAccess) tables.grant(fn, name as TableName, tableAccess);
@@ -115,6 +143,8 @@ export interface EnvironmentSources {
   modelSecretArn: string;
   /** Language-model settings for the functions that use the model (OPENAI_BASE_URL, OPENAI_MODEL_*). */
   modelSettings?: Record<string, string>;
+  /** Rate-limit settings for the functions that use the RateLimits table (INKPRESS_RATE_LIMIT_*). */
+  rateLimitSettings?: Record<string, string>;
 }
 
 /**
@@ -125,7 +155,8 @@ export function functionEnvironment(
   access: FunctionAccess,
   sources: EnvironmentSources,
 ): Record<string, string> {
-  const environment: Record<string, string> = { INKPRESS_ALLOW_PRIVATE_URLS: 'false' };
+  // Deployed, every response goes out over HTTPS through API Gateway: handlers send HSTS.
+  const environment: Record<string, string> = { INKPRESS_ALLOW_PRIVATE_URLS: 'false', INKPRESS_HSTS: 'true' };
   for (const name of Object.keys(access.tables) as TableName[]) {
     environment[tableDefinitions[name].envVar] = sources.tableName(name);
   }
@@ -133,6 +164,7 @@ export function functionEnvironment(
   if (access.sendsToWebhookQueue || access.consumesWebhookQueue)
     environment.WEBHOOK_QUEUE_URL = sources.webhookQueueUrl;
   if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
+  if (access.tables.rateLimits) Object.assign(environment, sources.rateLimitSettings);
   if (access.readsModelSecret) {
     environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
     Object.assign(environment, sources.modelSettings);

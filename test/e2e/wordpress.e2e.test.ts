@@ -17,10 +17,12 @@ import { handler as showWebsiteHandler } from '../../functions/api/show-website'
 import { createAccount } from '../../functions/core/accounts';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
 import { retryDuePublications } from '../../functions/core/publishing/sweep-publishing';
+import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
 import { drainQueue } from '../support/generation-queue';
+import { executableFindings, plainTextFindings } from '../support/hostile-text';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
 import { peer } from './support/wordpress-peer';
@@ -84,9 +86,12 @@ const generateAll = async () => {
   return drainQueue(resources.queueUrl, worker);
 };
 
-/** A post as WordPress itself reports it (core REST API, the editor's application password). */
+/**
+ * A post as WordPress itself reports it (core REST API, the administrator's application
+ * password: the Inkpress role cannot edit, so cannot read with context=edit, published posts).
+ */
 async function wpPost(cmsId: string) {
-  const auth = Buffer.from(`${env('WP_LOGIN')}:${env('WP_APP_PASSWORD')}`).toString('base64');
+  const auth = Buffer.from(`${env('WP_ADMIN_LOGIN')}:${env('WP_ADMIN_APP_PASSWORD')}`).toString('base64');
   const response = await fetch(`${WP_URL}/?rest_route=/wp/v2/posts/${cmsId}&context=edit`, {
     headers: { Authorization: `Basic ${auth}` },
   });
@@ -103,12 +108,12 @@ async function wpPost(cmsId: string) {
   };
 }
 
-/** Posts on the site (any status) made for an article, counted by the plugin's meta key. */
+/** Posts on the site (any status) made for an article, counted by the plugin's meta key (per user). */
 function postsForArticle(articleUuid: string): number {
   return Number(
     peer(
       'php-eval',
-      `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => INKPRESS_CONNECTOR_UUID_META, 'meta_value' => '${articleUuid}')));`,
+      `echo count(get_posts(array('post_type' => 'post', 'post_status' => 'any', 'numberposts' => -1, 'meta_key' => Inkpress_Rest::uuid_meta_key(${Number(env('WP_EDITOR_USER_ID'))}), 'meta_value' => '${articleUuid}')));`,
     ).trim(),
   );
 }
@@ -157,9 +162,10 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
       password: 'not the password',
     });
     expect(response.statusCode).toBe(422);
-    expect(body(response).errors.password).toEqual([
-      'The site refused this login and password: check the login and password of the user.',
-    ]);
+    expect(body(response).errors).toEqual({
+      login: [LOGIN_FAILED_MESSAGE],
+      password: [LOGIN_FAILED_MESSAGE],
+    });
   });
 
   it('refuses a user without the Inkpress Editor role with 422', async () => {
@@ -169,7 +175,10 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
       password: env('WP_PLAIN_PASSWORD'),
     });
     expect(response.statusCode).toBe(422);
-    expect(Object.keys(body(response).errors)).toEqual(['login']);
+    expect(body(response).errors).toEqual({
+      login: [LOGIN_FAILED_MESSAGE],
+      password: [LOGIN_FAILED_MESSAGE],
+    });
   });
 
   it('publishes one article live in a category, one as a draft and one scheduled', async () => {
@@ -280,6 +289,46 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
     expect(results.every((result) => !result.created)).toBe(true);
     expect(await publishArticle(deps.publishDeps(), { accountId, articleUuid })).toBe('skipped');
     expect(postsForArticle(articleUuid)).toBe(1);
+  });
+
+  it('publishes hostile text as text: no markup, script or shortcode runs on the site', async () => {
+    articles.hostile = await createArticle({
+      keyword: '&lt;script&gt;alert(1)&lt;/script&gt; [gallery] bread',
+      h2_count: '2',
+      title:
+        '<img src=x onerror=alert(1)>&lt;svg onload=alert(1)&gt; [embed]https://evil.example/x[/embed] Tom &amp; Jerry',
+      website_uuid: websiteUuid,
+    });
+    expect(await generateAll()).toBe(1);
+    const record = body(await showArticle(articles.hostile));
+    expect(plainTextFindings(record.data.title)).toEqual([]);
+    expect(executableFindings(record.data.content)).toEqual([]);
+
+    const post = await wpPost(record.data.cms_id);
+    expect(post.status).toBe('publish');
+    expect(plainTextFindings(post.title.raw)).toEqual([]);
+    // Block delimiters are WordPress's own comments; any other comment would still count.
+    expect(executableFindings(post.content.raw.replace(/<!-- \/?wp:[\s\S]*?-->/g, ''))).toEqual([]);
+    // As WordPress shows it: the_content filters (shortcodes, wpautop) and the title's filters ran.
+    const auth = Buffer.from(`${env('WP_LOGIN')}:${env('WP_APP_PASSWORD')}`).toString('base64');
+    const shown = (await (
+      await fetch(`${WP_URL}/?rest_route=/wp/v2/posts/${record.data.cms_id}`, {
+        headers: { Authorization: `Basic ${auth}` },
+      })
+    ).json()) as { title: { rendered: string }; content: { rendered: string } };
+    expect(executableFindings(shown.content.rendered).filter((finding) => !finding.includes('<br>'))).toEqual(
+      [],
+    );
+    // Shown as "[gallery]" (the plugin stores both brackets as &#091; / &#093;), never run as a gallery.
+    expect(shown.content.rendered).toMatch(/&#0*91;gallery(\]|&#0*93;)/);
+    expect(shown.content.rendered).not.toMatch(/class=['"]gallery/);
+    // Titles keep their "[" as text: WordPress runs no shortcode in a title.
+    expect(shown.title.rendered).toContain('[embed]');
+    expect(
+      executableFindings(`<p>${shown.title.rendered}</p>`).filter(
+        (finding) => !finding.includes('shortcode'),
+      ),
+    ).toEqual([]);
   });
 
   it('deletes the website and keeps its articles readable', async () => {

@@ -1,7 +1,7 @@
 /**
  * What each function's bundle contains, built by esbuild with the stack's settings: every
  * entry of the route table bundles, and only the generation worker carries the language-model
- * client (DESIGN.md: API handlers must not bundle it).
+ * client (docs/design.md: API handlers must not bundle it).
  */
 import * as path from 'node:path';
 import { build } from 'esbuild';

@@ -1,4 +1,4 @@
-/** Operators choose the provider models and an OpenAI-compatible server with CDK context. */
+/** Operators choose the provider models, an OpenAI-compatible server and the rate limit with CDK context. */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { InkpressStack } from '../../lib/inkpress-stack';
@@ -41,5 +41,22 @@ describe('language-model settings', () => {
     expect(Object.keys(worker?.variables ?? {}).filter((name) => name.startsWith('OPENAI_'))).toEqual([
       'OPENAI_SECRET_ARN',
     ]);
+  });
+});
+
+describe('rate-limit settings', () => {
+  it('passes context rate-limit settings to every API function and to nothing else', () => {
+    const environments = functionEnvironments({ rateLimitPerSecond: '25', rateLimitBurst: '50' });
+    const api = environments.filter(({ variables }) => 'RATE_LIMITS_TABLE' in variables);
+    expect(api.length).toBeGreaterThan(10);
+    for (const { variables } of api) {
+      expect(variables).toMatchObject({
+        INKPRESS_RATE_LIMIT_PER_SECOND: '25',
+        INKPRESS_RATE_LIMIT_BURST: '50',
+      });
+    }
+    for (const { variables } of environments.filter(({ variables }) => !('RATE_LIMITS_TABLE' in variables))) {
+      expect(Object.keys(variables).filter((name) => name.startsWith('INKPRESS_RATE_LIMIT'))).toEqual([]);
+    }
   });
 });

@@ -173,18 +173,42 @@ describe('with the local runtime running on the same data folder', () => {
     expect(await show(id)).toMatchObject({ name: 'Beta', credits: 0, daily_limit: 3 });
   }, 60_000);
 
-  describe('on deployed tables (named by ACCOUNTS_TABLE and API_TOKENS_TABLE, no INKPRESS_DATA_DIR)', () => {
+  describe('on deployed tables (ACCOUNTS_TABLE, API_TOKENS_TABLE, ARTICLES_TABLE; no INKPRESS_DATA_DIR)', () => {
+    const deployedEnv = (): NodeJS.ProcessEnv => ({
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ACCOUNTS_TABLE: runtime?.resources.tableNames.accounts,
+      API_TOKENS_TABLE: runtime?.resources.tableNames.apiTokens,
+      ARTICLES_TABLE: runtime?.resources.tableNames.articles,
+      AWS_ENDPOINT_URL_DYNAMODB: runtime?.endpoints.dynamodb,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'deployedtest',
+      AWS_SECRET_ACCESS_KEY: 'deployedtest',
+    });
+
+    it.each([
+      [['ARTICLES_TABLE'], 'ARTICLES_TABLE is not set'],
+      [['API_TOKENS_TABLE'], 'API_TOKENS_TABLE is not set'],
+      [['ACCOUNTS_TABLE', 'ARTICLES_TABLE'], 'ACCOUNTS_TABLE, ARTICLES_TABLE are not set'],
+    ])(
+      'refuses to run when %j is missing, naming it, and changes nothing',
+      async (missing, named) => {
+        const before = await show(accountId);
+        const env = deployedEnv();
+        for (const variable of missing) delete env[variable];
+        const result = await adminWithEnv(env, 'credits', 'add', '--account', accountId, '--amount', '9');
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toContain(`error: ${named}`);
+        expect(result.stderr).toContain('ACCOUNTS_TABLE, API_TOKENS_TABLE, ARTICLES_TABLE');
+        expect((await show(accountId)).credits).toBe(before.credits);
+      },
+      60_000,
+    );
+
     it('uses those tables through the standard AWS configuration', async () => {
-      const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        ACCOUNTS_TABLE: runtime?.resources.tableNames.accounts,
-        API_TOKENS_TABLE: runtime?.resources.tableNames.apiTokens,
-        AWS_ENDPOINT_URL_DYNAMODB: runtime?.endpoints.dynamodb,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'deployedtest',
-        AWS_SECRET_ACCESS_KEY: 'deployedtest',
-      };
+      const env = deployedEnv();
       const created = await adminWithEnv(
         env,
         'account',
@@ -201,7 +225,7 @@ describe('with the local runtime running on the same data folder', () => {
       const added = await adminWithEnv(env, 'credits', 'add', '--account', id, '--amount', '2');
       expect(added.code).toBe(0);
       expect(added.stdout).toContain('balance 3');
-      expect(added.stdout).toContain('Set ARTICLES_TABLE to also retry the waiting articles now');
+      expect(added.stdout).toContain('0 article(s) waiting for credits will be retried at the next sweep.');
     }, 60_000);
   });
 });

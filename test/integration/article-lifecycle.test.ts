@@ -18,6 +18,7 @@ import {
   MAX_GENERATION_ATTEMPTS,
   WORST_CASE_FAILURE_MS,
 } from '../../functions/core/articles/lifecycle-policy';
+import { resendUnfinishedGenerations } from '../../functions/core/articles/resend-unfinished';
 import { recoverStalledGenerations } from '../../functions/core/articles/sweep-articles';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
@@ -99,11 +100,11 @@ describe('leases', () => {
     const responses = await Promise.all(
       Array.from({ length: 10 }, () => worker(sqsEventOf([message]), lambdaContext)),
     );
-    // Duplicates are dropped (not failed back to the queue): every delivery succeeded.
-    expect(responses.every((response) => response.batchItemFailures.length === 0)).toBe(true);
+    // One delivery generated it; the nine duplicates were asked back for when the lease ends.
+    expect(responses.filter((response) => response.batchItemFailures.length === 0)).toHaveLength(1);
     expect((await show(accountId, uuid)).status).toBe('generated');
-    // One article's worth of model calls: an outline, then one call per part (intro, 3 H2s, end).
-    expect(modelCalls()).toBe(1 + 3 + 2);
+    // One article's worth of model calls: an outline, then one call per part (intro, 3 H2s, end, meta).
+    expect(modelCalls()).toBe(1 + 3 + 2 + 1);
     expect(await credits(accountId)).toBe(100 - PRICE);
     expect((await stored(accountId, uuid)).generationAttempts).toBe(1);
   });
@@ -134,6 +135,33 @@ describe('leases', () => {
     expect(await drainQueue(resources.queueUrl, worker)).toBe(1);
     expect((await show(accountId, uuid)).status).toBe('generated');
     expect(await credits(accountId)).toBe(100 - PRICE);
+  });
+});
+
+describe('a restart that lost the queue', () => {
+  it('sends every queued article again, ends the dead process leases, and generates each once', async () => {
+    const accountId = await newAccount(100);
+    const waiting = await create(accountId);
+    const inProgress = await create(accountId);
+    const now = new Date();
+    await deps
+      .articleStore()
+      .takeLease(
+        { accountId, articleUuid: inProgress },
+        'killed-process',
+        now.toISOString(),
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+        MAX_GENERATION_ATTEMPTS,
+      );
+    // The queue is gone with the process.
+    await new SQSClient({}).send(new PurgeQueueCommand({ QueueUrl: resources.queueUrl }));
+    const { resent } = await resendUnfinishedGenerations(deps.resendUnfinishedDeps(), {
+      leasesAreDead: true,
+    });
+    expect(resent).toBeGreaterThanOrEqual(2);
+    await drainQueue(resources.queueUrl, worker);
+    for (const uuid of [waiting, inProgress]) expect((await show(accountId, uuid)).status).toBe('generated');
+    expect(await credits(accountId)).toBe(100 - 2 * PRICE);
   });
 });
 

@@ -116,6 +116,10 @@ describe('create, queue, generate, list, show', () => {
       generation_error: 0,
       daily_limit_reached: 0,
       start_generation_at: expect.stringMatching(WIRE_TIME),
+      faq_count: 0,
+      tags: [],
+      auto_tags: 0,
+      meta_description: null,
       website: null,
       category: null,
       publication: null,
@@ -143,6 +147,12 @@ describe('create, queue, generate, list, show', () => {
       total_words: expect.any(Number),
       created_at: expect.stringMatching(WIRE_TIME),
       published_at: null,
+      meta_description: expect.stringContaining('trail running shoes'),
+      excerpt: 'Learn trail running shoes the easy way. Practical tips inside.',
+      focus_keyword: 'trail running shoes',
+      faq: [],
+      tags: [],
+      quality_warnings: ['keyword_missing_in_title'],
       website: null,
       category: null,
       publication: null,
@@ -225,6 +235,122 @@ describe('queue pagination', () => {
   });
 });
 
+describe('generation options and quality gates', () => {
+  const withOptions = {
+    ...validFields,
+    keyword: 'espresso grinders, burr',
+    faq_count: '3',
+    tags: 'Coffee, <b>Espresso</b>, coffee ,Home barista',
+    auto_tags: '1',
+  };
+
+  it('prices the FAQ, writes the meta fields, the FAQ section and the tags, and shows them', async () => {
+    const accountId = await newAccount(100);
+    const created = json(await create(accountId, withOptions));
+    const queued = json(await show(accountId, created.article_uuid)).data;
+    expect(queued).toMatchObject({
+      faq_count: 3,
+      tags: ['Coffee', 'Espresso', 'Home barista'],
+      auto_tags: 1,
+      meta_description: null,
+      estimated_credits: priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 3, needBold: false, faqCount: 3 }),
+    });
+    expect(queued.estimated_credits).toBe(1 + 3 + 1);
+    await generateAll();
+    const { data } = json(await show(accountId, created.article_uuid));
+    expect(data.focus_keyword).toBe('espresso grinders');
+    expect(data.meta_description).toContain('espresso grinders');
+    expect(data.meta_description.length).toBeGreaterThanOrEqual(120);
+    expect(data.meta_description.length).toBeLessThanOrEqual(160);
+    expect(data.excerpt).toBe('Learn espresso grinders the easy way. Practical tips inside.');
+    expect(data.faq).toEqual(
+      [1, 2, 3].map((n) => ({
+        question: `Fake question ${n} about espresso grinders?`,
+        answer: `Fake answer ${n} about espresso grinders.`,
+      })),
+    );
+    expect(data.tags).toEqual([
+      'Coffee',
+      'Espresso',
+      'Home barista',
+      'Fake tag',
+      'Second tag',
+      'espresso grinders',
+    ]);
+    expect(data.quality_warnings).toEqual([]);
+    expect(data.content.match(/<h2>/g)).toHaveLength(4);
+    expect(data.content).toContain(
+      '<h2>Frequently asked questions</h2>\n<h3>Fake question 1 about espresso grinders?</h3>',
+    );
+    expect(data.credits_used).toBe(5);
+    const metaCall = fakeOpenAi.requests.find((request) =>
+      JSON.stringify(request).includes('exactly 3 questions'),
+    );
+    expect(metaCall).toBeDefined();
+  });
+
+  it('keeps the given meta description and charges nothing for tags', async () => {
+    const accountId = await newAccount(100);
+    const created = json(
+      await create(accountId, { ...validFields, tags: 'one', meta_description: 'My <em>own</em> words.' }),
+    );
+    expect(json(await show(accountId, created.article_uuid)).data).toMatchObject({
+      meta_description: 'My own words.',
+      estimated_credits: priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 3, needBold: false }),
+    });
+    await generateAll();
+    const { data } = json(await show(accountId, created.article_uuid));
+    expect(data.meta_description).toBe('My own words.');
+    expect(data.tags).toEqual(['one']);
+    expect(data.faq).toEqual([]);
+    expect(data.quality_warnings).toEqual([
+      'keyword_missing_in_meta_description',
+      'meta_description_too_short',
+    ]);
+  });
+
+  it.each([
+    [
+      'always',
+      [
+        'keyword_missing_in_title',
+        'keyword_missing_in_h2',
+        'keyword_missing_in_first_paragraph',
+        'keyword_missing_in_meta_description',
+        'meta_description_too_short',
+      ],
+    ],
+    ['until-feedback', []],
+  ] as const)(
+    'with a model that writes markdown and forgets the keyword (%s): no markdown survives, misses are regenerated once',
+    async (sloppy, warnings) => {
+      fakeOpenAi.behaviour = { latencyMs: 0, sloppy };
+      const accountId = await newAccount(100);
+      const created = json(await create(accountId, withOptions));
+      const before = fakeOpenAi.requests.length;
+      await generateAll();
+      const { data } = json(await show(accountId, created.article_uuid));
+      expect(data.quality_warnings).toEqual(warnings);
+      const content: string = data.content;
+      expect(content).not.toMatch(/\*\*|__|```|(^|>)\s*#|(^|>)\s*[-*] /m);
+      expect(content.match(/<h2>/g)).toHaveLength(4);
+      expect(content.match(/<h3>(Fake )?question \d/gi)).toHaveLength(3);
+      expect(data.title).not.toMatch(/[#*]/);
+      expect(
+        data.faq.every(
+          (item: { question: string; answer: string }) => !/[*#]|^- /.test(item.question + item.answer),
+        ),
+      ).toBe(true);
+      // outline, intro, 3 sections, conclusion, meta; then one more outline, intro and meta
+      expect(fakeOpenAi.requests.length - before).toBe(7 + 3);
+      if (sloppy === 'until-feedback') {
+        expect(data.title).toContain('espresso grinders');
+        expect(content).toMatch(/^<p>Fake paragraph about espresso grinders/);
+      }
+    },
+  );
+});
+
 describe('validation', () => {
   const cases: [string, Record<string, string | undefined>, string][] = [
     ['keyword missing', { keyword: undefined }, 'keyword'],
@@ -255,6 +381,13 @@ describe('validation', () => {
       { website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e', draft: 'perhaps' },
       'draft',
     ],
+    ['faq_count 11', { faq_count: '11' }, 'faq_count'],
+    ['faq_count negative', { faq_count: '-1' }, 'faq_count'],
+    ['faq_count text', { faq_count: 'some' }, 'faq_count'],
+    ['more than 10 tags', { tags: Array.from({ length: 11 }, (_, i) => `tag${i}`).join(',') }, 'tags'],
+    ['a tag over 50 characters', { tags: `ok, ${'x'.repeat(51)}` }, 'tags'],
+    ['auto_tags not a boolean', { auto_tags: 'sometimes' }, 'auto_tags'],
+    ['meta_description over 160 characters', { meta_description: 'x'.repeat(161) }, 'meta_description'],
   ];
 
   it.each(cases)(

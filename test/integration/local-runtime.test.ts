@@ -4,7 +4,7 @@
  * schedule, persistence across a restart, and no child process left behind.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,8 @@ import * as deps from '../../functions/adapters/dependencies';
 import { MAX_BODY_BYTES } from '../../functions/api/http/form-body';
 import { errorBodies } from '../../functions/api/http/responses';
 import * as accounts from '../../functions/core/accounts';
-import type { RouteDefinition } from '../../functions/routes';
+import { generationWorker, type RouteDefinition } from '../../functions/routes';
+import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { createApiServer } from '../../local/api-server';
 import { HandlerLoader } from '../../local/handler-loader';
 import { LocalAuthorizer } from '../../local/local-authorizer';
@@ -31,6 +32,7 @@ import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
+import * as slowWorker from '../support/local-fixtures/slow-worker';
 
 const quiet = () => undefined;
 let dataDir: string;
@@ -57,6 +59,7 @@ const call = (pathname: string, init: RequestInit = {}) => fetch(`${runtime.base
 
 async function json(response: Response): Promise<unknown> {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   return response.json();
 }
 
@@ -134,6 +137,23 @@ describe('the API on 127.0.0.1', () => {
     await accounts.revokeToken(store, unused);
     expect((await call('/v1/languages', { headers: bearer(used) })).status).toBe(200);
     expect((await call('/v1/languages', { headers: bearer(unused) })).status).toBe(401);
+  });
+
+  it('has both emulators listen on 127.0.0.1 only', () => {
+    const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+    if (ss.error) return; // no `ss` (not Linux): nothing to check with
+    const { dynamodb, moto } = runtime.emulatorPids;
+    const listening = (pid: number) =>
+      ss.stdout
+        .split('\n')
+        .filter((line) => line.includes(`pid=${pid},`))
+        .map((line) => line.trim().split(/\s+/)[3]);
+    for (const pid of [dynamodb, moto]) {
+      expect(listening(pid).length).toBeGreaterThan(0);
+      for (const address of listening(pid)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+    }
+    expect(listening(dynamodb)).toEqual([new URL(runtime.endpoints.dynamodb).host]);
+    expect(listening(moto)).toEqual([new URL(runtime.endpoints.moto).host]);
   });
 
   it('refuses a second runtime on the same data folder', async () => {
@@ -326,6 +346,58 @@ describe('the SQS event source', () => {
     } finally {
       sqs.destroy();
     }
+  });
+
+  it('runs workerMaxConcurrency invocations of one message at once, never two of the same body', async () => {
+    const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
+    try {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-concurrency-test' }));
+      const queueUrl = QueueUrl as string;
+      const bodies = [...Array.from({ length: 14 }, (_, n) => `{"n":${n}}`), '{"n":0}', '{"n":0}'];
+      for (const body of bodies)
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+      const poller = startQueuePoller({
+        sqs,
+        queueUrl,
+        loader: new HandlerLoader(quiet),
+        log: quiet,
+        waitTimeSeconds: 1,
+        entry: 'test/support/local-fixtures/slow-worker.ts',
+      });
+      await eventually(
+        async () => slowWorker.runs.length,
+        (n) => n === bodies.length,
+      );
+      await poller.stop();
+
+      expect(slowWorker.concurrency.max).toBe(runtimeSettings.workerMaxConcurrency);
+      expect(slowWorker.runs.every((run) => run.records === runtimeSettings.workerBatchSize)).toBe(true);
+      const sameArticle = slowWorker.runs.filter((run) => run.body === '{"n":0}');
+      expect(sameArticle).toHaveLength(3);
+      for (const [earlier, later] of sameArticle.slice(1).map((run, n) => [sameArticle[n], run])) {
+        expect(later?.start).toBeGreaterThanOrEqual(earlier?.end ?? Number.POSITIVE_INFINITY);
+      }
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  it('keeps concurrent invocations of the real worker apart (each gets its own outcome)', async () => {
+    const loaded = new HandlerLoader(quiet).load<Parameters<typeof invokeWorker>[0]>(generationWorker.entry);
+    if (loaded.status !== 'loaded') throw new Error('worker not loaded');
+    // Odd ones fail (DynamoDB rejects a key of 3000 characters), even ones find no article and succeed.
+    const messages: Message[] = Array.from({ length: 10 }, (_, n) => ({
+      MessageId: `m${n}`,
+      ReceiptHandle: `r${n}`,
+      Body: JSON.stringify({ accountId: n % 2 ? 'x'.repeat(3000) : randomUUID(), articleUuid: randomUUID() }),
+      Attributes: { ApproximateReceiveCount: '1' },
+    }));
+    const outcomes = await Promise.all(
+      messages.map((message) => invokeWorker(loaded.handler, [message], 'arn', quiet)),
+    );
+    expect(outcomes.map((outcome) => outcome.failed.map((message) => message.MessageId))).toEqual(
+      messages.map((message, n) => (n % 2 ? [message.MessageId] : [])),
+    );
   });
 
   it('fails the whole batch when the worker throws or names an unknown record', async () => {

@@ -3,6 +3,7 @@ import * as deps from '../../functions/adapters/dependencies';
 import { handler as authorize } from '../../functions/api/authorizer';
 import { handler as listLanguages } from '../../functions/api/list-languages';
 import * as accounts from '../../functions/core/accounts';
+import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
 import { apiEvent, loadEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
 
@@ -31,21 +32,52 @@ describe('bearer tokens', () => {
     });
   });
 
+  /** A denial is an answer, not an error: the function's Errors metric must not count it. */
+  const expectDenied = async (header: string) => {
+    const result = await authorize(authorizerEvent(header));
+    expect(result.principalId).toBe('unauthenticated');
+    expect(result.context).toBeUndefined();
+    expect(result.policyDocument.Statement).toEqual([
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Deny',
+        Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/prod/*',
+      },
+    ]);
+  };
+
   it.each([
     ['no header', ''],
     ['no Bearer scheme', 'Basic abc'],
     ['unknown token', 'Bearer ink_unknown'],
-  ])('rejects %s with Unauthorized', async (_label, header) => {
-    await expect(authorize(authorizerEvent(header))).rejects.toThrow('Unauthorized');
+  ])('denies %s with a Deny policy for the whole API, without throwing', async (_label, header) => {
+    await expectDenied(header);
   });
 
-  it('rejects a revoked token', async () => {
+  it('denies a revoked token', async () => {
     const { token } = await accounts.createAccount(
       { accounts: deps.accountStore(), tokens: deps.tokenStore() },
       { name: 'Revoked', credits: 0 },
     );
     await accounts.revokeToken({ tokens: deps.tokenStore() }, token);
-    await expect(authorize(authorizerEvent(`Bearer ${token}`))).rejects.toThrow('Unauthorized');
+    await expectDenied(`Bearer ${token}`);
+  });
+
+  it('throws (a real error, for the alarm) when the token table cannot be read', async () => {
+    const client = dynamoDocumentClient();
+    client.middlewareStack.add(
+      () => async () => {
+        throw Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+      },
+      { step: 'initialize', name: 'tokenTableDown' },
+    );
+    try {
+      await expect(authorize(authorizerEvent('Bearer ink_anything'))).rejects.toThrow(
+        'Requested resource not found',
+      );
+    } finally {
+      client.middlewareStack.remove('tokenTableDown');
+    }
   });
 
   it('stores only the SHA-256 of a token', async () => {

@@ -56,6 +56,7 @@ async function healSite() {
   site.mode = 'ok';
   site.redirectLocation = undefined;
   site.postFailure = undefined;
+  site.failedLogins.clear();
   site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
 }
 
@@ -192,6 +193,47 @@ describe('publishing after generation', () => {
     expect(await sweepPublicationsAfter(60)).toMatchObject({ published: 0, retry_scheduled: 0 });
   });
 
+  it('sends the article as structured data past a firewall that blocks block markup, and shows what the site kept', async () => {
+    const { accountId, websiteUuid } = await setUp('/structured');
+    const articleUuid = await createArticle(accountId, {
+      website_uuid: websiteUuid,
+      faq_count: '2',
+      tags: 'Baking, Citrus',
+    });
+    expect(await generateAll()).toBe(1);
+    const [post] = postsOf(articleUuid);
+    const record = await showArticle(accountId, articleUuid);
+    expect(post?.sections.map((section) => section.heading)).toHaveLength(3);
+    expect(post?.sections.some((section) => /<h2/.test(section.html))).toBe(false);
+    expect(post).toMatchObject({
+      faq: { heading: 'Frequently asked questions', items: record.data.faq },
+      meta_description: record.data.meta_description,
+      focus_keyword: 'lemon tart',
+      excerpt: record.data.excerpt,
+      tags: ['Baking', 'Citrus'],
+      language: 'en',
+    });
+    expect(post?.content.match(/<h2>/g)).toHaveLength(4);
+    expect(record.data.publication).toEqual({
+      state: 'published',
+      attempts: expect.any(Number),
+      last_error: null,
+      next_attempt_at: null,
+      site: {
+        post_id: String(post?.id),
+        link: `${site.url}/${post?.slug}/`,
+        status: 'publish',
+        blocks: expect.any(Number),
+        freeform_blocks: 0,
+        tags: ['Baking', 'Citrus'],
+        excerpt: 1,
+        seo: { adapter: 'inkpress', meta_description: 1, focus_keyword: 1 },
+        schema: { printed_by: 'inkpress', types: ['Article', 'FAQPage'] },
+        faq_questions: 2,
+      },
+    });
+  });
+
   it('sends a draft as a draft, without a publication date', async () => {
     const { accountId, websiteUuid } = await setUp('/draft');
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid, draft: '1' });
@@ -301,6 +343,7 @@ describe('when publishing fails', () => {
       attempts: 1,
       last_error: expect.stringContaining('The plugin could not do this now.'),
       next_attempt_at: null,
+      site: null,
     });
     // A final state: no sweep tries it again, however late.
     expect(await sweepPublicationsAfter(24 * 60)).toMatchObject({ published: 0, retry_scheduled: 0 });
@@ -447,6 +490,34 @@ describe('when publishing fails', () => {
     site.users.set('inkpress', { password: PASSWORD, roles: ['subscriber'] });
     await generateAll();
     expect((await showWebsite(accountId, websiteUuid)).status.login_is_unauthorized).toBe(1);
+  });
+
+  it('flags a user that was made administrator as unauthorized', async () => {
+    const { accountId, websiteUuid } = await setUp('/admin');
+    await createArticle(accountId, { website_uuid: websiteUuid });
+    site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor', 'administrator'] });
+    await generateAll();
+    expect((await showWebsite(accountId, websiteUuid)).status.login_is_unauthorized).toBe(1);
+  });
+
+  it('retries later when the site paused logins for the user, without flagging the website', async () => {
+    const { accountId, websiteUuid } = await setUp('/paused');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.failedLogins.set(
+      '/paused|inkpress',
+      Array.from({ length: 5 }, () => Date.now()),
+    );
+    await generateAll();
+    expect((await showArticle(accountId, articleUuid)).data.cms_id).toBeNull();
+    expect(postsOf(articleUuid)).toHaveLength(0);
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 0,
+    });
+
+    site.failedLogins.clear();
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
   });
 });
 

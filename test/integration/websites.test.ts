@@ -21,6 +21,7 @@ import { createAccount } from '../../functions/core/accounts';
 import { ValidationError } from '../../functions/core/errors';
 import { categoryUuidFor } from '../../functions/core/websites/categories';
 import { createWebsite } from '../../functions/core/websites/create-website';
+import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
 import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
 import type { ProvisionedResources } from '../../local/provision';
 import { apiEvent } from '../support/events';
@@ -48,6 +49,7 @@ beforeEach(() => {
   site.mode = 'ok';
   site.redirectLocation = undefined;
   site.requests = [];
+  site.failedLogins.clear();
 });
 
 async function newAccount(credits = 100): Promise<string> {
@@ -159,12 +161,14 @@ describe('POST /v1/websites/create', () => {
     expect(body(response).data.url).toBe(`http://localhost:${port}/My-Blog`);
   });
 
-  it('stores the password encrypted with KMS, bound to {accountId, websiteUuid}', async () => {
+  it('stores the password encrypted with KMS, bound to {accountId, websiteUuid, url}', async () => {
     const accountId = await newAccount();
     const websiteUuid = await registered(accountId);
     const item = (await websiteItems(accountId)).find((entry) => entry.websiteKey === `site#${websiteUuid}`);
     expect(item).toBeDefined();
     const ciphertext = String(item?.passwordCiphertext);
+    const url = String(item?.url);
+    expect(item?.passwordContextVersion).toBe(2);
     expect(ciphertext).not.toContain(PASSWORD);
     expect(Buffer.from(ciphertext, 'base64').toString('utf8')).not.toContain(PASSWORD);
     expect(JSON.stringify(item)).not.toContain(PASSWORD);
@@ -174,18 +178,21 @@ describe('POST /v1/websites/create', () => {
       const { Plaintext } = await kms.send(
         new DecryptCommand({
           CiphertextBlob: Buffer.from(ciphertext, 'base64'),
-          EncryptionContext: { accountId, websiteUuid },
+          EncryptionContext: { accountId, websiteUuid, url },
         }),
       );
       expect(Buffer.from(Plaintext ?? new Uint8Array()).toString('utf8')).toBe(PASSWORD);
-      await expect(
-        kms.send(
-          new DecryptCommand({
-            CiphertextBlob: Buffer.from(ciphertext, 'base64'),
-            EncryptionContext: { accountId, websiteUuid: '00000000-0000-4000-8000-000000000000' },
-          }),
-        ),
-      ).rejects.toThrow();
+      for (const EncryptionContext of <Record<string, string>[]>[
+        { accountId, websiteUuid: '00000000-0000-4000-8000-000000000000', url },
+        { accountId, websiteUuid, url: `${url}/other` },
+        { accountId, websiteUuid },
+      ]) {
+        await expect(
+          kms.send(
+            new DecryptCommand({ CiphertextBlob: Buffer.from(ciphertext, 'base64'), EncryptionContext }),
+          ),
+        ).rejects.toThrow();
+      }
     } finally {
       kms.destroy();
     }
@@ -371,27 +378,39 @@ describe('POST /v1/websites/create', () => {
       ]);
     });
 
-    it('a wrong password', async () => {
-      const response = await register(accountId, { ...validFields(), password: 'wrong' });
-      expect(response.statusCode).toBe(422);
-      const message = 'The site refused this login and password: check the login and password of the user.';
-      expect(body(response)).toEqual({ message, errors: { password: [message], login: [message] } });
-      expect(response.body).not.toContain('wrong');
-    });
-
-    it('an unknown login', async () => {
-      const response = await register(accountId, { ...validFields(), login: 'nobody' });
-      expect(response.statusCode).toBe(422);
-      expect(Object.keys(body(response).errors).sort()).toEqual(['login', 'password']);
-    });
-
-    it('a user without the Inkpress Editor role', async () => {
+    it.each([
+      ['a wrong password', 'inkpress', 'wrong'],
+      ['an unknown login', 'nobody', PASSWORD],
+      ['a user without the Inkpress Editor role (right password)', 'author', 'author pw'],
+      ['an administrator holding the role (right password)', 'boss', 'boss pw'],
+      ['an editor holding the role (right password)', 'chief', 'chief pw'],
+    ])('%s: one message naming every cause, never which', async (_case, login, password) => {
       site.users.set('author', { password: 'author pw', roles: ['author'] });
-      const response = await register(accountId, { url: site.url, login: 'author', password: 'author pw' });
+      site.users.set('boss', { password: 'boss pw', roles: ['administrator', 'inkpress_editor'] });
+      site.users.set('chief', { password: 'chief pw', roles: ['editor', 'inkpress_editor'] });
+      const response = await register(accountId, { url: site.url, login, password });
       expect(response.statusCode).toBe(422);
-      const message =
-        'The user "author" logged in but does not have the Inkpress Editor role: give this user that role on the site.';
-      expect(body(response)).toEqual({ message, errors: { login: [message] } });
+      expect(body(response)).toEqual({
+        message:
+          'login failed: check the user name, the password, and that the user has only the Inkpress Editor role',
+        errors: { login: [LOGIN_FAILED_MESSAGE], password: [LOGIN_FAILED_MESSAGE] },
+      });
+      expect(response.body).not.toContain(password);
+    });
+
+    it('logins paused by the site after repeated failures, even with the right password', async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        expect(
+          (await register(accountId, { ...validFields(), password: `wrong ${attempt}` })).statusCode,
+        ).toBe(422);
+      }
+      const response = await register(accountId, validFields());
+      expect(response.statusCode).toBe(422);
+      expect(body(response).errors).toEqual({
+        login: [
+          'The site has paused logins for this user for now, after repeated failed logins: try again in 15 minutes.',
+        ],
+      });
     });
   });
 
@@ -740,16 +759,21 @@ describe('site password cipher (KMS)', () => {
   const cipher = () => new KmsPasswordCipher(new KMSClient({}), resources.keyId);
 
   it('round-trips a password under the same context', async () => {
-    const context = { accountId: 'a1', websiteUuid: 'w1' };
+    const context = { accountId: 'a1', websiteUuid: 'w1', url: 'https://blog.example.com' };
     const ciphertext = await cipher().encrypt('pässwörd with spaces ', context);
     expect(ciphertext).not.toContain('pässwörd');
     await expect(cipher().decrypt(ciphertext, context)).resolves.toBe('pässwörd with spaces ');
   });
 
-  it('refuses to decrypt under another website or account', async () => {
-    const ciphertext = await cipher().encrypt('secret', { accountId: 'a1', websiteUuid: 'w1' });
-    await expect(cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w2' })).rejects.toThrow();
-    await expect(cipher().decrypt(ciphertext, { accountId: 'a2', websiteUuid: 'w1' })).rejects.toThrow();
+  it('refuses to decrypt under another website, account or URL, or without the URL', async () => {
+    const url = 'https://blog.example.com';
+    const ciphertext = await cipher().encrypt('secret', { accountId: 'a1', websiteUuid: 'w1', url });
+    await expect(cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w2', url })).rejects.toThrow();
+    await expect(cipher().decrypt(ciphertext, { accountId: 'a2', websiteUuid: 'w1', url })).rejects.toThrow();
+    await expect(
+      cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w1', url: 'https://evil.example.com' }),
+    ).rejects.toThrow();
+    await expect(cipher().decrypt(ciphertext, { accountId: 'a1', websiteUuid: 'w1' })).rejects.toThrow();
   });
 });
 

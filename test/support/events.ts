@@ -18,6 +18,8 @@ export interface ApiEventOverrides {
   query?: Record<string, string>;
   body?: string | Buffer;
   contentType?: string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
 }
 
 export function apiEvent(name: string, overrides: ApiEventOverrides = {}): APIGatewayProxyEvent {
@@ -36,6 +38,7 @@ export function apiEvent(name: string, overrides: ApiEventOverrides = {}): APIGa
     headers: {
       ...event.headers,
       ...(overrides.contentType ? { 'Content-Type': overrides.contentType } : {}),
+      ...overrides.headers,
     },
     body: body === undefined ? event.body : Buffer.isBuffer(body) ? body.toString('base64') : body,
     isBase64Encoded: Buffer.isBuffer(body) ? true : body === undefined ? event.isBase64Encoded : false,

@@ -1,8 +1,10 @@
 /**
  * A fake OpenAI Chat Completions server on 127.0.0.1 for tests and benchmarks, driven through
  * the real `openai` client. It answers outline requests (json_schema response format) with the
- * number of headings the prompt asks for, and section requests with HTML. Behaviour is
- * adjustable: latency per call, failures, malformed output.
+ * number of headings the prompt asks for, meta requests with a description, excerpt, the FAQ
+ * pairs and tags asked for, and section requests with HTML. Behaviour is adjustable: latency
+ * per call, failures, malformed output, and a sloppy model that answers in markdown and forgets
+ * the keyword (always, or until the prompt tells it what its previous answer missed).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +20,12 @@ export interface FakeOpenAiBehaviour {
   wrongHeadingCount?: number;
   /** Answer outline requests with text that is not JSON. */
   malformedOutline?: boolean;
+  /** Answer outline requests with this outline (given the number of headings asked for). */
+  outline?: (headingCount: number) => { title: string; headings: string[] };
+  /** Answer section requests with this HTML (given the call number). */
+  sectionHtml?: (call: number) => string;
+  /** Markdown instead of HTML, no keyword anywhere, a short meta description. */
+  sloppy?: 'always' | 'until-feedback';
 }
 
 export interface FakeOpenAi {
@@ -59,7 +67,7 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
         send(response, failWithStatus ?? 500, { error: { message: 'fake failure', type: 'server_error' } });
         return;
       }
-      send(response, 200, completion(body, state.behaviour));
+      send(response, 200, completion(body, state.behaviour, calls));
     } finally {
       inFlight--;
     }
@@ -76,26 +84,57 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
   return state;
 }
 
-function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviour) {
+function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviour, call: number) {
   const messages = (body.messages as { content: string }[] | undefined) ?? [];
   const prompt = messages.map((message) => message.content).join('\n');
   const isOutline = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
+  const schemaName = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema
+    ?.name;
+  const keywords = /keyword\(s\): (.*?)\.?$/im.exec(prompt)?.[1]?.trim() ?? 'topic';
+  const keyword = keywords.split(',')[0]?.trim() ?? keywords;
+  const sloppy =
+    behaviour.sloppy === 'always' ||
+    (behaviour.sloppy === 'until-feedback' && !prompt.includes('Your previous answer'));
   let content: string;
-  if (isOutline) {
+  if (isOutline && schemaName === 'article_meta') {
+    const faqCount = Number(/exactly (\d+) questions/.exec(prompt)?.[1] ?? '0');
+    const wantsTags = prompt.includes('- tags: up to 5');
+    content = JSON.stringify({
+      meta_description: sloppy
+        ? '**A short** description.'
+        : `A complete guide to ${keyword}: what it is, how it works, the mistakes to avoid and the tips that make a real difference, step by step.`,
+      excerpt: sloppy
+        ? '*The* excerpt. Second sentence. Third sentence.'
+        : `Learn ${keyword} the easy way. Practical tips inside.`,
+      faq: Array.from({ length: faqCount }, (_, index) => ({
+        question: sloppy ? `**Fake question ${index + 1}?**` : `Fake question ${index + 1} about ${keyword}?`,
+        answer: sloppy ? `- Fake answer ${index + 1}.` : `Fake answer ${index + 1} about ${keyword}.`,
+      })),
+      tags: wantsTags ? ['Fake tag', '**Second tag**', keyword] : [],
+    });
+  } else if (isOutline) {
     const requested = Number(/exactly (\d+) H2 headings/.exec(prompt)?.[1] ?? '3');
     const count = behaviour.wrongHeadingCount ?? requested;
     const fixedTitle = /The title is fixed: "([^"]*)"/.exec(prompt)?.[1];
-    const keyword = /keyword\(s\): (.*?)\.?$/m.exec(prompt)?.[1]?.trim() ?? 'topic';
     content = behaviour.malformedOutline
       ? 'Sure! Here is your outline: Title - headings...'
-      : JSON.stringify({
-          title: fixedTitle ?? `Fake guide to ${keyword}`,
-          headings: Array.from({ length: count }, (_, index) => `Heading ${index + 1} about ${keyword}`),
-        });
+      : behaviour.outline
+        ? JSON.stringify(behaviour.outline(count))
+        : JSON.stringify({
+            title: fixedTitle ?? (sloppy ? '# The **ultimate** guide' : `Fake guide to ${keywords}`),
+            headings: Array.from({ length: count }, (_, index) =>
+              sloppy ? `## Part **${index + 1}**` : `Heading ${index + 1} about ${keywords}`,
+            ),
+          });
+  } else if (behaviour.sectionHtml) {
+    content = behaviour.sectionHtml(call);
   } else {
+    const part = /section "([^"]*)"/.exec(prompt)?.[1] ?? (prompt.includes('introduction') ? 'intro' : 'end');
     const bold = prompt.includes('<strong>') && !prompt.includes('Do not use <strong>');
     const phrase = bold ? '<strong>key phrase</strong>' : 'key phrase';
-    content = `<p>Fake paragraph with a ${phrase}.</p><h2>Model heading</h2><p>More text <script>alert(1)</script><a href="javascript:alert(1)">bad link</a> <a href="https://example.com/">good link</a>.</p>`;
+    content = sloppy
+      ? `\`\`\`html\n## Sub heading of ${part}\n\nFake **bold** and *italic* text for ${part}.\n\n- first item of ${part}\n- second item\n\`\`\``
+      : `<p>Fake paragraph about ${keyword} with a ${phrase} (${part}).</p><h2>Model heading</h2><p>More text for ${part} <script>alert(1)</script><a href="javascript:alert(1)">bad link</a> <a href="https://example.com/">good link</a>.</p>`;
   }
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,

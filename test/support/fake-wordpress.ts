@@ -1,8 +1,13 @@
 /**
- * A stand-in for a WordPress site running the Inkpress Connector plugin, on 127.0.0.1: the
- * three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the plugin's
- * authentication, error codes and idempotent post creation, plus switches to make the site
- * misbehave (no plugin, HTML answers, server errors, redirects, plugin errors, down).
+ * A stand-in for a WordPress site running the Inkpress Connector plugin (1.2), on 127.0.0.1:
+ * the three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the
+ * plugin's authentication (one 401 for every refused login: unknown user, wrong password, no
+ * role, a role with more power; 429 with Retry-After after 5 failures for one user name within
+ * 15 minutes, whatever the password), error codes and idempotent post creation per user from
+ * the structured post (stored like the plugin stores it: text escaped, shortcodes inert; with
+ * the plugin's read-back), a web application firewall that refuses bodies with `<!--`, plus switches
+ * to make the site misbehave (no plugin, HTML answers, server errors, redirects, plugin errors,
+ * down).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,13 +26,27 @@ export interface FakeCategory {
 
 export interface FakePost {
   id: number;
+  /** Login of the user who created it: idempotency is per user, like the plugin's. */
+  author: string;
   article_uuid: string;
   title: string;
+  /**
+   * The post as the plugin stores it, without block comments: intro, sections and FAQ, their
+   * text escaped and every `[`/`]` as `&#091;`/`&#093;`.
+   */
   content: string;
   status: string;
   slug: string;
   date_gmt: string;
   category_ids: number[];
+  /** The structured post and SEO fields as Inkpress sent them. */
+  sections: { heading: string; html: string }[];
+  faq: { heading: string; items: { question: string; answer: string }[] } | null;
+  meta_description: string | null;
+  focus_keyword: string | null;
+  excerpt: string | null;
+  tags: string[];
+  language: string | null;
 }
 
 /** `ok`: the plugin answers; the others simulate a broken or foreign site. */
@@ -44,14 +63,23 @@ export interface FakeWordPress {
   readonly url: string;
   users: Map<string, FakeUser>;
   categories: FakeCategory[];
-  /** Posts by article uuid. */
+  /** Posts by `<author login>|<article uuid>`. */
   posts: Map<string, FakePost>;
   mode: FakeMode;
   /** When set, every request is answered `302 Location: <this>` (e.g. a malformed address). */
   redirectLocation: string | undefined;
   /** When set, `POST posts` fails with this plugin error after a successful login. */
   postFailure: { status: number; code: string } | undefined;
+  /**
+   * Failed login times (ms) by `<site path>|<lower-cased user name>`: each path of the fake
+   * counts as a site of its own (and every client is 127.0.0.1).
+   */
+  failedLogins: Map<string, number[]>;
   requests: FakeRequest[];
+  /** When set, requests are answered only once this settles (a slow site). */
+  answerAfter: Promise<unknown> | undefined;
+  /** Requests received, counted on arrival (before any `answerAfter` wait). */
+  arrivals: number;
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -60,6 +88,10 @@ export interface FakeWordPress {
 }
 
 const EDITOR_ROLE = 'inkpress_editor';
+/** Roles holding capabilities beyond the Inkpress Editor role (unfiltered_html and more). */
+const TOO_POWERFUL_ROLES = ['administrator', 'editor'];
+const MAX_FAILURES = 5;
+const FAILURE_WINDOW_MS = 15 * 60_000;
 
 export async function startFakeWordPress(): Promise<FakeWordPress> {
   let nextPostId = 100;
@@ -78,7 +110,10 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     mode: 'ok',
     redirectLocation: undefined,
     postFailure: undefined,
+    failedLogins: new Map(),
     requests: [],
+    answerAfter: undefined,
+    arrivals: 0,
     stop: async () => {
       const current = server;
       server = undefined;
@@ -89,7 +124,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     start: async () => {
       if (server) return;
       server = createServer((request, response) => {
-        readBody(request).then((body) => handle(request, response, body));
+        site.arrivals += 1;
+        readBody(request).then(async (body) => {
+          await site.answerAfter;
+          handle(request, response, body);
+        });
       });
       await new Promise<void>((resolve) => server?.listen(port, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;
@@ -144,15 +183,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       return;
     }
 
-    const user = given ? site.users.get(given[0]) : undefined;
-    if (!given || !user || user.password !== given[1]) {
-      wpError(response, 401, 'inkpress_invalid_login', 'Unknown user name or wrong password.');
-      return;
-    }
-    if (!user.roles.includes(EDITOR_ROLE)) {
-      wpError(response, 403, 'inkpress_missing_role', 'This user does not have the Inkpress Editor role.');
-      return;
-    }
+    const user = given ? login(response, url.pathname.replace(/\/+$/, ''), given) : undefined;
+    if (!given || !user) return;
 
     const endpoint = `${request.method} ${match[1]}`;
     if (endpoint === 'GET status') {
@@ -160,7 +192,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         user: { id: 2, login: given[0], roles: user.roles },
         role_ok: true,
         wordpress_version: '6.1.9',
-        plugin_version: '1.0.0',
+        plugin_version: '1.2.0',
         php_version: '8.2.0',
       });
     } else if (endpoint === 'GET categories') {
@@ -168,13 +200,65 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     } else if (endpoint === 'POST posts' && site.postFailure) {
       wpError(response, site.postFailure.status, site.postFailure.code, 'The plugin could not do this now.');
     } else if (endpoint === 'POST posts') {
-      createPost(response, body);
+      createPost(response, body, given[0]);
     } else {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
     }
   }
 
-  function createPost(response: ServerResponse, body: string) {
+  /** The user the credentials log in as, or undefined once the refusal was answered. */
+  function login(
+    response: ServerResponse,
+    sitePath: string,
+    [name, password]: [string, string],
+  ): FakeUser | undefined {
+    const key = `${sitePath}|${name.toLowerCase()}`;
+    const now = Date.now();
+    const recent = (site.failedLogins.get(key) ?? []).filter((time) => time > now - FAILURE_WINDOW_MS);
+    if (recent.length >= MAX_FAILURES) {
+      const retryAfter = Math.max(
+        1,
+        Math.ceil(((recent.at(-MAX_FAILURES) ?? now) + FAILURE_WINDOW_MS - now) / 1000),
+      );
+      response
+        .writeHead(429, {
+          'Content-Type': 'application/json; charset=UTF-8',
+          'Retry-After': String(retryAfter),
+        })
+        .end(
+          JSON.stringify({
+            code: 'inkpress_throttled',
+            message: 'Too many failed logins for this user from this address; try again later.',
+            data: { status: 429, retry_after: retryAfter },
+          }),
+        );
+      return undefined;
+    }
+    const user = site.users.get(name);
+    const allowed =
+      user?.password === password &&
+      user.roles.includes(EDITOR_ROLE) &&
+      !user.roles.some((role) => TOO_POWERFUL_ROLES.includes(role));
+    if (!user || !allowed) {
+      site.failedLogins.set(key, [...recent, now]);
+      wpError(
+        response,
+        401,
+        'inkpress_login_failed',
+        'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.',
+      );
+      return undefined;
+    }
+    site.failedLogins.delete(key);
+    return user;
+  }
+
+  function createPost(response: ServerResponse, body: string, author: string) {
+    if (body.includes('<!--')) {
+      // What a web application firewall in front of many sites does with block markup.
+      response.writeHead(403, { 'Content-Type': 'text/html; charset=UTF-8' }).end('<h1>Blocked</h1>');
+      return;
+    }
     let input: Record<string, unknown>;
     try {
       input = JSON.parse(body) as Record<string, unknown>;
@@ -201,7 +285,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       wpError(response, 422, 'inkpress_unknown_category', 'No category with this id exists on the site.');
       return;
     }
-    const existing = site.posts.get(uuid);
+    const existing = site.posts.get(`${author}|${uuid}`);
     if (existing) {
       json(response, 200, postResponse(existing, false));
       return;
@@ -212,17 +296,45 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       /\P{ASCII}+/gu,
       (text) => encodeURIComponent(text).toLowerCase(),
     );
+    const sections = Array.isArray(input.sections)
+      ? (input.sections as { heading: string; html: string }[])
+      : [];
+    const faq = (input.faq as FakePost['faq'] | undefined) ?? null;
+    // Like the plugin: headings, questions and answers are text (escaped), and no bracket
+    // anywhere in the stored post can start a shortcode.
+    const content = neutraliseShortcodes(
+      [
+        String(input.intro_html ?? ''),
+        ...sections.map((section) => `<h2>${escapeText(section.heading)}</h2>\n${section.html}`),
+        ...(faq
+          ? [
+              `<h2>${escapeText(faq.heading)}</h2>`,
+              ...faq.items.map(
+                (item) => `<h3>${escapeText(item.question)}</h3>\n<p>${escapeText(item.answer)}</p>`,
+              ),
+            ]
+          : []),
+      ].join('\n'),
+    );
     const post: FakePost = {
       id: nextPostId++,
+      author,
       article_uuid: uuid,
       title,
-      content: String(input.content ?? ''),
+      content,
+      sections,
+      faq,
+      meta_description: typeof input.meta_description === 'string' ? input.meta_description : null,
+      focus_keyword: typeof input.focus_keyword === 'string' ? input.focus_keyword : null,
+      excerpt: typeof input.excerpt === 'string' ? input.excerpt : null,
+      tags: Array.isArray(input.tags) ? (input.tags as string[]) : [],
+      language: typeof input.language === 'string' ? input.language : null,
       status,
       slug,
       date_gmt: input.date_gmt ? String(input.date_gmt) : `${new Date().toISOString().slice(0, 19)}Z`,
       category_ids: categoryId === undefined ? [1] : [categoryId],
     };
-    site.posts.set(uuid, post);
+    site.posts.set(`${author}|${uuid}`, post);
     json(response, 201, postResponse(post, true));
   }
 
@@ -236,12 +348,35 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       category_ids: post.category_ids,
       article_uuid: post.article_uuid,
       created,
+      site: {
+        blocks: post.content.match(/<(p|ul|ol|blockquote|h2|h3)[\s>]/g)?.length ?? 0,
+        freeform_blocks: 0,
+        tags: post.tags,
+        excerpt: post.excerpt !== null,
+        seo: {
+          adapter: 'inkpress',
+          meta_description: post.meta_description !== null,
+          focus_keyword: post.focus_keyword !== null,
+        },
+        schema: { printed_by: 'inkpress', types: post.faq ? ['Article', 'FAQPage'] : ['Article'] },
+        faq_questions: post.faq?.items.length ?? 0,
+      },
     };
   }
 
   await site.start();
   Object.defineProperty(site, 'url', { value: `http://127.0.0.1:${port}` });
   return site;
+}
+
+/** Text as HTML character data, as the plugin writes it into a block (`&`, `<`, `>`). */
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The plugin's `neutralise_shortcodes`: brackets as entities (the stored post has no comments here). */
+function neutraliseShortcodes(html: string): string {
+  return html.replace(/\[/g, '&#091;').replace(/\]/g, '&#093;');
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

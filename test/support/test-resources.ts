@@ -9,6 +9,17 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type ProvisionedResources, provision } from '../../local/provision';
 
+/**
+ * Private site addresses (the fakes listen on 127.0.0.1), and a per-account rate limit so high
+ * that no test's burst of requests meets it (rate-limit.test.ts sets its own): every handler
+ * still takes its token, one UpdateItem, from the real RateLimits table.
+ */
+const TEST_DEFAULTS = {
+  INKPRESS_ALLOW_PRIVATE_URLS: 'true',
+  INKPRESS_RATE_LIMIT_PER_SECOND: '1000000',
+  INKPRESS_RATE_LIMIT_BURST: '1000000',
+};
+
 export async function provisionTestResources(
   extraEnv: Record<string, string> = {},
 ): Promise<ProvisionedResources> {
@@ -20,7 +31,7 @@ export async function provisionTestResources(
   const clients = { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), kms: new KMSClient({}) };
   try {
     const resources = await provision(clients, { prefix: `test-${randomBytes(4).toString('hex')}` });
-    Object.assign(process.env, resources.env, { INKPRESS_ALLOW_PRIVATE_URLS: 'true' }, extraEnv);
+    Object.assign(process.env, resources.env, TEST_DEFAULTS, extraEnv);
     return resources;
   } finally {
     clients.dynamodb.destroy();

@@ -1,7 +1,8 @@
 <?php
 /**
  * Uninstall: removes the "Inkpress Editor" role (and takes it off the users holding
- * it). Posts, including their _inkpress_article_uuid meta, are left untouched.
+ * it), the plugin's option and its failed-login records. Posts, including their
+ * _inkpress_article_uuid* meta, are left untouched.
  *
  * @package InkpressConnector
  */
@@ -22,6 +23,17 @@ function inkpress_connector_uninstall_site(): void {
 		$user->remove_role( 'inkpress_editor' );
 	}
 	remove_role( 'inkpress_editor' );
+	delete_option( 'inkpress_connector_role_version' );
+	global $wpdb;
+	$names = $wpdb->get_col(
+		$wpdb->prepare(
+			"SELECT option_name FROM {$wpdb->options} WHERE option_name LIKE %s",
+			$wpdb->esc_like( '_transient_inkpress_login_' ) . '%'
+		)
+	);
+	foreach ( $names as $name ) {
+		delete_transient( substr( $name, strlen( '_transient_' ) ) );
+	}
 }
 
 if ( is_multisite() ) {

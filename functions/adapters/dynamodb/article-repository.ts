@@ -26,6 +26,7 @@ import type {
   Reservation,
   ReservationOutcome,
 } from '../../core/articles/ports';
+import type { QueuedGeneration, QueuedGenerations } from '../../core/articles/resend-unfinished';
 import { slugify } from '../../core/slug';
 import { articleKeys, SWEEP_BUCKET, sweepBucketOf, sweepBucketsOf, websiteKeys } from './keys';
 import { countQuery } from './reads';
@@ -52,7 +53,7 @@ const MAX_ERROR_LENGTH = 500;
 type Item = Record<string, unknown>;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export class DynamoArticleRepository implements ArticleStore {
+export class DynamoArticleRepository implements ArticleStore, QueuedGenerations {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: ArticleTables,
@@ -233,6 +234,10 @@ export class DynamoArticleRepository implements ArticleStore {
         };
         let update =
           'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+        if (result.seo) {
+          update += ', seo = :seo';
+          values[':seo'] = result.seo;
+        }
         if (onWebsite) {
           update +=
             ', slug = :slug, publishState = :pending, publishAttempts = :zero, sweepBucket = :publication, sweepAt = :publishCheck, publishRetryAt = :publishCheck REMOVE queueSortKey, leaseOwner, leaseExpiresAt';
@@ -301,75 +306,83 @@ export class DynamoArticleRepository implements ArticleStore {
   }
 
   async failGeneration(article: Article, reason: string, failedAt: string): Promise<boolean> {
-    return transactWithRetry<boolean>(
-      this.client,
-      async () => {
-        const current = await this.get(article.accountId, article.articleUuid);
-        if (current?.state !== 'queued') return { result: false };
-        const refund = current.creditsCharged;
-        const transactItems: TransactItem[] = [
-          {
-            Update: {
-              TableName: this.tables.articles,
-              Key: articleKeys.article(article.accountId, article.articleUuid),
+    return this.endWithRefund(
+      article,
+      (current) =>
+        current.state !== 'queued'
+          ? undefined
+          : {
               UpdateExpression:
                 'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt',
               ConditionExpression: '#state = :queued AND creditsCharged = :refund',
-              ExpressionAttributeNames: { '#state': 'state' },
               ExpressionAttributeValues: {
                 ':error': 'error',
                 ':zero': 0,
                 ':reason': reason.slice(0, MAX_ERROR_LENGTH),
                 ':failedAt': failedAt,
                 ':queued': 'queued',
-                ':refund': refund,
               },
             },
-          },
-        ];
-        if (refund > 0) {
-          transactItems.push({
-            Update: {
-              TableName: this.tables.accounts,
-              Key: { accountId: article.accountId },
-              UpdateExpression: 'ADD credits :refund',
-              ExpressionAttributeValues: { ':refund': refund },
-            },
-          });
-        }
-        return { TransactItems: transactItems };
-      },
-      true,
       // Not queued any more (failed or completed by another delivery): nothing to refund.
-      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+      { result: false },
     );
   }
 
   async cancel(article: Article, cancelledAt: string): Promise<boolean> {
+    return this.endWithRefund(
+      article,
+      (current) =>
+        !notStarted(current)
+          ? undefined
+          : {
+              UpdateExpression:
+                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
+              // Still in the state read, with no attempt started and the same credits held.
+              ConditionExpression:
+                '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              ExpressionAttributeValues: {
+                ':cancelled': 'cancelled',
+                ':zero': 0,
+                ':at': cancelledAt,
+                ':current': current.state,
+              },
+            },
+      // Moved on meanwhile (a worker took it, or another cancel won): read again and decide.
+      'retry',
+    );
+  }
+
+  /**
+   * Moves the article to a final state and gives back the credits it holds, in one
+   * transaction. `change` sees the current article and answers the update (its condition must
+   * check `creditsCharged = :refund`), or nothing when the article may not move; a failed
+   * condition ends with `onConflict`.
+   */
+  private async endWithRefund(
+    article: Article,
+    change: (
+      current: Article,
+    ) =>
+      | Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>
+      | undefined,
+    onConflict: { result: boolean } | 'retry',
+  ): Promise<boolean> {
     return transactWithRetry<boolean>(
       this.client,
       async () => {
         const current = await this.get(article.accountId, article.articleUuid);
-        if (!current || !notStarted(current)) return { result: false };
+        const update = current ? change(current) : undefined;
+        if (!current || !update) return { result: false };
         const refund = current.creditsCharged;
         const transactItems: TransactItem[] = [
           {
             Update: {
               TableName: this.tables.articles,
               Key: articleKeys.article(article.accountId, article.articleUuid),
-              UpdateExpression:
-                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
-              // Still in the state read above, with no attempt started and the same credits held.
-              ConditionExpression:
-                '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              UpdateExpression: update.UpdateExpression,
+              ConditionExpression: update.ConditionExpression,
               ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: {
-                ':cancelled': 'cancelled',
-                ':zero': 0,
-                ':at': cancelledAt,
-                ':current': current.state,
-                ':refund': refund,
-              },
+              ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':refund': refund },
             },
           },
         ];
@@ -386,8 +399,7 @@ export class DynamoArticleRepository implements ArticleStore {
         return { TransactItems: transactItems };
       },
       true,
-      // Moved on meanwhile (a worker took it, or another cancel won): read again and decide.
-      (codes) => (isConditionFailure(codes[0]) ? 'retry' : undefined),
+      (codes) => (isConditionFailure(codes[0]) ? onConflict : undefined),
     );
   }
 
@@ -438,7 +450,9 @@ export class DynamoArticleRepository implements ArticleStore {
     const current = await this.get(ref.accountId, ref.articleUuid);
     if (current?.state !== 'queued')
       return current ? { kind: 'not_queued', article: current } : { kind: 'not_queued' };
-    if (current.leaseExpiresAt !== undefined && current.leaseExpiresAt >= now) return { kind: 'busy' };
+    if (current.leaseExpiresAt !== undefined && current.leaseExpiresAt >= now) {
+      return { kind: 'busy', leaseExpiresAt: current.leaseExpiresAt };
+    }
     return { kind: 'exhausted', article: current };
   }
 
@@ -448,6 +462,16 @@ export class DynamoArticleRepository implements ArticleStore {
       ConditionExpression: '#state = :queued AND leaseOwner = :owner',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: { ':until': leaseUntil, ':queued': 'queued', ':owner': owner },
+    });
+  }
+
+  async breakLease(article: QueuedGeneration): Promise<void> {
+    if (!article.leaseOwner) return;
+    await this.updateIfCondition(article, {
+      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAt',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':queued': 'queued', ':owner': article.leaseOwner },
     });
   }
 
@@ -585,7 +609,8 @@ export class DynamoArticleRepository implements ArticleStore {
       .map(fromItem);
   }
 
-  async eachQueued(visit: (articles: Article[]) => Promise<void>): Promise<void> {
+  /** The sweep index's `generation` partitions hold exactly the queued articles. */
+  async *listQueuedGenerations(): AsyncIterable<QueuedGeneration[]> {
     for (const bucket of sweepBucketsOf(SWEEP_BUCKET.generation)) {
       const pages = paginateQuery(
         { client: this.client, pageSize: 100 },
@@ -596,11 +621,16 @@ export class DynamoArticleRepository implements ArticleStore {
           FilterExpression: '#state = :queued',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: { ':bucket': bucket, ':queued': 'queued' },
+          ProjectionExpression: 'accountId, articleUuid, leaseOwner',
         },
       );
       for await (const page of pages) {
-        const articles = (page.Items ?? []).map(fromItem);
-        if (articles.length > 0) await visit(articles);
+        const queued = (page.Items ?? []).map((item) => ({
+          accountId: String(item.accountId),
+          articleUuid: String(item.articleUuid),
+          ...(item.leaseOwner ? { leaseOwner: String(item.leaseOwner) } : {}),
+        }));
+        if (queued.length > 0) yield queued;
       }
     }
   }

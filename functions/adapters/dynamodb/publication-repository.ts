@@ -67,6 +67,10 @@ export class DynamoPublicationRepository implements PublicationStore {
       sets.push('slug = :slug');
       values[':slug'] = post.slug;
     }
+    if (post.site) {
+      sets.push('publicationSite = :site');
+      values[':site'] = post.site;
+    }
     return this.conditionalUpdate(ref, {
       UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt`,
       ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',

@@ -38,6 +38,11 @@ export const ARTICLE_INDEX = {
 export const WEBSITE_INDEX = {
   /** Sparse: website items (not URL guard items) carry `listSortKey`. */
   byCreation: 'byCreation',
+  /**
+   * Sparse: website items carry `checkShard` (one of a few values, from the uuid), sorted by
+   * `checkedAt`, so the health check queries each shard for the websites checked longest ago.
+   */
+  dueForCheck: 'dueForCheck',
 } as const;
 
 export const WEBHOOK_INDEX = {
@@ -80,6 +85,11 @@ export const tableDefinitions = {
         partitionKey: { name: 'accountId', type: 'S' },
         sortKey: { name: 'listSortKey', type: 'S' },
       },
+      {
+        indexName: WEBSITE_INDEX.dueForCheck,
+        partitionKey: { name: 'checkShard', type: 'S' },
+        sortKey: { name: 'checkedAt', type: 'S' },
+      },
     ],
   },
   categories: {
@@ -87,6 +97,12 @@ export const tableDefinitions = {
     envVar: 'CATEGORIES_TABLE',
     partitionKey: { name: 'websiteUuid', type: 'S' },
     sortKey: { name: 'categoryUuid', type: 'S' },
+  },
+  rateLimits: {
+    id: 'RateLimits',
+    envVar: 'RATE_LIMITS_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
   },
   articles: {
     id: 'Articles',
@@ -124,6 +140,16 @@ export const tableDefinitions = {
       },
     ],
     timeToLiveAttribute: 'expiresAt',
+  },
+  /**
+   * Powertools idempotency records of the `Idempotency-Key` header, under the attribute names
+   * its DynamoDB persistence layer uses by default (`id`, TTL in `expiration`).
+   */
+  idempotency: {
+    id: 'Idempotency',
+    envVar: 'IDEMPOTENCY_TABLE',
+    partitionKey: { name: 'id', type: 'S' },
+    timeToLiveAttribute: 'expiration',
   },
 } as const satisfies Record<string, TableDefinition>;
 

@@ -2,8 +2,10 @@
  * Websites in DynamoDB. One table, partition `accountId`: the website item (`site#<uuid>`)
  * and a URL guard item (`url#<identity>`) written in one transaction, so one account cannot
  * register the same site twice even with concurrent requests. Only website items carry
- * `listSortKey`, which feeds the sparse newest-first `byCreation` index.
+ * `listSortKey`, which feeds the sparse newest-first `byCreation` index, and `checkShard`,
+ * which with `checkedAt` feeds the sparse `dueForCheck` index of the health check.
  */
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -30,6 +32,18 @@ import { cancellationCodes, isConditionFailure } from './transactions';
 type Item = Record<string, unknown>;
 
 const WEBSITE_PREFIX = 'site#';
+
+/**
+ * Partition values of the `dueForCheck` index. Every check rewrites `checkedAt`, so the index
+ * takes one write per check; spread over this many keys, no key gets near DynamoDB's
+ * per-partition limits however many websites there are, and a sweep reads one page per key.
+ */
+export const CHECK_SHARDS = 8;
+
+/** The `dueForCheck` partition of a website: fixed by its uuid. */
+export function checkShardOf(websiteUuid: string): string {
+  return String(createHash('sha256').update(websiteUuid).digest().readUInt32BE(0) % CHECK_SHARDS);
+}
 
 export class DynamoWebsiteRepository implements WebsiteStore {
   constructor(
@@ -161,11 +175,38 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   async updateCredentials(
     accountId: string,
     websiteUuid: string,
-    credentials: { login: string; passwordCiphertext: string },
+    credentials: { login: string; passwordCiphertext: string; passwordContextVersion: number },
     health: WebsiteHealth,
   ): Promise<Website | undefined> {
     const item = await this.setExisting(accountId, websiteUuid, { ...health, ...credentials });
     return item ? fromItem(item) : undefined;
+  }
+
+  async replacePasswordCiphertext(
+    accountId: string,
+    websiteUuid: string,
+    replacement: { passwordCiphertext: string; passwordContextVersion: number },
+    previousCiphertext: string,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: websiteKeys.website(accountId, websiteUuid),
+          UpdateExpression: 'SET passwordCiphertext = :ciphertext, passwordContextVersion = :version',
+          ConditionExpression: 'passwordCiphertext = :previous',
+          ExpressionAttributeValues: {
+            ':ciphertext': replacement.passwordCiphertext,
+            ':version': replacement.passwordContextVersion,
+            ':previous': previousCiphertext,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void> {
@@ -174,8 +215,9 @@ export class DynamoWebsiteRepository implements WebsiteStore {
 
   /** Sets these attributes on the website item; undefined when it does not exist (or nothing to set). */
   private async setExisting(accountId: string, websiteUuid: string, fields: Item): Promise<Item | undefined> {
-    const names: Record<string, string> = {};
-    const values: Item = {};
+    // Any update puts a website created before the `dueForCheck` index into it.
+    const names: Record<string, string> = { '#checkShard': 'checkShard' };
+    const values: Item = { ':checkShard': checkShardOf(websiteUuid) };
     const sets: string[] = [];
     for (const [field, value] of Object.entries(fields)) {
       if (value === undefined) continue;
@@ -189,7 +231,7 @@ export class DynamoWebsiteRepository implements WebsiteStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: websiteKeys.website(accountId, websiteUuid),
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: `SET ${[...sets, '#checkShard = :checkShard'].join(', ')}`,
           ConditionExpression: 'attribute_exists(websiteKey)',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -204,27 +246,29 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   }
 
   /**
-   * Scans website items (URL guards filtered out) whose last check is older than `checkedBefore`.
-   * A scan is proportionate here: the sweeper calls it on a slow schedule and websites are few
-   * next to articles.
+   * The websites checked longest ago, before `checkedBefore`: one query per shard of the
+   * `dueForCheck` index (oldest first, at most `limit` each), merged. Never reads a whole table.
    */
   async listDueForCheck(checkedBefore: string, limit: number): Promise<Website[]> {
-    const due: Website[] = [];
-    let exclusiveStartKey: Item | undefined;
-    do {
-      const { Items, LastEvaluatedKey } = await this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          FilterExpression:
-            'begins_with(websiteKey, :site) AND (attribute_not_exists(checkedAt) OR checkedAt < :before)',
-          ExpressionAttributeValues: { ':site': WEBSITE_PREFIX, ':before': checkedBefore },
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      due.push(...(Items ?? []).map(fromItem));
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey && due.length < limit);
-    return due.slice(0, limit);
+    const shards = Array.from({ length: CHECK_SHARDS }, (_, shard) => String(shard));
+    const pages = await Promise.all(
+      shards.map(async (shard) => {
+        const { Items } = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: WEBSITE_INDEX.dueForCheck,
+            KeyConditionExpression: 'checkShard = :shard AND checkedAt < :before',
+            ExpressionAttributeValues: { ':shard': shard, ':before': checkedBefore },
+            Limit: limit,
+          }),
+        );
+        return (Items ?? []).map(fromItem);
+      }),
+    );
+    return pages
+      .flat()
+      .sort((a, b) => (a.checkedAt ?? '').localeCompare(b.checkedAt ?? ''))
+      .slice(0, limit);
   }
 
   private async rawItem(accountId: string, websiteUuid: string): Promise<Item | undefined> {
@@ -263,8 +307,55 @@ function toItem(website: Website, urlGuardKey: string): Item {
     ...websiteKeys.website(website.accountId, website.websiteUuid),
     ...website,
     listSortKey: websiteKeys.listSortKey(website.createdAt, website.websiteUuid),
+    checkedAt: website.checkedAt ?? website.createdAt,
+    checkShard: checkShardOf(website.websiteUuid),
     urlGuardKey,
   };
+}
+
+/**
+ * One-off migration for data written before the `dueForCheck` index: gives every website item
+ * that lacks them a `checkShard` and a `checkedAt` (its creation time when it was never
+ * checked, so it is due). Scans the table once; run by whoever holds table-wide rights (the
+ * local provisioning, the admin CLI), never by a scheduled function. Returns how many it moved.
+ */
+export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  let moved = 0;
+  let exclusiveStartKey: Item | undefined;
+  do {
+    const { Items, LastEvaluatedKey } = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(websiteKey, :site) AND attribute_not_exists(checkShard)',
+        ExpressionAttributeValues: { ':site': WEBSITE_PREFIX },
+        ProjectionExpression: 'accountId, websiteKey, websiteUuid, checkedAt, createdAt',
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    for (const item of Items ?? []) {
+      const checkedAt = typeof item.checkedAt === 'string' ? item.checkedAt : String(item.createdAt);
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { accountId: item.accountId, websiteKey: item.websiteKey },
+            UpdateExpression: 'SET checkShard = :shard, checkedAt = if_not_exists(checkedAt, :checkedAt)',
+            ConditionExpression: 'attribute_exists(websiteKey)',
+            ExpressionAttributeValues: {
+              ':shard': checkShardOf(String(item.websiteUuid)),
+              ':checkedAt': checkedAt,
+            },
+          }),
+        );
+        moved++;
+      } catch (error) {
+        // Deleted meanwhile.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    exclusiveStartKey = LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return moved;
 }
 
 function fromItem(item: Item): Website {
@@ -282,5 +373,8 @@ function fromItem(item: Item): Website {
     createdAt: String(item.createdAt),
   };
   if (typeof item.checkedAt === 'string') website.checkedAt = item.checkedAt;
+  if (typeof item.passwordContextVersion === 'number') {
+    website.passwordContextVersion = item.passwordContextVersion;
+  }
   return website;
 }

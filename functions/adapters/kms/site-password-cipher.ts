@@ -1,10 +1,15 @@
 /**
  * Site passwords encrypted with KMS under the site-password key, with the EncryptionContext
- * `{accountId, websiteUuid}`: a ciphertext copied to another website or account does not
- * decrypt. Plain passwords exist only in memory, never in logs or errors.
+ * `{accountId, websiteUuid, url}`: a ciphertext copied to another website, account or URL does
+ * not decrypt (records written before the URL was added decrypt with the first two only).
+ * Plain passwords exist only in memory, never in logs or errors.
  */
 import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
-import type { PasswordCipher, PasswordContext } from '../../core/websites/password-cipher';
+import type {
+  LegacyPasswordContext,
+  PasswordCipher,
+  PasswordContext,
+} from '../../core/websites/password-cipher';
 
 export class KmsPasswordCipher implements PasswordCipher {
   constructor(
@@ -24,7 +29,7 @@ export class KmsPasswordCipher implements PasswordCipher {
     return Buffer.from(CiphertextBlob).toString('base64');
   }
 
-  async decrypt(ciphertext: string, context: PasswordContext): Promise<string> {
+  async decrypt(ciphertext: string, context: PasswordContext | LegacyPasswordContext): Promise<string> {
     const { Plaintext } = await this.client.send(
       new DecryptCommand({
         KeyId: this.keyId,
@@ -37,6 +42,7 @@ export class KmsPasswordCipher implements PasswordCipher {
   }
 }
 
-function encryptionContext(context: PasswordContext): Record<string, string> {
-  return { accountId: context.accountId, websiteUuid: context.websiteUuid };
+function encryptionContext(context: PasswordContext | LegacyPasswordContext): Record<string, string> {
+  const bound = { accountId: context.accountId, websiteUuid: context.websiteUuid };
+  return 'url' in context ? { ...bound, url: context.url } : bound;
 }

@@ -4,6 +4,7 @@
  */
 import type {
   ArticleBrief,
+  ArticleMeta,
   ArticleModel,
   ArticleModelProvider,
   Outline,
@@ -50,7 +51,7 @@ export class OfflineArticleModel implements ArticleModel {
     switch (part.kind) {
       case 'introduction':
         return {
-          html: `<p><em>${OFFLINE_NOTICE}</em></p><p>${note}This article covers ${key} in ${part.outline.headings.length} sections.</p>`,
+          html: `<p>${note}This article covers ${key} in ${part.outline.headings.length} sections.</p><p><em>${OFFLINE_NOTICE}</em></p>`,
           usage: NO_USAGE,
         };
       case 'conclusion':
@@ -65,6 +66,41 @@ export class OfflineArticleModel implements ArticleModel {
         };
     }
   }
+
+  async meta(brief: ArticleBrief, outline: Outline): Promise<{ meta: ArticleMeta; usage: TokenUsage }> {
+    const topic = primaryKeyword(brief);
+    const description = `${capitalize(topic)} in ${outline.headings.length} short sections: ${ASPECTS.slice(0, 4).join(', ')}. An offline draft by the Inkpress offline writer.`;
+    return {
+      meta: {
+        metaDescription: fitOfflineDescription(description),
+        excerpt: `[${brief.language}] A practical guide to ${topic} in ${outline.headings.length} sections.`,
+        faq: Array.from({ length: brief.faqCount }, (_, index) => ({
+          question: `${capitalize(topic)}: offline question ${index + 1}?`,
+          answer: `[${brief.language}] Offline answer ${index + 1} about ${topic}. Set OPENAI_API_KEY for real answers.`,
+        })),
+        tags: brief.autoTags
+          ? [
+              ...new Set([
+                topic,
+                ...brief.keyword.split(',').map((keyword) => keyword.trim()),
+                'offline draft',
+              ]),
+            ]
+              .filter((tag) => tag !== '' && tag.length <= 50)
+              .slice(0, 5)
+          : [],
+      },
+      usage: NO_USAGE,
+    };
+  }
+}
+
+/** 120-160 characters: padded with a filler sentence, cut at a word. */
+function fitOfflineDescription(text: string): string {
+  const padded =
+    text.length < 120 ? `${text} Set OPENAI_API_KEY for a description written by a model.` : text;
+  if (padded.length <= 160) return padded;
+  return padded.slice(0, padded.lastIndexOf(' ', 160));
 }
 
 export class OfflineModelProvider implements ArticleModelProvider {

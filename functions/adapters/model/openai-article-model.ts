@@ -4,6 +4,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import {
   type ArticleBrief,
+  type ArticleMeta,
   type ArticleModel,
   type ArticleModelProvider,
   MalformedModelOutputError,
@@ -16,6 +17,13 @@ import type { AiModel } from '../../core/pricing';
 const outlineSchema = z.object({
   title: z.string().describe('SEO title of the article'),
   headings: z.array(z.string()).describe('The H2 headings, in order'),
+});
+
+const metaSchema = z.object({
+  meta_description: z.string().describe('Meta description, 120-160 characters'),
+  excerpt: z.string().describe('One or two sentences summarising the article'),
+  faq: z.array(z.object({ question: z.string(), answer: z.string() })).describe('FAQ pairs'),
+  tags: z.array(z.string()).describe('Short tags (1-3 words each)'),
 });
 
 function usageOf(usage: OpenAI.CompletionUsage | undefined): TokenUsage {
@@ -31,44 +39,98 @@ export class OpenAiArticleModel implements ArticleModel {
     readonly providerModel: string,
   ) {}
 
-  async outline(brief: ArticleBrief): Promise<{ outline: Outline; usage: TokenUsage }> {
+  async outline(brief: ArticleBrief, feedback?: string): Promise<{ outline: Outline; usage: TokenUsage }> {
     const titleRule = brief.title
       ? `The title is fixed: "${brief.title}". Return it unchanged.`
-      : 'Write a compelling SEO title (at most 70 characters).';
+      : `Write a compelling SEO title (at most 70 characters) that contains the exact phrase "${brief.focusKeyword}".`;
+    const { parsed, usage } = await this.structured(
+      outlineSchema,
+      'outline',
+      [
+        `Plan an article in ${brief.languageName} (language code ${brief.language}) for the keyword(s): ${brief.keyword}.`,
+        titleRule,
+        `Give exactly ${brief.h2Count} H2 headings (plain text, no numbering, no markdown), in ${brief.languageName}.`,
+        `At least one heading contains the exact phrase "${brief.focusKeyword}".`,
+        ...(feedback ? [feedback] : []),
+      ].join('\n'),
+    );
+    return { outline: parsed, usage };
+  }
+
+  async meta(
+    brief: ArticleBrief,
+    outline: Outline,
+    feedback?: string,
+  ): Promise<{ meta: ArticleMeta; usage: TokenUsage }> {
+    const { parsed, usage } = await this.structured(
+      metaSchema,
+      'article_meta',
+      [
+        `Article title: ${outline.title}`,
+        `Keyword(s): ${brief.keyword}`,
+        `Sections:\n${outline.headings.map((heading, index) => `${index + 1}. ${heading}`).join('\n')}`,
+        `Write in ${brief.languageName} (language code ${brief.language}), plain text without markdown or HTML:`,
+        brief.metaDescription
+          ? '- meta_description: an empty string (the description is given).'
+          : `- meta_description: 120 to 160 characters, containing the exact phrase "${brief.focusKeyword}".`,
+        '- excerpt: one or two sentences that make a reader want to read the article.',
+        brief.faqCount > 0
+          ? `- faq: exactly ${brief.faqCount} questions readers ask about the topic, not answered word for word by the sections, each with a 2-4 sentence answer.`
+          : '- faq: an empty list.',
+        brief.autoTags
+          ? '- tags: up to 5 short tags (1-3 words each) for the article.'
+          : '- tags: an empty list.',
+        ...(feedback ? [feedback] : []),
+      ].join('\n'),
+    );
+    return {
+      meta: {
+        metaDescription: parsed.meta_description,
+        excerpt: parsed.excerpt,
+        faq: parsed.faq,
+        tags: parsed.tags,
+      },
+      usage,
+    };
+  }
+
+  /** One structured-output call; unusable answers are MalformedModelOutputError (retried like errors). */
+  private async structured<T extends z.ZodType>(
+    schema: T,
+    name: string,
+    prompt: string,
+  ): Promise<{ parsed: z.infer<T>; usage: TokenUsage }> {
     let completion: Awaited<ReturnType<OpenAI['chat']['completions']['parse']>>;
     try {
       completion = await this.client.chat.completions.parse({
         model: this.providerModel,
         messages: [
           { role: 'system', content: SYSTEM_PROMPT },
-          {
-            role: 'user',
-            content: [
-              `Plan an article in ${brief.languageName} (language code ${brief.language}) for the keyword(s): ${brief.keyword}.`,
-              titleRule,
-              `Give exactly ${brief.h2Count} H2 headings (plain text, no numbering), in ${brief.languageName}.`,
-            ].join('\n'),
-          },
+          { role: 'user', content: prompt },
         ],
-        response_format: zodResponseFormat(outlineSchema, 'outline'),
+        response_format: zodResponseFormat(schema, name),
       });
     } catch (error) {
       if (error instanceof OpenAI.APIError) throw error;
       throw new MalformedModelOutputError(
-        `Unusable outline: ${error instanceof Error ? error.message : String(error)}`,
+        `Unusable ${name}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const parsed = outlineSchema.safeParse(completion.choices[0]?.message.parsed);
-    if (!parsed.success) throw new MalformedModelOutputError('The model returned no usable outline.');
-    return { outline: parsed.data, usage: usageOf(completion.usage) };
+    const parsed = schema.safeParse(completion.choices[0]?.message.parsed);
+    if (!parsed.success) throw new MalformedModelOutputError(`The model returned no usable ${name}.`);
+    return { parsed: parsed.data, usage: usageOf(completion.usage) };
   }
 
-  async write(brief: ArticleBrief, part: SectionPart): Promise<{ html: string; usage: TokenUsage }> {
+  async write(
+    brief: ArticleBrief,
+    part: SectionPart,
+    feedback?: string,
+  ): Promise<{ html: string; usage: TokenUsage }> {
     const completion = await this.client.chat.completions.create({
       model: this.providerModel,
       messages: [
         { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content: sectionPrompt(brief, part) },
+        { role: 'user', content: [sectionPrompt(brief, part), ...(feedback ? [feedback] : [])].join('\n') },
       ],
     });
     const html = completion.choices[0]?.message.content;
@@ -81,7 +143,7 @@ function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {
   const headings = part.outline.headings.map((heading, index) => `${index + 1}. ${heading}`).join('\n');
   const task =
     part.kind === 'introduction'
-      ? 'Write the introduction (2 short paragraphs).'
+      ? `Write the introduction (2 short paragraphs); its first sentence contains the exact phrase "${brief.focusKeyword}".`
       : part.kind === 'conclusion'
         ? 'Write the conclusion (1-2 paragraphs), without a heading.'
         : `Write the body of the section "${part.heading}" (2-4 paragraphs; a list where it helps), without repeating its heading.`;
@@ -91,7 +153,8 @@ function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {
     `Sections:\n${headings}`,
     task,
     `Write in ${brief.languageName} (language code ${brief.language}).`,
-    'Answer in HTML using only <p>, <h3>, <ul>, <ol>, <li>, <em>, <blockquote> and <a href="https://...">. No <h1> or <h2>, no markdown.',
+    'Answer in HTML using only <p>, <h3>, <ul>, <ol>, <li>, <em>, <blockquote> and <a href="https://...">. No <h1> or <h2>, no markdown, no code fences.',
+    'Do not repeat sentences or paragraphs of other sections.',
     brief.needBold
       ? 'Wrap the most important key phrases (2-4 per section) in <strong>.'
       : 'Do not use <strong> or <b>.',

@@ -31,6 +31,17 @@ const categoriesSchema = z.object({
   ),
 });
 
+/** The plugin's read-back of what the site kept (plugins before 1.1 send none). */
+const siteSchema = z.object({
+  blocks: z.number().int(),
+  freeform_blocks: z.number().int(),
+  tags: z.array(z.string()),
+  excerpt: z.boolean(),
+  seo: z.object({ adapter: z.string(), meta_description: z.boolean(), focus_keyword: z.boolean() }),
+  schema: z.object({ printed_by: z.string().nullable(), types: z.array(z.string()) }),
+  faq_questions: z.number().int(),
+});
+
 const postSchema = z.object({
   id: z.number().int(),
   link: z.string(),
@@ -38,6 +49,7 @@ const postSchema = z.object({
   slug: z.string().nullable(),
   date_gmt: z.string().nullable(),
   created: z.boolean(),
+  site: siteSchema.optional().catch(undefined),
 });
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.string().optional() });
@@ -70,19 +82,46 @@ export class WordPressClient implements CmsClient {
     const body = await this.call(site, 'POST', 'posts', postSchema, {
       article_uuid: post.articleUuid,
       title: post.title,
-      content: post.content,
       status: post.status,
       ...(post.slug ? { slug: post.slug } : {}),
       ...(post.dateGmt ? { date_gmt: toWordPressDate(post.dateGmt) } : {}),
       ...(post.categoryCmsId ? { category_id: Number(post.categoryCmsId) } : {}),
+      language: post.language,
+      intro_html: post.introHtml,
+      sections: post.sections.map((section) => ({ heading: section.heading, html: section.html })),
+      ...(post.faq ? { faq: post.faq } : {}),
+      ...(post.metaDescription ? { meta_description: post.metaDescription } : {}),
+      ...(post.focusKeyword ? { focus_keyword: post.focusKeyword } : {}),
+      ...(post.excerpt ? { excerpt: post.excerpt } : {}),
+      tags: post.tags,
     });
+    const kept = body.site;
     return {
       cmsId: String(body.id),
-      permalink: body.link,
+      permalink: safePermalink(body.link, site.url, body.id),
       status: body.status,
-      slug: body.slug,
+      slug: safeSlug(body.slug),
       dateGmt: body.date_gmt,
       created: body.created,
+      ...(kept
+        ? {
+            site: {
+              postId: String(body.id),
+              link: body.link,
+              status: body.status,
+              blocks: kept.blocks,
+              freeformBlocks: kept.freeform_blocks,
+              tags: kept.tags,
+              excerpt: kept.excerpt,
+              seoAdapter: kept.seo.adapter,
+              metaDescription: kept.seo.meta_description,
+              focusKeyword: kept.seo.focus_keyword,
+              schemaBy: kept.schema.printed_by,
+              schemaTypes: kept.schema.types,
+              faqQuestions: kept.faq_questions,
+            },
+          }
+        : {}),
     };
   }
 
@@ -108,7 +147,7 @@ export class WordPressClient implements CmsClient {
           method,
           url: `${site.url.replace(/\/+$/, '')}/?rest_route=/${NAMESPACE}/${route}`,
           headers,
-          ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+          ...(payload === undefined ? {} : { body: wafSafeJson(payload) }),
         },
         this.policy,
       );
@@ -120,6 +159,35 @@ export class WordPressClient implements CmsClient {
     }
     return interpret(response, route, schema);
   }
+}
+
+/**
+ * What a site says about its post reaches our API: a permalink that is not an http(s) URL (a
+ * `javascript:` link from a hostile site) becomes the post's shortlink on the registered site.
+ */
+function safePermalink(link: string, siteUrl: string, postId: number): string {
+  try {
+    const { protocol } = new URL(link);
+    if (protocol === 'https:' || protocol === 'http:') return link;
+  } catch {
+    // not a URL: fall through
+  }
+  return `${siteUrl.replace(/\/+$/, '')}/?p=${postId}`;
+}
+
+/**
+ * A slug as WordPress makes them (`sanitize_title`: letters, digits, `-`, `_`, non-ASCII
+ * percent-encoded); anything else is dropped and our own slug stays.
+ */
+function safeSlug(slug: string | null): string | null {
+  if (slug === null) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(slug);
+  } catch {
+    return null;
+  }
+  return /^[\p{L}\p{M}\p{N}_-]+$/u.test(decoded) ? slug : null;
 }
 
 /** Maps one HTTP answer of a plugin route to its parsed body or a named CmsError. */
@@ -146,11 +214,10 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
     throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
   }
   if (status === 401 || status === 403) {
-    if (code === 'inkpress_missing_role') {
-      throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role', status, code);
-    }
+    // Plugin 1.1 answers every refused login with one 401 (inkpress_login_failed); 1.0 still
+    // told a missing role apart, which counts as a refused login all the same.
     if (code?.startsWith('inkpress_')) {
-      throw new CmsError('unauthorized', 'The site refused the login or password', status, code);
+      throw new CmsError('unauthorized', 'The site refused the login', status, code);
     }
     // With the plugin active, every refusal on its routes carries an inkpress_ code.
     throw new CmsError(
@@ -176,6 +243,16 @@ function interpret<T extends z.ZodType>(response: OutboundResponse, route: strin
       code,
     );
   }
+  if (status === 429 && code?.startsWith('inkpress_')) {
+    const retryAfterSeconds = parseRetryAfter(response.headers['retry-after']);
+    throw new CmsError(
+      'throttled',
+      `The site paused logins for this user after repeated failures (${code})`,
+      status,
+      code,
+      retryAfterSeconds,
+    );
+  }
   if (status >= 500 && code?.startsWith('inkpress_')) {
     throw new CmsError('plugin_error', `The plugin answered ${status} (${code})${siteSays}`, status, code);
   }
@@ -192,11 +269,29 @@ function parseJson(response: OutboundResponse): unknown {
   }
 }
 
+/** Retry-After in seconds (delta-seconds only, as the plugin sends it); undefined otherwise. */
+function parseRetryAfter(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
 function describeType(response: OutboundResponse): string {
   const type = String(response.headers['content-type'] ?? '')
     .split(';')[0]
     ?.trim();
   return type ? type : 'no content type';
+}
+
+/**
+ * JSON with `<`, `>` and `&` written as \u escapes: the same data for any JSON parser, but no
+ * `<!--`, `<script` or other markup for a web application firewall to block in the body.
+ */
+export function wafSafeJson(payload: unknown): string {
+  return JSON.stringify(payload).replace(
+    /[<>&]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** `2030-01-02T03:04:05Z`: the plugin's date_gmt form (no milliseconds). */

@@ -1,12 +1,14 @@
 /**
- * Turns an operation (request in, result out) into an API Gateway proxy handler: parses the
- * body, reads the account set by the authorizer, maps errors, adds the request id.
+ * Turns an operation (request in, result out) into an API Gateway proxy handler: reads the
+ * account set by the authorizer, applies its rate limit, parses the body, maps errors, adds the
+ * request id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { UnauthenticatedError } from '../../core/errors';
 import { optionalEnv } from '../../shared/env';
 import { logger } from '../../shared/logger';
 import { type FormFields, parseFormBody } from './form-body';
+import { enforceAccountRateLimit } from './rate-limit';
 import { type ApiResult, errorResult, toProxyResult } from './responses';
 
 export interface ApiRequest {
@@ -16,8 +18,12 @@ export interface ApiRequest {
   baseUrl: string;
   pathParameters: Record<string, string>;
   query: Record<string, string>;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string>;
   /** Parsed body fields (empty for requests without a body). */
   fields: FormFields;
+  /** The invocation's Lambda context (absent when a handler is called directly, as in tests). */
+  lambdaContext?: Context;
 }
 
 export type Operation = (request: ApiRequest) => Promise<ApiResult>;
@@ -35,8 +41,10 @@ export function apiHandler(operation: Operation, options: HandlerOptions = {}) {
     logger.appendKeys({ requestId });
     try {
       const accountId = event.requestContext?.authorizer?.accountId;
-      if (!options.public && (typeof accountId !== 'string' || accountId === ''))
-        throw new UnauthenticatedError();
+      if (!options.public) {
+        if (typeof accountId !== 'string' || accountId === '') throw new UnauthenticatedError();
+        await enforceAccountRateLimit(accountId);
+      }
       const fields = await parseFormBody({
         body: event.body,
         isBase64Encoded: event.isBase64Encoded,
@@ -48,7 +56,9 @@ export function apiHandler(operation: Operation, options: HandlerOptions = {}) {
         baseUrl: baseUrlOf(event),
         pathParameters: definedValues(event.pathParameters),
         query: definedValues(event.queryStringParameters),
+        headers: lowerCaseNames(event.headers),
         fields,
+        lambdaContext: context,
       });
       logger.info('request', {
         method: event.httpMethod,
@@ -86,6 +96,14 @@ function baseUrlOf(event: APIGatewayProxyEvent): string {
   const fullPath = event.requestContext.path ?? event.path;
   const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
   return `${proto}://${host}${prefix}`;
+}
+
+function lowerCaseNames(headers: Record<string, string | undefined> | null): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) result[name.toLowerCase()] = value;
+  }
+  return result;
 }
 
 function definedValues(record: Record<string, string | undefined> | null): Record<string, string> {

@@ -1,10 +1,13 @@
 /**
- * Parses request bodies of create operations: multipart/form-data (as SPEC.md says),
+ * Parses request bodies of create operations: multipart/form-data (as docs/api-contract.md says),
  * application/x-www-form-urlencoded and JSON, all as UTF-8. Values stay raw; the zod schema
- * of each operation decides what they mean.
+ * of each operation decides what they mean. Bytes that are not UTF-8 are never replaced
+ * silently: such a form value becomes `UndecodableText` (a 422 on its field), such a JSON body
+ * is a 400.
  */
 import busboy from 'busboy';
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
+import { UndecodableText } from '../../core/schema-helpers';
 
 export type FormFields = Record<string, unknown>;
 
@@ -28,18 +31,27 @@ export async function parseFormBody({ body, isBase64Encoded, contentType }: RawB
     case 'application/json':
       return parseJson(bytes);
     case 'application/x-www-form-urlencoded':
-      return collect(new URLSearchParams(bytes.toString('utf8')).entries());
+      return markUndecodable(bytes, collect(new URLSearchParams(bytes.toString('utf8')).entries()));
     case 'multipart/form-data':
-      return parseMultipart(bytes, contentType ?? '');
+      return markUndecodable(bytes, await parseMultipart(bytes, contentType ?? ''));
     default:
       throw new UnsupportedMediaTypeError(mediaType);
   }
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
 function parseJson(bytes: Buffer): FormFields {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new MalformedBodyError('the body is not valid UTF-8.');
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw new MalformedBodyError('invalid JSON.');
   }
@@ -71,6 +83,20 @@ function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields>
     parser.on('close', () => resolve(collect(entries)));
     parser.end(bytes);
   });
+}
+
+/**
+ * Decoders put U+FFFD where bytes are not UTF-8. A body that does not itself carry U+FFFD (as
+ * bytes or percent-encoded) had such bytes in every field whose value shows one.
+ */
+function markUndecodable(bytes: Buffer, fields: FormFields): FormFields {
+  if (bytes.includes(REPLACEMENT_CHARACTER) || /%EF%BF%BD/i.test(bytes.toString('latin1'))) return fields;
+  const mark = (value: unknown) =>
+    typeof value === 'string' && value.includes(REPLACEMENT_CHARACTER) ? new UndecodableText() : value;
+  for (const [name, value] of Object.entries(fields)) {
+    fields[name] = Array.isArray(value) ? value.map(mark) : mark(value);
+  }
+  return fields;
 }
 
 /** A field sent twice becomes an array, so that schemas reject it instead of guessing. */

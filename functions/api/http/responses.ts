@@ -9,19 +9,30 @@ import {
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestInProgressError,
   SiteCallError,
+  TooManyRequestsError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../core/errors';
+import { envFlag } from '../../shared/env';
 import { logger } from '../../shared/logger';
 
 export interface ApiResult {
   statusCode: number;
   body: unknown;
+  /** Headers besides the ones every response carries (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
   /** An HTML page (the body is its text) that browsers may cache for `cacheSeconds`. */
   html?: { cacheSeconds: number; contentSecurityPolicy: string };
 }
+
+/** Headers on every response of the API, wherever it is answered (handlers, gateway, local server). */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff' } as const;
+
+/** HTTPS only, for two years, subdomains included: sent when deployed (the stack sets INKPRESS_HSTS). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains';
 
 export const errorBodies = {
   unauthenticated: { message: 'Unauthenticated.' },
@@ -31,6 +42,7 @@ export const errorBodies = {
   payloadTooLarge: { message: 'The request body is too large.' },
   tooManyRequests: { message: 'Too many requests.' },
   serverError: { message: 'Server error.' },
+  serviceUnavailable: { message: 'Service temporarily unavailable.' },
 } as const;
 
 export function ok(body: unknown): ApiResult {
@@ -66,6 +78,20 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof UnsupportedMediaTypeError)
     return { statusCode: 415, body: { message: error.message } };
   if (error instanceof MalformedBodyError) return { statusCode: 400, body: { message: error.message } };
+  if (error instanceof RequestInProgressError) {
+    return {
+      statusCode: 409,
+      body: { message: error.message },
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
+    };
+  }
+  if (error instanceof TooManyRequestsError) {
+    return {
+      statusCode: 429,
+      body: errorBodies.tooManyRequests,
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof DomainError) return { statusCode: 400, body: { message: error.message } };
   logger.error('Unhandled error', { error: error instanceof Error ? error : String(error), requestId });
   return { statusCode: 500, body: { ...errorBodies.serverError, request_id: requestId } };
@@ -79,7 +105,10 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
         'Content-Type': 'text/html; charset=utf-8',
         'Cache-Control': `public, max-age=${result.html.cacheSeconds}`,
         'Content-Security-Policy': result.html.contentSecurityPolicy,
-        'X-Content-Type-Options': 'nosniff',
+        ...SECURITY_HEADERS,
+        ...(envFlag('INKPRESS_HSTS', false)
+          ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY }
+          : {}),
         'X-Request-Id': requestId,
       },
       body: String(result.body),
@@ -88,8 +117,11 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
   return {
     statusCode: result.statusCode,
     headers: {
+      ...result.headers,
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
+      ...SECURITY_HEADERS,
+      ...(envFlag('INKPRESS_HSTS', false) ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY } : {}),
       'X-Request-Id': requestId,
     },
     body: JSON.stringify(result.body),

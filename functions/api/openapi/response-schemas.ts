@@ -55,12 +55,29 @@ export const categorySchema = z
   .object({ uuid, name: z.string(), slug: z.string(), cms_id: z.string() })
   .meta({ id: 'Category' });
 
+const publicationSiteSchema = z
+  .object({
+    post_id: z.string(),
+    link: z.string(),
+    status: z.string(),
+    blocks: z.int(),
+    freeform_blocks: z.int(),
+    tags: z.array(z.string()),
+    excerpt: bit,
+    seo: z.object({ adapter: z.string(), meta_description: bit, focus_keyword: bit }),
+    schema: z.object({ printed_by: z.string().nullable(), types: z.array(z.string()) }),
+    faq_questions: z.int(),
+  })
+  .nullable()
+  .meta({ id: 'PublicationSite', description: 'What the site kept of the post; null until published.' });
+
 const publicationSchema = z
   .object({
     state: z.enum(['waiting', 'scheduled', 'published', 'failed']),
     attempts: z.int(),
     last_error: z.string().nullable(),
     next_attempt_at: wireTime.nullable(),
+    site: publicationSiteSchema,
   })
   .nullable()
   .meta({ id: 'Publication', description: 'Where the post stands on its website; null without a website.' });
@@ -87,6 +104,20 @@ export const generatedArticleSchema = z
       total_words: z.int(),
       created_at: wireTime.nullable(),
       published_at: wireTime.nullable(),
+      meta_description: z.string().nullable(),
+      excerpt: z.string().nullable(),
+      focus_keyword: z.string(),
+      faq: z.array(z.object({ question: z.string(), answer: z.string() })),
+      tags: z.array(z.string()),
+      quality_warnings: z.array(
+        z.enum([
+          'keyword_missing_in_title',
+          'keyword_missing_in_first_paragraph',
+          'keyword_missing_in_meta_description',
+          'keyword_missing_in_h2',
+          'meta_description_too_short',
+        ]),
+      ),
       ...linked,
     }),
     status: z.literal('generated'),
@@ -109,6 +140,10 @@ export const queuedArticleSchema = z
       generation_error: bit,
       daily_limit_reached: bit,
       start_generation_at: wireTime.nullable(),
+      faq_count: z.int(),
+      tags: z.array(z.string()),
+      auto_tags: bit,
+      meta_description: z.string().nullable(),
       ...linked,
     }),
     status: z

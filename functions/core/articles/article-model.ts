@@ -1,5 +1,6 @@
 /** The language model as article generation sees it; adapters: OpenAI and the offline writer. */
 import type { AiModel } from '../pricing';
+import type { FaqItem } from './article-seo';
 
 export interface ArticleBrief {
   keyword: string;
@@ -9,6 +10,22 @@ export interface ArticleBrief {
   h2Count: number;
   needBold: boolean;
   title?: string;
+  /** The first keyword: in the title, the first paragraph, the meta description and an H2. */
+  focusKeyword: string;
+  /** Question-answer pairs to write (0: none). */
+  faqCount: number;
+  /** Whether to propose up to 5 tags. */
+  autoTags: boolean;
+  /** Given by the client; the model need not write one. */
+  metaDescription?: string;
+}
+
+/** Everything around the text: written from the outline, beside the sections. */
+export interface ArticleMeta {
+  metaDescription: string;
+  excerpt: string;
+  faq: FaqItem[];
+  tags: string[];
 }
 
 export interface Outline {
@@ -26,13 +43,27 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
+/**
+ * Each call may carry `feedback`: what the previous answer for the same part missed (a quality
+ * gate), for the one regeneration.
+ */
 export interface ArticleModel {
   /** Model name sent to the provider. */
   readonly providerModel: string;
   /** The title (when none was given) and exactly `h2Count` H2 headings. */
-  outline(brief: ArticleBrief): Promise<{ outline: Outline; usage: TokenUsage }>;
+  outline(brief: ArticleBrief, feedback?: string): Promise<{ outline: Outline; usage: TokenUsage }>;
   /** HTML of one part (paragraphs, lists; no H2). */
-  write(brief: ArticleBrief, part: SectionPart): Promise<{ html: string; usage: TokenUsage }>;
+  write(
+    brief: ArticleBrief,
+    part: SectionPart,
+    feedback?: string,
+  ): Promise<{ html: string; usage: TokenUsage }>;
+  /** Meta description, excerpt, `faqCount` FAQ pairs and (with `autoTags`) up to 5 tags. */
+  meta(
+    brief: ArticleBrief,
+    outline: Outline,
+    feedback?: string,
+  ): Promise<{ meta: ArticleMeta; usage: TokenUsage }>;
 }
 
 export interface ArticleModelProvider {

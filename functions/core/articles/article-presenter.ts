@@ -1,7 +1,9 @@
-/** Article records on the wire (SPEC.md "Article record" and "Queued article record"). */
+/** Article records on the wire (docs/api-contract.md "Article record" and "Queued article record"). */
+import type { PublicationSite } from '../websites/cms-client';
 import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
 import { toBit, toWireTime } from '../wire';
 import type { Article, ArticleState } from './article';
+import { focusKeywordOf } from './article-seo';
 
 export interface Linked {
   website?: Website;
@@ -37,6 +39,7 @@ export function presentPublication(article: Article, now: Date = new Date()) {
     attempts: article.publishAttempts ?? 0,
     last_error: article.publishError ?? null,
     next_attempt_at: state === 'waiting' ? toWireTime(article.publishRetryAt) : null,
+    site: presentSite(article.publicationSite),
   };
 }
 
@@ -49,6 +52,40 @@ function linkedObjects(linked: Linked) {
   return {
     website: linked.website ? websiteData(linked.website) : null,
     category: linked.category ? presentCategory(linked.category) : null,
+  };
+}
+
+/** SEO fields of a generated article (articles generated before they existed get empty ones). */
+function seoFields(article: Article) {
+  const seo = article.seo;
+  return {
+    meta_description: seo?.metaDescription ?? null,
+    excerpt: seo?.excerpt ?? null,
+    focus_keyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),
+    faq: seo?.faq ?? [],
+    tags: seo?.tags ?? [],
+    quality_warnings: seo?.qualityWarnings ?? [],
+  };
+}
+
+/** What the site kept of the post; null until published (or from a plugin without read-back). */
+function presentSite(site: PublicationSite | undefined) {
+  if (!site) return null;
+  return {
+    post_id: site.postId,
+    link: site.link,
+    status: site.status,
+    blocks: site.blocks,
+    freeform_blocks: site.freeformBlocks,
+    tags: site.tags,
+    excerpt: toBit(site.excerpt),
+    seo: {
+      adapter: site.seoAdapter,
+      meta_description: toBit(site.metaDescription),
+      focus_keyword: toBit(site.focusKeyword),
+    },
+    schema: { printed_by: site.schemaBy, types: site.schemaTypes },
+    faq_questions: site.faqQuestions,
   };
 }
 
@@ -69,6 +106,7 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
       total_words: article.totalWords ?? 0,
       created_at: toWireTime(article.createdAt),
       published_at: onWebsite ? toWireTime(article.publishedAt) : null,
+      ...seoFields(article),
       ...linkedObjects(linked),
       publication: presentPublication(article),
     },
@@ -92,6 +130,10 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       generation_error: toBit(article.state === 'error'),
       daily_limit_reached: toBit(article.state === 'daily_limit_reached'),
       start_generation_at: toWireTime(article.startGenerationAt),
+      faq_count: article.faqCount ?? 0,
+      tags: article.tags ?? [],
+      auto_tags: toBit(article.autoTags),
+      meta_description: article.metaDescription ?? null,
       ...linkedObjects(linked),
       publication: presentPublication(article),
     },

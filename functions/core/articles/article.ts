@@ -1,5 +1,7 @@
 /** The article record: one item from creation, through generation, to publication. */
 import type { AiModel } from '../pricing';
+import type { PublicationSite } from '../websites/cms-client';
+import type { ArticleSeo } from './article-seo';
 
 /**
  * Generation state. `queued`: credits reserved, waiting for or in generation.
@@ -33,6 +35,15 @@ export interface ArticleRequest {
   /** ISO time; only with a website. */
   publishAt?: string;
   draft: boolean;
+  // Generation options; absent on articles created before they existed.
+  /** Question-answer pairs of the FAQ section (0: none). */
+  faqCount?: number;
+  /** Tags the client gave. */
+  tags?: string[];
+  /** Whether the model proposes up to 5 more tags. */
+  autoTags?: boolean;
+  /** Meta description the client gave (otherwise generated). */
+  metaDescription?: string;
 }
 
 export interface Article extends ArticleRequest {
@@ -67,6 +78,8 @@ export interface Article extends ArticleRequest {
   leaseExpiresAt?: string;
   /** Times the sweeper re-sent the generation message (lost message or expired lease). */
   resends?: number;
+  /** Meta description, excerpt, focus keyword, FAQ, tags and quality warnings. */
+  seo?: ArticleSeo;
 
   // Publication
   slug?: string;
@@ -79,4 +92,6 @@ export interface Article extends ArticleRequest {
   cmsId?: string;
   cmsPermalink?: string;
   publishedAt?: string;
+  /** What the site kept of the post, as the plugin read it back. */
+  publicationSite?: PublicationSite;
 }

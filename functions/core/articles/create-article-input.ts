@@ -1,26 +1,27 @@
-/** The input of `POST /v1/articles/create`, with every rule of SPEC.md. */
+/** The input of `POST /v1/articles/create`, with every rule of docs/api-contract.md. */
 import { z } from 'zod';
 import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
-import { formBoolean, formInteger, optionalField } from '../schema-helpers';
+import { formBoolean, formInteger, formText, optionalField } from '../schema-helpers';
 import { plainText } from '../text';
+import { sameTag } from './article-seo';
 
 export const MAX_KEYWORDS = 5;
 export const MAX_KEYWORD_LENGTH = 100;
 export const MAX_TITLE_LENGTH = 200;
+export const MAX_FAQ_COUNT = 10;
+export const MAX_TAGS = 10;
+export const MAX_TAG_LENGTH = 50;
+export const MAX_META_DESCRIPTION_LENGTH = 160;
 
-const requiredText = (label: string) =>
-  z
-    .string({
-      error: (issue) =>
-        issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
-    })
+/** Plain text (markup dropped, entities decoded once; see `plainText`), not empty. */
+const requiredText = (label: string, options: { lineBreaks?: boolean } = {}) =>
+  formText(label, options)
     .transform(plainText)
     .pipe(z.string().min(1, { error: `The ${label} field is required.`, abort: true }));
 
 const uuidField = (label: string) =>
-  z
-    .string({ error: `The ${label} must be text.` })
+  formText(label)
     .trim()
     .toLowerCase()
     .pipe(z.uuid({ error: `The ${label} must be a valid UUID.` }));
@@ -38,8 +39,28 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
   return kept;
 }
 
+/** Comma-separated text (or a JSON list): plain-text tags, duplicates (any case) dropped. */
+const tagsField = z
+  .union([z.string(), z.array(z.string())], { error: 'The tags must be comma-separated text.' })
+  .transform((value) =>
+    (Array.isArray(value) ? value : value.split(','))
+      .map(plainText)
+      .filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
+  )
+  .superRefine((tags, context) => {
+    if (tags.length > MAX_TAGS) {
+      context.addIssue({ code: 'custom', message: `The tags field may contain at most ${MAX_TAGS} tags.` });
+    }
+    if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) {
+      context.addIssue({
+        code: 'custom',
+        message: `Each tag may be at most ${MAX_TAG_LENGTH} characters long.`,
+      });
+    }
+  });
+
 const createArticleFields = z.object({
-  keyword: requiredText('keyword').superRefine((value, context) => {
+  keyword: requiredText('keyword', { lineBreaks: true }).superRefine((value, context) => {
     const keywords = value.split(',').map((keyword) => keyword.trim());
     if (keywords.some((keyword) => keyword === '')) {
       context.addIssue({ code: 'custom', message: 'The keyword field may not contain empty keywords.' });
@@ -63,8 +84,7 @@ const createArticleFields = z.object({
     .transform((value) => value.toLowerCase())
     .refine(isSupportedLanguage, { error: 'The language is not supported; see GET /v1/languages.' }),
   title: optionalField(
-    z
-      .string({ error: 'The title must be text.' })
+    formText('title', { lineBreaks: true })
       .transform(plainText)
       .pipe(
         z.string().max(MAX_TITLE_LENGTH, {
@@ -76,8 +96,7 @@ const createArticleFields = z.object({
   website_uuid: optionalField(uuidField('website_uuid')),
   category_uuid: optionalField(uuidField('category_uuid')),
   publish_at: optionalField(
-    z
-      .string({ error: 'The publish_at must be an ISO 8601 date-time.' })
+    formText('publish_at')
       .trim()
       .pipe(
         z.iso.datetime({
@@ -88,6 +107,19 @@ const createArticleFields = z.object({
       ),
   ),
   draft: optionalField(formBoolean('draft')).default(false),
+  faq_count: optionalField(formInteger(0, MAX_FAQ_COUNT, 'faq_count')),
+  tags: optionalField(tagsField),
+  auto_tags: optionalField(formBoolean('auto_tags')),
+  meta_description: optionalField(
+    z
+      .string({ error: 'The meta_description must be text.' })
+      .transform(plainText)
+      .pipe(
+        z.string().max(MAX_META_DESCRIPTION_LENGTH, {
+          error: `The meta_description may not be longer than ${MAX_META_DESCRIPTION_LENGTH} characters.`,
+        }),
+      ),
+  ),
 });
 
 export const createArticleSchema = z.preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);

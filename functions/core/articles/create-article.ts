@@ -21,10 +21,15 @@ export interface CreateArticleDeps {
   onEnqueueFailure?: (error: unknown, article: Article) => void;
 }
 
+/**
+ * `articleUuid`, when given (derived from an Idempotency-Key), makes a repeated create find the
+ * article the first one stored instead of reserving a second time.
+ */
 export async function createArticle(
   deps: CreateArticleDeps,
   accountId: string,
   input: CreateArticleInput,
+  articleUuid: string = randomUUID(),
 ): Promise<Article> {
   const request = await resolveRequest(deps, accountId, input);
   const account = await deps.accounts.get(accountId);
@@ -35,7 +40,7 @@ export async function createArticle(
   const article: Article = {
     ...request,
     accountId,
-    articleUuid: randomUUID(),
+    articleUuid,
     state: 'queued',
     createdAt: now.toISOString(),
     estimatedCredits: price,
@@ -69,6 +74,10 @@ async function resolveRequest(
     language: input.language,
     needBold: input.need_bold,
     ...(input.title ? { title: input.title } : {}),
+    faqCount: input.faq_count ?? 0,
+    tags: input.tags ?? [],
+    autoTags: input.auto_tags ?? false,
+    ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
   };
   if (!input.website_uuid) return { ...base, draft: false };
 

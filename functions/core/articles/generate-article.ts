@@ -9,6 +9,7 @@ import type { Article } from './article';
 import type { ArticleModelProvider } from './article-model';
 import {
   ATTEMPT_BUDGET_MS,
+  BUSY_RECHECK_SECONDS,
   generationRetryDelaySeconds,
   LEASE_MS,
   LEASE_RENEW_MS,
@@ -23,7 +24,10 @@ export type GenerationOutcome =
   | 'generated'
   /** Nothing to generate: done, failed, cancelled or deferred already, or unknown. */
   | 'skipped'
-  /** Another worker holds the article: this delivery was a duplicate. */
+  /**
+   * Another worker holds the article: this delivery comes back when the lease ends (at most
+   * `BUSY_RECHECK_SECONDS`), and then finds it done, or takes over from a worker that died.
+   */
   | 'duplicate'
   /** This attempt failed; the delivery comes back after `retryInSeconds`. */
   | 'retry_scheduled'
@@ -72,7 +76,12 @@ export async function generateQueuedArticle(
     leaseUntil(now),
     MAX_GENERATION_ATTEMPTS,
   );
-  if (lease.kind === 'busy') return { outcome: 'duplicate' };
+  if (lease.kind === 'busy') {
+    const untilExpiry = Math.ceil((Date.parse(lease.leaseExpiresAt) - now.getTime()) / 1000) + 1;
+    const retryInSeconds = Math.max(1, Math.min(BUSY_RECHECK_SECONDS, untilExpiry));
+    await delivery.retryAfter(retryInSeconds).catch(() => undefined);
+    return { outcome: 'duplicate', retryInSeconds };
+  }
   if (lease.kind === 'not_queued')
     return lease.article ? { outcome: 'skipped', article: lease.article } : { outcome: 'skipped' };
   if (lease.kind === 'exhausted') {
@@ -110,6 +119,7 @@ export async function generateQueuedArticle(
       promptTokens: written.usage.promptTokens,
       completionTokens: written.usage.completionTokens,
       generatedAt: deps.clock().toISOString(),
+      seo: written.seo,
     });
   } catch (error) {
     // Storage failed (or the worker is going down): hand the article back for the next delivery.
@@ -132,9 +142,10 @@ async function retryLater(
 ): Promise<GenerationAttemptResult> {
   const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1);
   const recheckAt = new Date(deps.clock().getTime() + retryInSeconds * 1000 + RETRY_DELIVERY_GRACE_MS);
-  await deps.articles.releaseLease(article, owner, reason, recheckAt.toISOString());
-  // If this fails the delivery still comes back (visibility timeout) or the sweeper re-sends.
+  // The delivery first (if storage is down, the lease below cannot be given back: the retry
+  // then waits for it to expire); if this fails, the sweeper re-sends after `recheckAt`.
   await delivery.retryAfter(retryInSeconds).catch(() => undefined);
+  await deps.articles.releaseLease(article, owner, reason, recheckAt.toISOString());
   return { outcome: 'retry_scheduled', article, failure: reason, retryInSeconds };
 }
 

@@ -10,14 +10,20 @@
 /** Generation attempts (each one a worker holding the lease) before `error` and a refund. */
 export const MAX_GENERATION_ATTEMPTS = 4;
 /** A worker's hold on an article; renewed every third of it while the worker runs. */
-export const LEASE_MS = 90_000;
+export const LEASE_MS = 60_000;
 export const LEASE_RENEW_MS = LEASE_MS / 3;
 /** Longest one generation attempt may take before it counts as failed. */
 export const ATTEMPT_BUDGET_MS = 240_000;
-/** Delay before a failed attempt's retry: 30 s, doubling (30, 60, 120 s for 4 attempts). */
+/**
+ * Delay before a failed attempt's retry: 30 s, doubling (30, 60, 120 s for 4 attempts). The
+ * same backoff, by receive count, brings back a delivery that failed on storage before it
+ * could count an attempt.
+ */
 export function generationRetryDelaySeconds(failedAttempts: number): number {
   return 30 * 2 ** Math.max(0, failedAttempts - 1);
 }
+/** Longest a delivery that found the article leased by another worker waits before it looks again. */
+export const BUSY_RECHECK_SECONDS = 30;
 /** Time given to the retry's delivery to take the lease before the sweeper re-sends it. */
 export const RETRY_DELIVERY_GRACE_MS = 120_000;
 /** Time given to a new article's message to be sent before the sweeper sends it. */

@@ -1,6 +1,7 @@
 /** What the article use cases need from the outside world. */
 import type { Category, Website } from '../websites/website';
 import type { Article } from './article';
+import type { ArticleSeo } from './article-seo';
 
 /** The outcome of trying to hold credits and a daily slot for an article. */
 export type ReservationOutcome = 'reserved' | 'not_enough_credits' | 'daily_limit_reached';
@@ -27,6 +28,7 @@ export interface GenerationResult {
   promptTokens: number;
   completionTokens: number;
   generatedAt: string;
+  seo?: ArticleSeo;
 }
 
 export interface ArticlePage {
@@ -38,8 +40,8 @@ export interface ArticlePage {
 export type LeaseOutcome =
   /** The worker holds the article now; `article` has the attempt counted. */
   | { kind: 'leased'; article: Article }
-  /** Another worker holds a live lease: this delivery is a duplicate. */
-  | { kind: 'busy' }
+  /** Another worker holds a live lease (until `leaseExpiresAt`): this delivery is a duplicate. */
+  | { kind: 'busy'; leaseExpiresAt: string }
   /** Every attempt was used: the article must be failed. */
   | { kind: 'exhausted'; article: Article }
   /** Not queued (generated, failed, cancelled, deferred) or unknown. */
@@ -97,8 +99,6 @@ export interface ArticleStore {
   listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
   /** Articles due for the sweeper in one kind of work (`reservation` or `generation`), at most `limit`. */
   listDue(kind: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]>;
-  /** Every queued article of every account (waiting or in generation), page by page. */
-  eachQueued(visit: (articles: Article[]) => Promise<void>): Promise<void>;
   /** Makes the account's articles deferred in `state` due for a new reservation attempt now. */
   makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number>;
 }

@@ -1,6 +1,5 @@
 /** The sweeper's article work: deferred reservations, unsent messages and expired leases. */
 import type { AccountStore } from '../accounts';
-import type { Article } from './article';
 import { sendForGeneration } from './generation-messages';
 import { MAX_GENERATION_ATTEMPTS, WAITING_RECHECK_MS } from './lifecycle-policy';
 import type { ArticleStore, Clock, DeferredState, GenerationQueue, ReservationOutcome } from './ports';
@@ -71,24 +70,6 @@ export async function recoverStalledGenerations(
     }
   }
   return result;
-}
-
-/**
- * After a restart that lost the queue (the local runtime's queue lives in moto's memory):
- * sends every queued article's message again. Safe, because a duplicate delivery finds the
- * article leased or done; returns how many were sent.
- */
-export async function resendUnfinishedGenerations(
-  deps: Pick<SweepArticlesDeps, 'articles' | 'queue' | 'clock'>,
-): Promise<number> {
-  let sent = 0;
-  await deps.articles.eachQueued(async (articles: Article[]) => {
-    for (const article of articles) {
-      await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
-      sent++;
-    }
-  });
-  return sent;
 }
 
 /**

@@ -1,30 +1,51 @@
 /**
  * Writes an article with a language model: an outline (title + exactly h2_count headings), then
- * the introduction, the sections and the conclusion in parallel with bounded concurrency, then
- * assembly and sanitising to an allow-list of tags.
+ * the introduction, the sections, the conclusion and the meta (description, excerpt, FAQ, tags)
+ * in parallel with bounded concurrency, then assembly: markdown turned into HTML, sanitising to
+ * an allow-list of tags, and the quality gates (quality-gates.ts). A part that misses the focus
+ * keyword is regenerated once; if it still misses, the article is kept with a quality warning.
  */
 import sanitizeHtml from 'sanitize-html';
+import { sanitizeArticleHtml, textToHtml } from '../html-safety';
 import { supportedLanguages } from '../languages';
-import { escapeHtml, plainText } from '../text';
+import { safeText } from '../text';
 import type { ArticleRequest } from './article';
 import {
   type ArticleBrief,
+  type ArticleMeta,
   type ArticleModel,
   MalformedModelOutputError,
+  type Outline,
   type SectionPart,
   type TokenUsage,
 } from './article-model';
+import { type ArticleSeo, type FaqItem, focusKeywordOf, type QualityWarning, sameTag } from './article-seo';
+import { faqHtml } from './faq';
+import { markdownToHtml, plainTextFromMarkdown, scrubMarkdown } from './markdown-cleanup';
+import {
+  containsKeyword,
+  countH2,
+  dropRepeatedParagraphs,
+  firstParagraphText,
+  firstSentences,
+  fitMetaDescription,
+  metaDescriptionPasses,
+} from './quality-gates';
 
 export const SECTION_CONCURRENCY = 6;
+export const MAX_AUTO_TAGS = 5;
+const MAX_TAG_LENGTH = 50;
 
 export interface WrittenArticle {
   title: string;
   content: string;
   totalWords: number;
   usage: TokenUsage;
+  seo: ArticleSeo;
 }
 
 export async function writeArticle(model: ArticleModel, request: ArticleRequest): Promise<WrittenArticle> {
+  const focusKeyword = focusKeywordOf(request.keyword);
   const brief: ArticleBrief = {
     keyword: request.keyword,
     language: request.language,
@@ -32,60 +53,199 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
     h2Count: request.h2Count,
     needBold: request.needBold,
     ...(request.title ? { title: request.title } : {}),
+    focusKeyword,
+    faqCount: request.faqCount ?? 0,
+    autoTags: request.autoTags ?? false,
+    ...(request.metaDescription ? { metaDescription: request.metaDescription } : {}),
   };
-  const { outline, usage: outlineUsage } = await model.outline(brief);
-  const headings = outline.headings.map((heading) => plainText(heading)).filter((heading) => heading !== '');
+  const usage = new UsageTotal();
+  const warnings: QualityWarning[] = [];
+  const hasKeyword = (text: string) => containsKeyword(text, focusKeyword);
+
+  // Outline: once more when the keyword is in neither the (generated) title nor any H2.
+  const outlineMisses = (outline: Outline) =>
+    [
+      !request.title && !hasKeyword(outline.title) ? 'the title' : undefined,
+      outline.headings.some(hasKeyword) ? undefined : 'any H2 heading',
+    ].filter((miss) => miss !== undefined);
+  let outline = await writeOutline(model, brief, request, usage);
+  const firstMisses = outlineMisses(outline);
+  if (firstMisses.length > 0) {
+    const retry = await writeOutline(
+      model,
+      brief,
+      request,
+      usage,
+      keywordFeedback(focusKeyword, firstMisses),
+    ).catch((error) => {
+      if (error instanceof MalformedModelOutputError) return undefined;
+      throw error;
+    });
+    if (retry && outlineMisses(retry).length <= firstMisses.length) outline = retry;
+  }
+  if (!hasKeyword(outline.title)) warnings.push('keyword_missing_in_title');
+  if (!outline.headings.some(hasKeyword)) warnings.push('keyword_missing_in_h2');
+
+  const parts: SectionPart[] = [
+    { kind: 'introduction', outline },
+    ...outline.headings.map((heading, index) => ({ kind: 'section' as const, outline, heading, index })),
+    { kind: 'conclusion', outline },
+  ];
+  const writePart = async (part: SectionPart, feedback?: string) => {
+    const written = await model.write(brief, part, feedback);
+    usage.add(written.usage);
+    return cleanPartHtml(written.html, brief.needBold);
+  };
+  const writeMeta = async (feedback?: string) => {
+    const written = await model.meta(brief, outline, feedback);
+    usage.add(written.usage);
+    return cleanMeta(written.meta, brief);
+  };
+  const [metaResult, ...written] = await mapWithConcurrency<SectionPart | 'meta', string | ArticleMeta>(
+    ['meta', ...parts],
+    SECTION_CONCURRENCY,
+    (task) => (task === 'meta' ? writeMeta() : writePart(task)),
+  );
+  const bodies = written as string[];
+  let meta = metaResult as ArticleMeta;
+
+  // First paragraph: the introduction once more when it misses the keyword.
+  const introduction = parts[0] as SectionPart;
+  if (!hasKeyword(firstParagraphText(bodies[0] ?? ''))) {
+    const retry = await writePart(introduction, keywordFeedback(focusKeyword, ['the first paragraph']));
+    if (hasKeyword(firstParagraphText(retry)) || firstParagraphText(bodies[0] ?? '') === '')
+      bodies[0] = retry;
+  }
+  if (!hasKeyword(firstParagraphText(bodies[0] ?? ''))) warnings.push('keyword_missing_in_first_paragraph');
+
+  // Meta: once more when the description misses the keyword or the length, or the FAQ is short.
+  const metaIsShort = (candidate: ArticleMeta) => candidate.faq.length < brief.faqCount;
+  const descriptionFails = (candidate: ArticleMeta) =>
+    !brief.metaDescription && !metaDescriptionPasses(candidate.metaDescription, focusKeyword);
+  if (metaIsShort(meta) || descriptionFails(meta)) {
+    const retry = await writeMeta(metaFeedback(focusKeyword, brief.faqCount));
+    meta = {
+      ...meta,
+      ...(descriptionFails(meta) && !descriptionFails(retry)
+        ? { metaDescription: retry.metaDescription }
+        : {}),
+      ...(metaIsShort(meta) ? { faq: retry.faq } : {}),
+      ...(meta.tags.length === 0 ? { tags: retry.tags } : {}),
+      ...(meta.excerpt === '' ? { excerpt: retry.excerpt } : {}),
+    };
+  }
+  if (metaIsShort(meta)) {
+    throw new MalformedModelOutputError(
+      `Expected ${brief.faqCount} FAQ pairs, the model gave ${meta.faq.length}.`,
+    );
+  }
+  const description = fitMetaDescription(meta.metaDescription || firstParagraphText(bodies[0] ?? ''));
+  if (!hasKeyword(description.text)) warnings.push('keyword_missing_in_meta_description');
+  if (description.tooShort) warnings.push('meta_description_too_short');
+
+  const faq = meta.faq.slice(0, brief.faqCount);
+  const sections = bodies.map((body, index) => {
+    const part = parts[index];
+    return part?.kind === 'section' ? `<h2>${textToHtml(part.heading)}</h2>\n${body}` : body;
+  });
+  const html = dropRepeatedParagraphs(
+    [...sections, ...(faq.length > 0 ? [faqHtml(brief.language, faq)] : [])].join('\n'),
+  );
+  const expectedH2 = brief.h2Count + (faq.length > 0 ? 1 : 0);
+  if (countH2(html) !== expectedH2) {
+    throw new MalformedModelOutputError(
+      `Expected ${expectedH2} H2 headings, the article has ${countH2(html)}.`,
+    );
+  }
+
+  return {
+    title: outline.title,
+    content: html,
+    totalWords: countWords(html),
+    usage: usage.total,
+    seo: {
+      metaDescription: description.text,
+      excerpt: meta.excerpt || firstSentences(firstParagraphText(bodies[0] ?? '')),
+      focusKeyword,
+      faq,
+      tags: mergeTags(request.tags ?? [], brief.autoTags ? meta.tags.slice(0, MAX_AUTO_TAGS) : []),
+      qualityWarnings: warnings,
+    },
+  };
+}
+
+/** The outline with plain-text title and headings, exactly `h2Count` of them. */
+async function writeOutline(
+  model: ArticleModel,
+  brief: ArticleBrief,
+  request: ArticleRequest,
+  usage: UsageTotal,
+  feedback?: string,
+): Promise<Outline> {
+  const { outline, usage: outlineUsage } = await model.outline(brief, feedback);
+  usage.add(outlineUsage);
+  const headings = outline.headings.map(plainTextFromMarkdown).filter((heading) => heading !== '');
   if (headings.length !== brief.h2Count) {
     throw new MalformedModelOutputError(
       `Expected ${brief.h2Count} headings, the model gave ${headings.length}.`,
     );
   }
-  const title = request.title ?? plainText(outline.title);
+  // A given title is plain text already (articles queued before it was made safe get `safeText`).
+  const title = request.title !== undefined ? safeText(request.title) : plainTextFromMarkdown(outline.title);
   if (title === '') throw new MalformedModelOutputError('The model gave an empty title.');
-  const cleanOutline = { title, headings };
-
-  const parts: SectionPart[] = [
-    { kind: 'introduction', outline: cleanOutline },
-    ...headings.map((heading, index) => ({
-      kind: 'section' as const,
-      outline: cleanOutline,
-      heading,
-      index,
-    })),
-    { kind: 'conclusion', outline: cleanOutline },
-  ];
-  const written = await mapWithConcurrency(parts, SECTION_CONCURRENCY, (part) => model.write(brief, part));
-
-  const bodyOptions = bodyAllowList(brief.needBold);
-  const html = written
-    .map(({ html: partHtml }, index) => {
-      const part = parts[index];
-      const body = sanitizeHtml(partHtml, bodyOptions).trim();
-      return part?.kind === 'section' ? `<h2>${escapeHtml(part.heading)}</h2>\n${body}` : body;
-    })
-    .join('\n');
-
-  const usage = [outlineUsage, ...written.map((part) => part.usage)].reduce(
-    (sum, part) => ({
-      promptTokens: sum.promptTokens + part.promptTokens,
-      completionTokens: sum.completionTokens + part.completionTokens,
-    }),
-    { promptTokens: 0, completionTokens: 0 },
-  );
-  return { title, content: html, totalWords: countWords(html), usage };
+  return { title, headings };
 }
 
-/** Tags allowed inside a part; H2 are ours alone, so the model's become H3. */
-function bodyAllowList(needBold: boolean): sanitizeHtml.IOptions {
+/** Markdown to HTML, the allow-list (shortcodes neutralised), then no markdown marker left. */
+function cleanPartHtml(html: string, needBold: boolean): string {
+  return scrubMarkdown(sanitizeArticleHtml(markdownToHtml(html), { needBold })).trim();
+}
+
+/** Plain text everywhere, the excerpt cut to two sentences, tags short and distinct. */
+function cleanMeta(meta: ArticleMeta, brief: ArticleBrief): ArticleMeta {
+  const faq: FaqItem[] = meta.faq
+    .map((item) => ({
+      question: plainTextFromMarkdown(item.question),
+      answer: plainTextFromMarkdown(item.answer),
+    }))
+    .filter((item) => item.question !== '' && item.answer !== '');
   return {
-    allowedTags: ['h3', 'p', 'ul', 'ol', 'li', 'em', 'blockquote', 'a', ...(needBold ? ['strong'] : [])],
-    allowedAttributes: { a: ['href'] },
-    allowedSchemes: ['http', 'https'],
-    allowedSchemesAppliedToAttributes: ['href'],
-    allowProtocolRelative: false,
-    transformTags: { h2: 'h3', h1: 'h3', b: needBold ? 'strong' : 'span' },
-    nonTextTags: ['style', 'script', 'textarea', 'option', 'noscript'],
+    metaDescription: brief.metaDescription ?? plainTextFromMarkdown(meta.metaDescription),
+    excerpt: firstSentences(plainTextFromMarkdown(meta.excerpt)),
+    faq,
+    tags: mergeTags(
+      [],
+      meta.tags.map(plainTextFromMarkdown).filter((tag) => tag.length <= MAX_TAG_LENGTH),
+    ),
   };
+}
+
+/** The given tags, then the proposed ones that are new (in any case). */
+function mergeTags(given: string[], proposed: string[]): string[] {
+  const tags: string[] = [];
+  for (const tag of [...given, ...proposed]) {
+    if (tag !== '' && !tags.some((kept) => sameTag(kept, tag))) tags.push(tag);
+  }
+  return tags;
+}
+
+function keywordFeedback(keyword: string, misses: string[]): string {
+  return `Your previous answer did not contain the exact phrase "${keyword}" in ${misses.join(' or ')}. Use the phrase "${keyword}" there, word for word.`;
+}
+
+function metaFeedback(keyword: string, faqCount: number): string {
+  return `Your previous answer did not meet the rules. The meta description must be 120 to 160 characters long and contain the exact phrase "${keyword}". Give exactly ${faqCount} FAQ pairs.`;
+}
+
+class UsageTotal {
+  total: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+
+  add(usage: TokenUsage): void {
+    this.total = {
+      promptTokens: this.total.promptTokens + usage.promptTokens,
+      completionTokens: this.total.completionTokens + usage.completionTokens,
+    };
+  }
 }
 
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });

@@ -1,4 +1,5 @@
 /** What publishing needs from storage besides the article, website and category stores. */
+import type { PublicationSite } from '../websites/cms-client';
 
 export interface ArticleRef {
   accountId: string;
@@ -12,6 +13,8 @@ export interface PublishedPost {
   publishedAt?: string;
   /** The slug the site gave the post. */
   slug?: string;
+  /** What the site kept, as the plugin read it back. */
+  site?: PublicationSite;
 }
 
 export interface PublicationRetry {

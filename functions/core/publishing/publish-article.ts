@@ -10,9 +10,11 @@ import type { Clock } from '../articles/ports';
 import { type CmsClient, CmsError, type CmsPost, type CmsPostResult } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
+import { siteAccessOf } from '../websites/site-access';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import type { ArticleRef, PublicationStore } from './ports';
+import { postStructure } from './post-structure';
 
 export interface PublishDeps {
   articles: { get(accountId: string, articleUuid: string): Promise<Article | undefined> };
@@ -57,7 +59,7 @@ export function postFor(article: Article, now: Date, categoryCmsId?: string): Cm
   return {
     articleUuid: article.articleUuid,
     title: article.generatedTitle ?? article.title ?? article.keyword,
-    content: article.content ?? '',
+    ...postStructure(article),
     status: article.draft ? 'draft' : scheduled ? 'future' : 'publish',
     ...(article.slug ? { slug: article.slug } : {}),
     ...(scheduled && publishAt ? { dateGmt: publishAt.toISOString() } : {}),
@@ -89,6 +91,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
       cmsPermalink: result.permalink,
       ...(publishedAt ? { publishedAt } : {}),
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
+      ...(result.site ? { site: result.site } : {}),
     });
     if (website.loginIsUnauthorized || website.isUnreachable) {
       await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);
@@ -120,11 +123,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
 }
 
 async function send(deps: PublishDeps, article: Article, website: Website): Promise<CmsPostResult> {
-  const password = await deps.cipher.decrypt(website.passwordCiphertext, {
-    accountId: website.accountId,
-    websiteUuid: website.websiteUuid,
-  });
-  const site = { url: website.url, login: website.login, password };
+  const site = await siteAccessOf(deps, website);
   const category = article.categoryUuid
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)
     : undefined;

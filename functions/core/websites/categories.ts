@@ -1,5 +1,6 @@
 /** Categories of a website: stable identifiers, and keeping the stored copy in step with the site. */
 import { v5 as uuidv5 } from 'uuid';
+import { plainText, safeText } from '../text';
 import type { CmsCategory } from './cms-client';
 import type { CategoryStore } from './ports';
 import type { Category } from './website';
@@ -21,7 +22,7 @@ export const CATEGORY_LIMITS = { maxCategories: 2_000, maxNameLength: 200, maxSl
 
 /**
  * The stored form of a site's categories: one per site id (the first given wins), ordered by
- * (numeric) site id, capped and shortened to CATEGORY_LIMITS.
+ * (numeric) site id, capped and shortened to CATEGORY_LIMITS; names and slugs as plain text.
  */
 export function toCategories(websiteUuid: string, fromSite: CmsCategory[]): Category[] {
   const byId = new Map<string, CmsCategory>();
@@ -33,8 +34,9 @@ export function toCategories(websiteUuid: string, fromSite: CmsCategory[]): Cate
       websiteUuid,
       categoryUuid: categoryUuidFor(websiteUuid, category.cmsId),
       cmsId: category.cmsId,
-      name: shorten(category.name, CATEGORY_LIMITS.maxNameLength),
-      slug: shorten(category.slug, CATEGORY_LIMITS.maxSlugLength),
+      // WordPress keeps term names as HTML (`Tom &amp; Jerry`): decoded once, kept as text.
+      name: shorten(plainText(category.name), CATEGORY_LIMITS.maxNameLength),
+      slug: shorten(safeText(category.slug), CATEGORY_LIMITS.maxSlugLength),
       ...(category.parentCmsId ? { parentCmsId: category.parentCmsId } : {}),
     }));
 }

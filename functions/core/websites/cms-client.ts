@@ -14,6 +14,7 @@ export interface SiteAccess {
 export interface CmsStatus {
   userLogin: string;
   roles: string[];
+  /** Always true from plugin 1.1 on, which refuses every other user like a wrong password. */
   roleOk: boolean;
   cmsVersion: string;
   pluginVersion: string;
@@ -29,16 +30,57 @@ export interface CmsCategory {
 
 export type CmsPostStatus = 'publish' | 'draft' | 'future';
 
+/** One H2 section of a post: its heading (plain text) and its body (HTML, no H2). */
+export interface CmsSection {
+  heading: string;
+  html: string;
+}
+
+/**
+ * A post as structured data; the plugin builds the native blocks from it, so no block markup
+ * (`<!--`) travels in the request.
+ */
 export interface CmsPost {
   /** Idempotency key on the site: the same article never becomes two posts. */
   articleUuid: string;
   title: string;
-  content: string;
+  /** HTML before the first section. */
+  introHtml: string;
+  sections: CmsSection[];
+  /** The FAQ, one more H2 section (`heading`) with a question-answer pair per H3. */
+  faq?: { heading: string; items: { question: string; answer: string }[] };
   status: CmsPostStatus;
   slug?: string;
   /** ISO time (UTC); required for `future`. */
   dateGmt?: string;
   categoryCmsId?: string;
+  /** Language code of the article. */
+  language: string;
+  metaDescription?: string;
+  focusKeyword?: string;
+  excerpt?: string;
+  tags: string[];
+}
+
+/** What the site kept of a post, as the plugin read it back after writing it. */
+export interface PublicationSite {
+  postId: string;
+  link: string;
+  status: string;
+  /** Top-level blocks of the stored content, and how many of them are Classic (freeform). */
+  blocks: number;
+  freeformBlocks: number;
+  /** Tag names attached to the post. */
+  tags: string[];
+  excerpt: boolean;
+  /** Where the meta description and focus keyword went: an SEO plugin, or `inkpress` itself. */
+  seoAdapter: string;
+  metaDescription: boolean;
+  focusKeyword: boolean;
+  /** Who prints the JSON-LD (`inkpress`, or the SEO plugin whose graph got the pieces), and its types. */
+  schemaBy: string | null;
+  schemaTypes: string[];
+  faqQuestions: number;
 }
 
 export interface CmsPostResult {
@@ -50,17 +92,23 @@ export interface CmsPostResult {
   dateGmt: string | null;
   /** False when the post already existed for this article (a retried publish). */
   created: boolean;
+  /** The read-back, from plugins that give one. */
+  site?: PublicationSite;
 }
 
 /**
- * Why a call failed:
+ * Why a call failed (the plugin refuses every login failure alike, so `unauthorized` never
+ * says which it was):
  * - `unreachable`: network error, timeout, a bad redirect, 5xx without the plugin's JSON, or an
  *   answer that is not the plugin's JSON;
  * - `plugin_error`: the plugin answered, but failed on its side (5xx with an `inkpress_` code,
  *   e.g. `inkpress_insert_failed`, `inkpress_busy`): the site is reachable, try again later;
  * - `blocked`: the URL points at an address outbound calls may not reach;
- * - `unauthorized`: the plugin refused the login or password (401/403);
- * - `missing_role`: the user exists but lacks the Inkpress Editor role;
+ * - `unauthorized`: the plugin refused the login (401/403): unknown user, wrong password, or a
+ *   user without the Inkpress Editor role or with more power than it;
+ * - `missing_role`: the site reported the user without the role (`role_ok` false, plugin 1.0);
+ * - `throttled`: the plugin paused logins for this user from our address after repeated
+ *   failures (429); try again after `retryAfterSeconds`, nothing is wrong with the website;
  * - `plugin_missing`: the site answers, but not through the plugin's routes;
  * - `invalid_request`: the plugin rejected what we sent (400/422).
  */
@@ -70,6 +118,7 @@ export type CmsFailureReason =
   | 'blocked'
   | 'unauthorized'
   | 'missing_role'
+  | 'throttled'
   | 'plugin_missing'
   | 'invalid_request';
 
@@ -82,6 +131,8 @@ export class CmsError extends Error {
     readonly httpStatus?: number,
     /** Error code the site gave (e.g. `rest_no_route`), when there was one. */
     readonly code?: string,
+    /** For `throttled`: the site's Retry-After, in seconds, when it gave one. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { parseOrThrow } from '../schema-helpers';
+import { formText, parseOrThrow } from '../schema-helpers';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
-import type { PasswordCipher } from './password-cipher';
+import { PASSWORD_CONTEXT_VERSION, type PasswordCipher } from './password-cipher';
 import { type CategoryStore, DuplicateWebsiteUrlError, type WebsiteStore } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl } from './site-url';
@@ -31,20 +31,14 @@ export interface WebsiteDeps {
 const MAX_LOGIN_LENGTH = 60;
 const MAX_PASSWORD_LENGTH = 1000;
 
-const requiredString = (label: string) =>
-  z.string({
-    error: (issue) =>
-      issue.input === undefined ? `The ${label} field is required.` : `The ${label} must be text.`,
-  });
-
 export const createWebsiteSchema = z.object({
-  url: requiredString('url').trim().min(1, { error: 'The url field is required.' }),
-  login: requiredString('login')
+  url: formText('url').trim().min(1, { error: 'The url field is required.' }),
+  login: formText('login')
     .trim()
     .min(1, { error: 'The login field is required.' })
     .max(MAX_LOGIN_LENGTH, { error: `The login may not be longer than ${MAX_LOGIN_LENGTH} characters.` }),
-  // Passwords are taken as given: spaces may be part of them.
-  password: requiredString('password')
+  // Passwords are taken as given: spaces may be part of them (control characters may not).
+  password: formText('password')
     .min(1, { error: 'The password field is required.' })
     .max(MAX_PASSWORD_LENGTH, {
       error: `The password may not be longer than ${MAX_PASSWORD_LENGTH} characters.`,
@@ -69,7 +63,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
   const fromSite = await verifySite(deps.cms, site);
 
   const websiteUuid = randomUUID();
-  const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid });
+  const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
   const categories = toCategories(websiteUuid, fromSite);
   const website: Website = {
     accountId,
@@ -77,6 +71,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
     url,
     login: input.login,
     passwordCiphertext,
+    passwordContextVersion: PASSWORD_CONTEXT_VERSION,
     loginIsUnauthorized: false,
     isUnreachable: false,
     totalCreditsUsed: 0,
@@ -108,7 +103,7 @@ export async function verifySite(cms: CmsClient, site: SiteAccess) {
     if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
     return await cms.categories(site);
   } catch (error) {
-    if (error instanceof CmsError) throw registrationError(error, site.login);
+    if (error instanceof CmsError) throw registrationError(error);
     throw error;
   }
 }

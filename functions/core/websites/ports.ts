@@ -37,9 +37,19 @@ export interface WebsiteStore {
   updateCredentials(
     accountId: string,
     websiteUuid: string,
-    credentials: { login: string; passwordCiphertext: string },
+    credentials: { login: string; passwordCiphertext: string; passwordContextVersion: number },
     health: WebsiteHealth,
   ): Promise<Website | undefined>;
+  /**
+   * Replaces the password ciphertext (same password, newer encryption context) only while the
+   * stored one is still `previousCiphertext`; false when it changed meanwhile or the website is gone.
+   */
+  replacePasswordCiphertext(
+    accountId: string,
+    websiteUuid: string,
+    replacement: { passwordCiphertext: string; passwordContextVersion: number },
+    previousCiphertext: string,
+  ): Promise<boolean>;
   /** Updates flags and check bookkeeping; does nothing for a website deleted meanwhile. */
   recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void>;
   /** Websites (of any account) not checked since `checkedBefore`, at most `limit`. */

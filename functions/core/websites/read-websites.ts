@@ -34,7 +34,7 @@ export async function showWebsite(
 /**
  * Newest first. An account has few websites (tens, not millions), so a page is found by
  * counting past the earlier pages in the creation index (keys only, no items returned):
- * O(total) reads, which SPEC.md's page numbers allow here; see the repository.
+ * O(total) reads, which docs/api-contract.md's page numbers allow here; see the repository.
  */
 export async function listWebsites(
   deps: Pick<ReadWebsitesDeps, 'websites'>,

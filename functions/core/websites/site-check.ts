@@ -9,6 +9,7 @@ import { type CmsClient, CmsError } from './cms-client';
 import type { PasswordCipher } from './password-cipher';
 import type { CategoryStore, WebsiteStore } from './ports';
 import { findWebsite } from './read-websites';
+import { siteAccessOf } from './site-access';
 import { HEALTHY, healthAfterFailure } from './site-failures';
 import { presentWebsite, type Website } from './website';
 
@@ -34,11 +35,7 @@ export async function checkSite(
 ): Promise<{ categoriesCount: number } | 'gone'> {
   const checkedAt = now.toISOString();
   try {
-    const password = await deps.cipher.decrypt(website.passwordCiphertext, {
-      accountId: website.accountId,
-      websiteUuid: website.websiteUuid,
-    });
-    const site = { url: website.url, login: website.login, password };
+    const site = await siteAccessOf(deps, website);
     const status = await deps.cms.status(site);
     if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
     const fromSite = await deps.cms.categories(site);
@@ -93,6 +90,11 @@ function siteCallError(error: CmsError): SiteCallError {
       return new SiteCallError(
         'login_refused',
         'The site refused the stored login (login_is_unauthorized is now set): give the user the Inkpress Editor role, or send new credentials with PUT /v1/websites/{website_uuid}/update.',
+      );
+    case 'throttled':
+      return new SiteCallError(
+        'unavailable',
+        'The site has paused logins of this user after repeated failures; try again later.',
       );
     case 'plugin_error':
       return new SiteCallError(

@@ -3,8 +3,15 @@ import { ValidationError } from '../errors';
 import type { CmsError } from './cms-client';
 import type { WebsiteHealth } from './ports';
 
+/**
+ * Every refused login gets this one message, naming each cause the site does not tell apart:
+ * saying which it was would tell an attacker that an administrator's password is right.
+ */
+export const LOGIN_FAILED_MESSAGE =
+  'login failed: check the user name, the password, and that the user has only the Inkpress Editor role';
+
 /** The 422 a registration gets when the site cannot be verified, naming what failed. */
-export function registrationError(error: CmsError, login: string): ValidationError {
+export function registrationError(error: CmsError): ValidationError {
   switch (error.reason) {
     case 'blocked':
       return ValidationError.forField(
@@ -12,15 +19,10 @@ export function registrationError(error: CmsError, login: string): ValidationErr
         'The url points to a private, loopback, link-local or reserved network address, which is not allowed.',
       );
     case 'unauthorized':
-      return new ValidationError({
-        password: ['The site refused this login and password: check the login and password of the user.'],
-        login: ['The site refused this login and password: check the login and password of the user.'],
-      });
     case 'missing_role':
-      return ValidationError.forField(
-        'login',
-        `The user "${login}" logged in but does not have the Inkpress Editor role: give this user that role on the site.`,
-      );
+      return new ValidationError({ login: [LOGIN_FAILED_MESSAGE], password: [LOGIN_FAILED_MESSAGE] });
+    case 'throttled':
+      return ValidationError.forField('login', throttledMessage(error.retryAfterSeconds));
     case 'plugin_missing':
       return ValidationError.forField(
         'url',
@@ -42,11 +44,19 @@ export function registrationError(error: CmsError, login: string): ValidationErr
   }
 }
 
+function throttledMessage(retryAfterSeconds: number | undefined): string {
+  const minutes =
+    retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  const wait = minutes === undefined ? 'later' : minutes === 1 ? 'in a minute' : `in ${minutes} minutes`;
+  return `The site has paused logins for this user for now, after repeated failed logins: try again ${wait}.`;
+}
+
 /**
  * The website flags after a failed call: a refused login sets `login_is_unauthorized` (and
  * shows the site answered); anything that kept us from the plugin sets `is_unreachable`.
  * An error the plugin itself answered with shows the site is reachable (clears
- * `is_unreachable`); a request the plugin rejected says nothing about the site's health.
+ * `is_unreachable`); a request the plugin rejected, or a pause of logins (retried later,
+ * not a verdict on the password), says nothing about the site's health.
  */
 export function healthAfterFailure(error: CmsError): WebsiteHealth {
   switch (error.reason) {
@@ -60,6 +70,7 @@ export function healthAfterFailure(error: CmsError): WebsiteHealth {
     case 'plugin_error':
       return { isUnreachable: false };
     case 'invalid_request':
+    case 'throttled':
       return {};
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `PUT /v1/websites/<uuid>/update`: new credentials for a registered site (its password changed
  * on WordPress). They are verified through the plugin before anything is stored; then the
- * password is encrypted again (bound to the website), the flags cleared, the categories
+ * password is encrypted again (bound to the website and its URL), the flags cleared, the categories
  * refreshed, and the website's pending publications made due so the next sweep publishes them.
  */
 import { NotFoundError } from '../errors';
@@ -9,6 +9,7 @@ import type { PublicationStore } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
 import { removeAllCategories, syncCategories } from './categories';
 import { createWebsiteSchema, verifySite, type WebsiteDeps } from './create-website';
+import { PASSWORD_CONTEXT_VERSION } from './password-cipher';
 import { findWebsite } from './read-websites';
 import { HEALTHY } from './site-failures';
 import { presentWebsite } from './website';
@@ -37,13 +38,14 @@ export async function updateWebsite(
   const passwordCiphertext = await deps.cipher.encrypt(input.password, {
     accountId,
     websiteUuid: website.websiteUuid,
+    url: website.url,
   });
   const now = (deps.now?.() ?? new Date()).toISOString();
   const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite);
   const updated = await deps.websites.updateCredentials(
     accountId,
     website.websiteUuid,
-    { login: input.login, passwordCiphertext },
+    { login: input.login, passwordCiphertext, passwordContextVersion: PASSWORD_CONTEXT_VERSION },
     { ...HEALTHY, checkedAt: now, categoriesCount },
   );
   if (!updated) {

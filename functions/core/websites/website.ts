@@ -7,8 +7,13 @@ export interface Website {
   /** Normalised site URL (scheme + host + path, no trailing slash). */
   url: string;
   login: string;
-  /** Base64 KMS ciphertext of the password, bound to {accountId, websiteUuid}. Never returned. */
+  /** Base64 KMS ciphertext of the password, bound to {accountId, websiteUuid, url}. Never returned. */
   passwordCiphertext: string;
+  /**
+   * Context version of `passwordCiphertext` (PASSWORD_CONTEXT_VERSION); absent on records written
+   * before the URL was bound, which `siteAccessOf` migrates on their next read.
+   */
+  passwordContextVersion?: number;
   loginIsUnauthorized: boolean;
   isUnreachable: boolean;
   totalCreditsUsed: number;
@@ -50,7 +55,7 @@ export function websiteData(website: Website): WebsiteData {
   };
 }
 
-/** The website record of SPEC.md: `{ data, status }`. */
+/** The website record of docs/api-contract.md: `{ data, status }`. */
 export function presentWebsite(website: Website) {
   return {
     data: websiteData(website),

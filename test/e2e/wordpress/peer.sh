@@ -16,6 +16,12 @@
 # Environment: WP_PEER_DIR (default /tmp/inkpress-wp-peer), WP_PEER_PORT (8089),
 # WP_PEER_EDITOR_PASSWORD (inkpress-editor-pass-1), WP_PEER_ADMIN_PASSWORD
 # (inkpress-admin-pass-1), WP_PEER_PLAIN_PASSWORD (plain-author-pass-1).
+# Users: inkpress (Inkpress Editor), admin (administrator), plain (author), reader
+# (subscriber), boss (administrator + Inkpress Editor), chief (editor + Inkpress Editor);
+# inkpress, admin and boss have an application password each.
+# The peer's mu-plugin (test peer only) lets a test pose as another client address for the
+# plugin's login throttle with the header X-Peer-Client-Address, and logs every call of the
+# site's `authenticate` and `wp_login_failed` hooks to the option inkpress_peer_auth_log.
 # MariaDB listens only on a unix socket inside the state dir (no TCP port to collide on).
 set -euo pipefail
 
@@ -27,6 +33,12 @@ ADMIN_LOGIN="admin"
 ADMIN_PASSWORD="${WP_PEER_ADMIN_PASSWORD:-inkpress-admin-pass-1}"
 PLAIN_LOGIN="plain"
 PLAIN_PASSWORD="${WP_PEER_PLAIN_PASSWORD:-plain-author-pass-1}"
+SUBSCRIBER_LOGIN="reader"
+SUBSCRIBER_PASSWORD="reader-subscriber-pass-1"
+ROLE_ADMIN_LOGIN="boss"
+ROLE_ADMIN_PASSWORD="boss-admin-editor-pass-1"
+ROLE_EDITOR_LOGIN="chief"
+ROLE_EDITOR_PASSWORD="chief-editor-editor-pass-1"
 DB_NAME=wordpress
 DB_USER=wordpress
 DB_PASSWORD=wordpress-db-pass
@@ -92,7 +104,7 @@ kill_group() {
 }
 
 cmd_install() {
-  local pkgs=(wordpress php php8.2-cgi php-cli php-mysql php-mbstring mariadb-server webfs curl)
+  local pkgs=(wordpress php php8.2-cgi php-cli php-mysql php-mbstring php-xml mariadb-server webfs curl)
   local missing=() p
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -119,7 +131,11 @@ check_prereqs() {
   done
   [ -f "$WP_SRC/wp-settings.php" ] || die "$WP_SRC missing; run: $0 install"
   [ -f "$PLUGIN_SRC/inkpress-connector.php" ] || die "plugin not found at $PLUGIN_SRC"
-  php -m | grep -qi '^mysqli$' || die "php mysqli extension missing; run: $0 install"
+  # Not `php -m | grep -q`: grep quitting early can kill php with SIGPIPE, failing pipefail.
+  local modules
+  modules="$(php -m)"
+  grep -qi '^mysqli$' <<<"$modules" || die "php mysqli extension missing; run: $0 install"
+  grep -qi '^dom$' <<<"$modules" || die "php dom extension missing; run: $0 install"
 }
 
 start_db() {
@@ -192,6 +208,111 @@ PHP
 <?php
 // Test peer only: never try to send mail (there is no sendmail).
 add_filter( 'pre_wp_mail', '__return_true' );
+// Test peer only: records what reaches the site's own login hooks (as a login limiter sees it).
+function inkpress_peer_auth_log( $line ) {
+	$log   = get_option( 'inkpress_peer_auth_log', array() );
+	$log[] = $line;
+	update_option( 'inkpress_peer_auth_log', $log, false );
+}
+add_filter(
+	'authenticate',
+	function ( $user, $username ) {
+		inkpress_peer_auth_log( 'authenticate ' . $username );
+		return $user;
+	},
+	1,
+	2
+);
+add_action(
+	'wp_login_failed',
+	function ( $username ) {
+		inkpress_peer_auth_log( 'wp_login_failed ' . $username );
+	}
+);
+// Test peer only: lets a test pose as another client address for the login throttle.
+add_filter(
+	'inkpress_connector_client_address',
+	function ( $address ) {
+		return isset( $_SERVER['HTTP_X_PEER_CLIENT_ADDRESS'] ) ? (string) $_SERVER['HTTP_X_PEER_CLIENT_ADDRESS'] : $address;
+	}
+);
+PHP
+  # Debian's package ships no theme, and a post page is empty without one: a minimal classic
+  # theme that prints wp_head() (meta description, JSON-LD) and the content.
+  mkdir -p "$SITE/wp-content/themes/inkpress-peer"
+  cat >"$SITE/wp-content/themes/inkpress-peer/style.css" <<'CSS'
+/*
+Theme Name: Inkpress Peer
+Description: Minimal classic theme of the Inkpress test peer.
+*/
+CSS
+  cat >"$SITE/wp-content/themes/inkpress-peer/index.php" <<'PHP'
+<!DOCTYPE html>
+<html <?php language_attributes(); ?>>
+<head>
+<meta charset="<?php bloginfo( 'charset' ); ?>">
+<title><?php echo esc_html( wp_get_document_title() ); ?></title>
+<?php wp_head(); ?>
+</head>
+<body <?php body_class(); ?>>
+<?php
+while ( have_posts() ) {
+	the_post();
+	the_title( '<h1>', '</h1>' );
+	echo '<div class="entry-content">';
+	the_content();
+	echo '</div>';
+}
+wp_footer();
+?>
+</body>
+</html>
+PHP
+  # Test only: stand-ins that make the Inkpress plugin see an SEO plugin as active (option
+  # inkpress_peer_seo_stub), by the constant each plugin defines; the Yoast and Rank Math
+  # stand-ins print their schema graph from the filters those plugins document.
+  cat >"$SITE/wp-content/mu-plugins/inkpress-peer-seo-stubs.php" <<'PHP'
+<?php
+namespace Yoast\WP\SEO\Generators\Schema {
+	if ( 'yoast' === \get_option( 'inkpress_peer_seo_stub' ) && ! \class_exists( __NAMESPACE__ . '\Abstract_Schema_Piece' ) ) {
+		abstract class Abstract_Schema_Piece {
+			public $context;
+			public $helpers;
+			abstract public function generate();
+			public function is_needed() { return true; }
+		}
+	}
+}
+namespace {
+	$inkpress_peer_stub      = (string) get_option( 'inkpress_peer_seo_stub' );
+	$inkpress_peer_constants = array(
+		'yoast'             => 'WPSEO_VERSION',
+		'rank_math'         => 'RANK_MATH_VERSION',
+		'aioseo'            => 'AIOSEO_VERSION',
+		'seopress'          => 'SEOPRESS_VERSION',
+		'the_seo_framework' => 'THE_SEO_FRAMEWORK_VERSION',
+	);
+	if ( isset( $inkpress_peer_constants[ $inkpress_peer_stub ] ) ) {
+		define( $inkpress_peer_constants[ $inkpress_peer_stub ], '0.0.0-inkpress-peer-stub' );
+	}
+	if ( 'yoast' === $inkpress_peer_stub ) {
+		add_action( 'wp_head', function () {
+			$graph = array( array( '@type' => 'Article', 'name' => 'yoast-stub' ) );
+			foreach ( apply_filters( 'wpseo_schema_graph_pieces', array(), (object) array() ) as $piece ) {
+				if ( $piece instanceof Yoast\WP\SEO\Generators\Schema\Abstract_Schema_Piece && $piece->is_needed() ) {
+					$graph[] = $piece->generate();
+				}
+			}
+			echo '<script type="application/ld+json" class="yoast-schema-graph">' . wp_json_encode( array( '@context' => 'https://schema.org', '@graph' => $graph ) ) . "</script>\n";
+		}, 20 );
+	}
+	if ( 'rank_math' === $inkpress_peer_stub ) {
+		add_action( 'wp_head', function () {
+			$data = apply_filters( 'rank_math/json_ld', array(), null );
+			echo '<script type="application/ld+json" class="rank-math-schema">' . wp_json_encode( array( '@context' => 'https://schema.org', '@graph' => array_values( $data ) ) ) . "</script>\n";
+		}, 20 );
+	}
+}
 PHP
   cat >"$STATE/router.php" <<'PHP'
 <?php
@@ -259,12 +380,14 @@ configure_wordpress() {
   cat >"$STATE/setup.php" <<'PHP'
 <?php
 require $argv[1];
-[ , , $editor_login, $editor_pw, $plain_login, $plain_pw ] = $argv;
+[ , , $editor_login, $editor_pw, $plain_login, $plain_pw, $subscriber_login, $subscriber_pw, $role_admin_login, $role_admin_pw, $role_editor_login, $role_editor_pw ] = $argv;
 
 global $wp_rewrite;
 $wp_rewrite->set_permalink_structure( '/%postname%/' );
 update_option( 'timezone_string', 'UTC' );
 flush_rewrite_rules( false );
+
+switch_theme( 'inkpress-peer' );
 
 $r = activate_plugin( 'inkpress-connector/inkpress-connector.php' );
 if ( is_wp_error( $r ) ) { fwrite( STDERR, 'activate_plugin: ' . $r->get_error_message() . "\n" ); exit( 1 ); }
@@ -277,9 +400,20 @@ function peer_user( $login, $pw, $role ) {
 }
 $editor_id = peer_user( $editor_login, $editor_pw, 'inkpress_editor' );
 peer_user( $plain_login, $plain_pw, 'author' );
+peer_user( $subscriber_login, $subscriber_pw, 'subscriber' );
+$role_admin_id = peer_user( $role_admin_login, $role_admin_pw, 'administrator' );
+( new WP_User( $role_admin_id ) )->add_role( 'inkpress_editor' );
+$role_editor_id = peer_user( $role_editor_login, $role_editor_pw, 'editor' );
+( new WP_User( $role_editor_id ) )->add_role( 'inkpress_editor' );
 
-$app = WP_Application_Passwords::create_new_application_password( $editor_id, array( 'name' => 'peer' ) );
-if ( is_wp_error( $app ) ) { fwrite( STDERR, 'app password: ' . $app->get_error_message() . "\n" ); exit( 1 ); }
+function peer_app_password( $user_id ) {
+	$app = WP_Application_Passwords::create_new_application_password( $user_id, array( 'name' => 'peer' ) );
+	if ( is_wp_error( $app ) ) { fwrite( STDERR, 'app password: ' . $app->get_error_message() . "\n" ); exit( 1 ); }
+	return $app[0];
+}
+$app_password            = peer_app_password( $editor_id );
+$role_admin_app_password = peer_app_password( $role_admin_id );
+$admin_app_password      = peer_app_password( 1 );
 
 function peer_cat( $name, $parent = 0 ) {
 	$r = wp_insert_term( $name, 'category', array( 'parent' => $parent ) );
@@ -290,10 +424,11 @@ $news      = peer_cat( 'News' );
 $guides    = peer_cat( 'Guides' );
 $tutorials = peer_cat( 'Tutorials', $guides );
 
-printf( "WP_EDITOR_USER_ID=%d\nWP_APP_PASSWORD=%s\nWP_CATEGORY_UNCATEGORIZED_ID=%d\nWP_CATEGORY_NEWS_ID=%d\nWP_CATEGORY_GUIDES_ID=%d\nWP_CATEGORY_TUTORIALS_ID=%d\n",
-	$editor_id, $app[0], (int) get_option( 'default_category' ), $news, $guides, $tutorials );
+printf( "WP_EDITOR_USER_ID=%d\nWP_APP_PASSWORD=%s\nWP_ROLE_ADMIN_APP_PASSWORD=%s\nWP_ADMIN_APP_PASSWORD=%s\nWP_CATEGORY_UNCATEGORIZED_ID=%d\nWP_CATEGORY_NEWS_ID=%d\nWP_CATEGORY_GUIDES_ID=%d\nWP_CATEGORY_TUTORIALS_ID=%d\n",
+	$editor_id, $app_password, $role_admin_app_password, $admin_app_password, (int) get_option( 'default_category' ), $news, $guides, $tutorials );
 PHP
   php_wp "$STATE/setup.php" "$STATE/wp-cli-boot.php" "$EDITOR_LOGIN" "$EDITOR_PASSWORD" "$PLAIN_LOGIN" "$PLAIN_PASSWORD" \
+    "$SUBSCRIBER_LOGIN" "$SUBSCRIBER_PASSWORD" "$ROLE_ADMIN_LOGIN" "$ROLE_ADMIN_PASSWORD" "$ROLE_EDITOR_LOGIN" "$ROLE_EDITOR_PASSWORD" \
     >"$STATE/setup.out" 2>"$STATE/setup.err" || { show_log "$STATE/setup.err"; die "WordPress setup (permalinks/plugin/users/categories) failed"; }
 }
 
@@ -306,6 +441,12 @@ write_env() {
     echo "WP_ADMIN_PASSWORD=$ADMIN_PASSWORD"
     echo "WP_PLAIN_LOGIN=$PLAIN_LOGIN"
     echo "WP_PLAIN_PASSWORD=$PLAIN_PASSWORD"
+    echo "WP_SUBSCRIBER_LOGIN=$SUBSCRIBER_LOGIN"
+    echo "WP_SUBSCRIBER_PASSWORD=$SUBSCRIBER_PASSWORD"
+    echo "WP_ROLE_ADMIN_LOGIN=$ROLE_ADMIN_LOGIN"
+    echo "WP_ROLE_ADMIN_PASSWORD=$ROLE_ADMIN_PASSWORD"
+    echo "WP_ROLE_EDITOR_LOGIN=$ROLE_EDITOR_LOGIN"
+    echo "WP_ROLE_EDITOR_PASSWORD=$ROLE_EDITOR_PASSWORD"
     cat "$STATE/setup.out"
     echo "WP_PEER_DIR=$STATE"
   } >"$STATE/env.tmp"

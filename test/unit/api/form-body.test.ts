@@ -4,6 +4,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '../../../functions/core/errors';
+import { UndecodableText } from '../../../functions/core/schema-helpers';
 import { multipartBody } from '../../support/multipart';
 
 describe('form body parsing', () => {
@@ -59,6 +60,50 @@ describe('form body parsing', () => {
     ).rejects.toBeInstanceOf(MalformedBodyError);
     await expect(
       parseFormBody({ body: 'abc', isBase64Encoded: false, contentType: 'multipart/form-data' }),
+    ).rejects.toBeInstanceOf(MalformedBodyError);
+  });
+
+  it('marks a form value whose bytes are not UTF-8, never replacing them silently', async () => {
+    const surrogateBytes = Buffer.from([0xed, 0xa0, 0x80]);
+    const { body, contentType } = multipartBody({ title: 'TITLE', keyword: 'bread' });
+    const broken = Buffer.from(
+      body.toString('latin1').replace('TITLE', surrogateBytes.toString('latin1')),
+      'latin1',
+    );
+    const fields = await parseFormBody({
+      body: broken.toString('base64'),
+      isBase64Encoded: true,
+      contentType,
+    });
+    expect(fields.title).toBeInstanceOf(UndecodableText);
+    expect(fields.keyword).toBe('bread');
+
+    const urlencoded = await parseFormBody({
+      body: 'title=%ED%A0%80&keyword=%C3%A9',
+      isBase64Encoded: false,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(urlencoded.title).toBeInstanceOf(UndecodableText);
+    expect(urlencoded.keyword).toBe('é');
+  });
+
+  it('keeps a replacement character the client really sent', async () => {
+    const fields = await parseFormBody({
+      body: 'title=%EF%BF%BD',
+      isBase64Encoded: false,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(fields.title).toBe('\uFFFD');
+  });
+
+  it('refuses a JSON body that is not UTF-8', async () => {
+    const body = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+    await expect(
+      parseFormBody({
+        body: body.toString('base64'),
+        isBase64Encoded: true,
+        contentType: 'application/json',
+      }),
     ).rejects.toBeInstanceOf(MalformedBodyError);
   });
 });

@@ -15,4 +15,13 @@ describe('pricing', () => {
       );
     }
   });
+
+  it('charges the FAQ per started block of 5 pairs, by model', () => {
+    const base = { aiModel: 'gpt-3.5-turbo' as const, h2Count: 3, needBold: false };
+    expect(priceOf({ ...base, faqCount: 0 })).toBe(4);
+    expect(priceOf({ ...base, faqCount: 1 })).toBe(5);
+    expect(priceOf({ ...base, faqCount: 5 })).toBe(5);
+    expect(priceOf({ ...base, faqCount: 6 })).toBe(6);
+    expect(priceOf({ ...base, aiModel: 'gpt-4', faqCount: 10 })).toBe(4 + 6 + 4);
+  });
 });

@@ -2,6 +2,20 @@ import { CmsError } from '../../../functions/core/websites/cms-client';
 import { healthAfterFailure, registrationError } from '../../../functions/core/websites/site-failures';
 
 describe('healthAfterFailure', () => {
+  it('leaves the flags alone when the site paused logins (a retry later, not a verdict)', () => {
+    const error = new CmsError('throttled', 'paused', 429, 'inkpress_throttled', 600);
+    expect(healthAfterFailure(error)).toEqual({});
+  });
+
+  it('sets login_is_unauthorized for any refused login', () => {
+    for (const reason of ['unauthorized', 'missing_role'] as const) {
+      expect(healthAfterFailure(new CmsError(reason, 'refused', 401))).toEqual({
+        loginIsUnauthorized: true,
+        isUnreachable: false,
+      });
+    }
+  });
+
   it('clears is_unreachable when the plugin itself answered with an error (it is reachable)', () => {
     const error = new CmsError(
       'plugin_error',
@@ -22,10 +36,34 @@ describe('healthAfterFailure', () => {
 describe('registrationError', () => {
   it('says the plugin answered with an error, on url', () => {
     const error = new CmsError('plugin_error', 'The plugin failed (inkpress_busy)', 503, 'inkpress_busy');
-    expect(registrationError(error, 'inkpress').fieldErrors).toEqual({
+    expect(registrationError(error).fieldErrors).toEqual({
       url: [
         'The Inkpress Connector plugin on this site answered with an error (The plugin failed (inkpress_busy)); try again later.',
       ],
+    });
+  });
+
+  it('gives every refused login the same message on login and password, naming every cause', () => {
+    const message =
+      'login failed: check the user name, the password, and that the user has only the Inkpress Editor role';
+    for (const error of [
+      new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed'),
+      new CmsError('unauthorized', 'The site refused the login', 403, 'inkpress_missing_role'),
+      new CmsError('missing_role', 'The user does not have the Inkpress Editor role'),
+    ]) {
+      expect(registrationError(error).fieldErrors).toEqual({ login: [message], password: [message] });
+    }
+  });
+
+  it.each([
+    [900, 'try again in 15 minutes.'],
+    [61, 'try again in 2 minutes.'],
+    [30, 'try again in a minute.'],
+    [undefined, 'try again later.'],
+  ])('says logins for the user are paused (Retry-After %s)', (retryAfter, end) => {
+    const error = new CmsError('throttled', 'paused', 429, 'inkpress_throttled', retryAfter);
+    expect(registrationError(error).fieldErrors).toEqual({
+      login: [`The site has paused logins for this user for now, after repeated failed logins: ${end}`],
     });
   });
 });

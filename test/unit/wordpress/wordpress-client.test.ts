@@ -118,7 +118,16 @@ describe('successful calls', () => {
     expect(seen[0]?.url).toBe('/blog/?rest_route=/inkpress/v1/categories');
   });
 
-  it('createPost: sends the JSON body the plugin expects and maps the answer', async () => {
+  it('createPost: sends the structured post as JSON without any markup characters, and maps the read-back', async () => {
+    const readBack = {
+      blocks: 9,
+      freeform_blocks: 0,
+      tags: ['Bread', 'Rye'],
+      excerpt: true,
+      seo: { adapter: 'yoast', meta_description: true, focus_keyword: true },
+      schema: { printed_by: 'yoast', types: ['FAQPage'] },
+      faq_questions: 1,
+    };
     answer = (_request, response) =>
       json(response, 201, {
         id: 42,
@@ -129,15 +138,23 @@ describe('successful calls', () => {
         category_ids: [5],
         article_uuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
         created: true,
+        site: readBack,
       });
     const result = await client.createPost(site(), {
       articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
-      title: 'My post',
-      content: '<h2>One</h2><p>Text</p>',
+      title: 'My post & <more>',
+      introHtml: '<p>Intro <!-- not a block --></p>',
+      sections: [{ heading: 'One', html: '<p>Text</p>' }],
+      faq: { heading: 'Frequently asked questions', items: [{ question: 'Why?', answer: 'Because.' }] },
       status: 'future',
       slug: 'my-post',
       dateGmt: '2030-01-02T03:04:05.000Z',
       categoryCmsId: '5',
+      language: 'en',
+      metaDescription: 'A description',
+      focusKeyword: 'my post',
+      excerpt: 'An excerpt.',
+      tags: ['Bread', 'Rye'],
     });
     expect(result).toEqual({
       cmsId: '42',
@@ -146,24 +163,47 @@ describe('successful calls', () => {
       slug: 'my-post',
       dateGmt: '2030-01-02T03:04:05Z',
       created: true,
+      site: {
+        postId: '42',
+        link: 'http://example.test/?p=42',
+        status: 'future',
+        blocks: 9,
+        freeformBlocks: 0,
+        tags: ['Bread', 'Rye'],
+        excerpt: true,
+        seoAdapter: 'yoast',
+        metaDescription: true,
+        focusKeyword: true,
+        schemaBy: 'yoast',
+        schemaTypes: ['FAQPage'],
+        faqQuestions: 1,
+      },
     });
     expect(seen[0]).toMatchObject({
       method: 'POST',
       url: '/blog/?rest_route=/inkpress/v1/posts',
       contentType: 'application/json; charset=utf-8',
     });
+    expect(seen[0]?.body).not.toMatch(/[<>]/);
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
       article_uuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
-      title: 'My post',
-      content: '<h2>One</h2><p>Text</p>',
+      title: 'My post & <more>',
+      intro_html: '<p>Intro <!-- not a block --></p>',
+      sections: [{ heading: 'One', html: '<p>Text</p>' }],
+      faq: { heading: 'Frequently asked questions', items: [{ question: 'Why?', answer: 'Because.' }] },
       status: 'future',
       slug: 'my-post',
       date_gmt: '2030-01-02T03:04:05Z',
       category_id: 5,
+      language: 'en',
+      meta_description: 'A description',
+      focus_keyword: 'my post',
+      excerpt: 'An excerpt.',
+      tags: ['Bread', 'Rye'],
     });
   });
 
-  it('createPost: an existing post (200, created false) is a success', async () => {
+  it('createPost: an existing post (200, created false) is a success, with or without a read-back', async () => {
     answer = (_request, response) =>
       json(response, 200, {
         id: 42,
@@ -176,15 +216,70 @@ describe('successful calls', () => {
     const result = await client.createPost(site(), {
       articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
       title: 'My post',
-      content: '<p>x</p>',
+      introHtml: '<p>x</p>',
+      sections: [],
       status: 'publish',
+      language: 'en',
+      tags: [],
     });
     expect(result.created).toBe(false);
+    expect(result.site).toBeUndefined();
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
       article_uuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
       title: 'My post',
-      content: '<p>x</p>',
+      intro_html: '<p>x</p>',
+      sections: [],
       status: 'publish',
+      language: 'en',
+      tags: [],
+    });
+  });
+
+  it.each([
+    ['javascript:alert(1)', '%3Cscript%3E'],
+    ['data:text/html,<script>alert(1)</script>', '<img src=x onerror=alert(1)>'],
+    ['not a url', '%E0%A4%A'],
+  ])(
+    'createPost: a hostile site answering link %j and slug %j gets the shortlink and our slug',
+    async (link, slug) => {
+      answer = (_request, response) =>
+        json(response, 201, { id: 7, link, status: 'publish', slug, date_gmt: null, created: true });
+      const result = await client.createPost(site(), {
+        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+        title: 'My post',
+        introHtml: '<p>x</p>',
+        sections: [],
+        language: 'en',
+        tags: [],
+        status: 'publish',
+      });
+      expect(result.permalink).toBe(`${baseUrl}/blog/?p=7`);
+      expect(result.slug).toBeNull();
+    },
+  );
+
+  it('createPost: keeps a WordPress slug, percent-encoded non-ASCII included', async () => {
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 8,
+        link: 'https://example.test/caf%c3%a9-au-lait/',
+        status: 'publish',
+        slug: 'caf%c3%a9-au-lait_2',
+        date_gmt: null,
+        created: true,
+      });
+    const result = await client.createPost(site(), {
+      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'Café au lait',
+      introHtml: '<p>x</p>',
+      sections: [],
+      language: 'en',
+      tags: [],
+      status: 'publish',
+    });
+    expect(result).toMatchObject({
+      permalink: 'https://example.test/caf%c3%a9-au-lait/',
+      slug: 'caf%c3%a9-au-lait_2',
     });
   });
 
@@ -207,13 +302,20 @@ describe('successful calls', () => {
 describe('error mapping', () => {
   it.each([
     [
-      'a wrong password (401 inkpress_invalid_login)',
+      'any refused login (401 inkpress_login_failed)',
       401,
       {
-        code: 'inkpress_invalid_login',
-        message: 'Unknown user name or wrong password.',
+        code: 'inkpress_login_failed',
+        message:
+          'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.',
         data: { status: 401 },
       },
+      'unauthorized',
+    ],
+    [
+      'a wrong password from plugin 1.0 (401 inkpress_invalid_login)',
+      401,
+      { code: 'inkpress_invalid_login', data: { status: 401 } },
       'unauthorized',
     ],
     [
@@ -224,12 +326,11 @@ describe('error mapping', () => {
     ],
     ['a post refused (403 inkpress_forbidden)', 403, { code: 'inkpress_forbidden' }, 'unauthorized'],
     [
-      'a user without the role (403)',
+      'a user without the role from plugin 1.0 (403)',
       403,
       { code: 'inkpress_missing_role', data: { status: 403 } },
-      'missing_role',
+      'unauthorized',
     ],
-    ['a user without the role (401)', 401, { code: 'inkpress_missing_role' }, 'missing_role'],
     [
       'no plugin (404 rest_no_route)',
       404,
@@ -265,6 +366,15 @@ describe('error mapping', () => {
     expect(error.reason).toBe(reason);
     expect(error.httpStatus).toBe(status);
     expect(error.message).not.toContain('pä ss:word');
+  });
+
+  it('paused logins (429 inkpress_throttled) -> throttled, with the Retry-After seconds', async () => {
+    answer = (_request, response) =>
+      response
+        .writeHead(429, { 'Content-Type': 'application/json; charset=UTF-8', 'Retry-After': '873' })
+        .end(JSON.stringify({ code: 'inkpress_throttled', data: { status: 429, retry_after: 873 } }));
+    const error = await failureOf(client.status(site()));
+    expect(error).toMatchObject({ reason: 'throttled', httpStatus: 429, retryAfterSeconds: 873 });
   });
 
   it.each([

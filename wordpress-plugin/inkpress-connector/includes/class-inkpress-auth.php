@@ -1,11 +1,18 @@
 <?php
 /**
- * HTTP Basic authentication for the Inkpress Editor user on REST requests.
+ * HTTP Basic authentication for the Inkpress Editor user, on this plugin's REST routes only.
  *
  * Accepts the user's real password or an application password, from the standard
  * Authorization header or from X-Inkpress-Authorization (for hosts that strip
- * Authorization). Only users holding the inkpress_editor role are logged in by this
- * plugin; anyone else is left to WordPress core.
+ * Authorization), only on real REST requests for inkpress/v1 routes. Everywhere else the
+ * plugin does nothing and WordPress core decides (which takes only application passwords,
+ * and only on API requests).
+ *
+ * Every check goes through wp_authenticate(), so the site's own `authenticate` and
+ * `wp_login_failed` hooks (login limiters, 2FA policies) apply. Every failure (unknown
+ * user, wrong password, a user without the role or with more power than it) gets the same
+ * 401 body and takes at least FAILURE_FLOOR_US, so neither the answer nor its timing tells
+ * which it was. Inkpress_Throttle refuses attempts after repeated failures with 429.
  *
  * @package InkpressConnector
  */
@@ -18,18 +25,32 @@ defined( 'ABSPATH' ) || exit;
 final class Inkpress_Auth {
 
 	/**
-	 * Error to report from rest_authentication_errors, if our login failed.
-	 *
-	 * @var WP_Error|null
+	 * Minimum duration of a failed login in microseconds: longer than any path through
+	 * wp_authenticate (measured: 0.4-5 ms on WordPress 6.1), so that unknown users, wrong
+	 * passwords and refused users take the same time.
 	 */
-	private static $error = null;
+	private const FAILURE_FLOOR_US = 200000;
 
 	/**
-	 * True once this plugin authenticated the request.
-	 *
-	 * @var bool
+	 * A password hash no password matches (of random bytes that were thrown away), checked
+	 * for unknown users so that they cost a hash check like known ones.
 	 */
-	private static $authenticated = false;
+	private const DUMMY_HASH = '$P$BwmFEcSqHVBQrP9906ahcbV4flNLCr/';
+
+	/**
+	 * Outcome of this request's credentials: null until looked at (or not this plugin's
+	 * business), a user ID, 'failed' or 'throttled'.
+	 *
+	 * @var int|string|null
+	 */
+	private static $outcome = null;
+
+	/**
+	 * Seconds to send in Retry-After when throttled.
+	 *
+	 * @var int
+	 */
+	private static $retry_after = 0;
 
 	/**
 	 * Hooks.
@@ -39,79 +60,59 @@ final class Inkpress_Auth {
 		add_filter( 'determine_current_user', array( __CLASS__, 'determine_current_user' ), 15 );
 		// Core: application password errors at 90, cookie check at 100.
 		add_filter( 'rest_authentication_errors', array( __CLASS__, 'rest_authentication_errors' ), 5 );
+		add_filter( 'rest_post_dispatch', array( __CLASS__, 'add_retry_after' ), 10, 1 );
 	}
 
 	/**
-	 * Whether the current request is a REST request, judged from the URL, since
-	 * REST_REQUEST is not defined yet when the current user is determined.
+	 * The one answer to every failed login.
 	 */
-	public static function is_rest_url(): bool {
-		if ( defined( 'REST_REQUEST' ) && REST_REQUEST ) {
-			return true;
-		}
-		if ( isset( $_GET['rest_route'] ) ) { // phpcs:ignore WordPress.Security.NonceVerification.Recommended
-			return true;
-		}
-		return null !== self::rest_path_from_uri();
+	public static function login_failed_error(): WP_Error {
+		return new WP_Error(
+			'inkpress_login_failed',
+			'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.',
+			array( 'status' => 401 )
+		);
 	}
 
 	/**
-	 * The REST route of the request ("/inkpress/v1/status"), or null if not a REST URL.
+	 * Whether this is a real REST request for a route of this plugin. Core defines
+	 * REST_REQUEST only when the front controller serves the REST API (a /wp-json/ URL, or
+	 * rest_route on index.php), and only then; a user determined earlier in the request was
+	 * anonymous, and WP_REST_Server::serve_request() clears it so that this runs again.
 	 */
-	public static function rest_route(): ?string {
-		if ( isset( $_GET['rest_route'] ) && is_string( $_GET['rest_route'] ) ) { // phpcs:ignore WordPress.Security.NonceVerification.Recommended
-			return '/' . ltrim( wp_unslash( $_GET['rest_route'] ), '/' ); // phpcs:ignore WordPress.Security.NonceVerification.Recommended,WordPress.Security.ValidatedSanitizedInput.InputNotSanitized
+	public static function is_inkpress_rest_request(): bool {
+		if ( ! defined( 'REST_REQUEST' ) || ! REST_REQUEST || ! isset( $GLOBALS['wp'] ) || ! $GLOBALS['wp'] instanceof WP ) {
+			return false;
 		}
-		return self::rest_path_from_uri();
-	}
-
-	/**
-	 * Route part of a pretty REST URL (home path + [index.php/] + wp-json/...).
-	 */
-	private static function rest_path_from_uri(): ?string {
-		if ( empty( $_SERVER['REQUEST_URI'] ) || ! function_exists( 'rest_get_url_prefix' ) ) {
-			return null;
+		// The very value rest_api_loaded() dispatches on.
+		$route = $GLOBALS['wp']->query_vars['rest_route'] ?? null;
+		if ( ! is_string( $route ) ) {
+			return false;
 		}
-		$path = (string) wp_parse_url( wp_unslash( $_SERVER['REQUEST_URI'] ), PHP_URL_PATH ); // phpcs:ignore WordPress.Security.ValidatedSanitizedInput.InputNotSanitized
-		$home = (string) wp_parse_url( home_url( '/' ), PHP_URL_PATH );
-		$home = '/' . trim( $home, '/' );
-		$home = '/' === $home ? '' : $home;
-		$re   = '#^' . preg_quote( $home, '#' ) . '/(?:index\.php/)?' . preg_quote( rest_get_url_prefix(), '#' ) . '(/.*)?$#';
-		if ( ! preg_match( $re, rawurldecode( $path ), $m ) ) {
-			return null;
-		}
-		return isset( $m[1] ) && '' !== $m[1] ? $m[1] : '/';
-	}
-
-	/**
-	 * Whether the request targets this plugin's namespace.
-	 */
-	public static function is_inkpress_route(): bool {
-		$route = self::rest_route();
-		return null !== $route && 0 === strpos( $route . '/', '/' . INKPRESS_CONNECTOR_NAMESPACE . '/' );
+		$route = '/' . ltrim( $route, '/' );
+		// Route patterns match case-insensitively.
+		return 0 === stripos( rtrim( $route, '/' ) . '/', '/' . INKPRESS_CONNECTOR_NAMESPACE . '/' );
 	}
 
 	/**
 	 * Credentials supplied with the request.
 	 *
-	 * @return array{0:string,1:string,2:string}|null [login, password, source] where
-	 *         source is "x-inkpress" or "authorization"; null if none supplied.
+	 * @return array{0:string,1:string}|null [login, password]; null if none supplied.
 	 */
 	public static function credentials(): ?array {
 		// phpcs:disable WordPress.Security.ValidatedSanitizedInput
 		if ( ! empty( $_SERVER['HTTP_X_INKPRESS_AUTHORIZATION'] ) ) {
-			$parsed = self::parse_basic( (string) $_SERVER['HTTP_X_INKPRESS_AUTHORIZATION'] );
 			// A malformed custom header is still an attempt to log in: fail it.
-			return null === $parsed ? array( '', '', 'x-inkpress' ) : array( $parsed[0], $parsed[1], 'x-inkpress' );
+			return self::parse_basic( (string) $_SERVER['HTTP_X_INKPRESS_AUTHORIZATION'] ) ?? array( '', '' );
 		}
 		if ( isset( $_SERVER['PHP_AUTH_USER'], $_SERVER['PHP_AUTH_PW'] ) ) {
-			return array( (string) $_SERVER['PHP_AUTH_USER'], (string) $_SERVER['PHP_AUTH_PW'], 'authorization' );
+			return array( (string) $_SERVER['PHP_AUTH_USER'], (string) $_SERVER['PHP_AUTH_PW'] );
 		}
 		foreach ( array( 'HTTP_AUTHORIZATION', 'REDIRECT_HTTP_AUTHORIZATION' ) as $key ) {
 			if ( ! empty( $_SERVER[ $key ] ) ) {
 				$parsed = self::parse_basic( (string) $_SERVER[ $key ] );
 				if ( null !== $parsed ) {
-					return array( $parsed[0], $parsed[1], 'authorization' );
+					return $parsed;
 				}
 			}
 		}
@@ -138,86 +139,104 @@ final class Inkpress_Auth {
 	}
 
 	/**
-	 * Filter determine_current_user. Core runs this filter a second time from
-	 * WP_REST_Server::serve_request() when no user was found; the outcome of the first
-	 * run is reused so credentials are checked (and failures logged) only once.
+	 * Filter determine_current_user.
 	 *
 	 * @param int|false $user_id User ID found by earlier callbacks.
 	 * @return int|false
 	 */
 	public static function determine_current_user( $user_id ) {
-		if ( ! empty( $user_id ) ) {
+		if ( ! empty( $user_id ) || ! self::is_inkpress_rest_request() ) {
 			return $user_id;
 		}
-		$resolved = self::resolve();
-		return null === $resolved ? $user_id : $resolved;
+		$outcome = self::resolve();
+		if ( is_int( $outcome ) ) {
+			return $outcome;
+		}
+		if ( null !== $outcome ) {
+			// Failed or throttled: core must not check the same credentials again.
+			remove_filter( 'determine_current_user', 'wp_validate_application_password', 20 );
+			return false;
+		}
+		return $user_id;
 	}
 
 	/**
-	 * Checks the supplied credentials once per request.
+	 * Checks the supplied credentials, once per request.
 	 *
-	 * @return int|false|null User ID on success, false when this plugin rejected the
-	 *                        request, null when it is none of this plugin's business.
+	 * @return int|string|null See $outcome.
 	 */
 	private static function resolve() {
-		static $result = null;
-		static $done   = false;
+		static $done = false;
 		if ( $done ) {
-			return $result;
+			return self::$outcome;
 		}
-		$done = true;
-
-		if ( ! self::is_rest_url() ) {
-			return null;
-		}
+		$done        = true;
 		$credentials = self::credentials();
 		if ( null === $credentials ) {
 			return null;
 		}
-		list( $login, $password, $source ) = $credentials;
+		list( $login, $password ) = $credentials;
 
-		$user = null;
-		if ( '' !== $login && '' !== $password ) {
-			// Let application passwords work too: REST_REQUEST is not defined yet.
-			add_filter( 'application_password_is_api_request', '__return_true', 999 );
-			try {
-				$user = wp_authenticate( $login, $password );
-			} finally {
-				remove_filter( 'application_password_is_api_request', '__return_true', 999 );
+		$throttle = new Inkpress_Throttle( $login, Inkpress_Throttle::client_address() );
+		if ( ! $throttle->lock() ) {
+			// A parallel attempt for this user and address is still running.
+			self::$retry_after = 5;
+			self::$outcome     = 'throttled';
+			return self::$outcome;
+		}
+		try {
+			$retry_after = $throttle->retry_after( time() );
+			if ( $retry_after > 0 ) {
+				self::$retry_after = $retry_after;
+				self::$outcome     = 'throttled';
+				return self::$outcome;
 			}
+			$started = microtime( true );
+			$user    = self::authenticate( $login, $password );
+			if ( null !== $user ) {
+				$throttle->clear();
+				self::$outcome = (int) $user->ID;
+				return self::$outcome;
+			}
+			$throttle->record_failure( time() );
+			$elapsed_us = (int) ( ( microtime( true ) - $started ) * 1000000 );
+			if ( $elapsed_us < self::FAILURE_FLOOR_US ) {
+				usleep( self::FAILURE_FLOOR_US - $elapsed_us );
+			}
+			self::$outcome = 'failed';
+			return self::$outcome;
+		} finally {
+			$throttle->unlock();
 		}
+	}
 
-		if ( $user instanceof WP_User && Inkpress_Role::user_has_role( $user ) ) {
-			self::$authenticated = true;
-			$result               = (int) $user->ID;
-			return $result;
-		}
-
-		// Not ours. For other REST routes with the standard header, leave the request to
-		// core exactly as without this plugin (core accepts only application passwords and
-		// answers 401 itself when they are wrong).
-		if ( 'authorization' === $source && ! self::is_inkpress_route() ) {
+	/**
+	 * The user, if the credentials log in (through wp_authenticate) a user Inkpress may
+	 * publish as; null otherwise.
+	 *
+	 * @param string $login    User name or e-mail.
+	 * @param string $password Real or application password.
+	 */
+	private static function authenticate( string $login, string $password ): ?WP_User {
+		// wp_authenticate() reports failures to wp_login_failed itself, except empty fields.
+		$user = wp_authenticate( $login, $password );
+		if ( is_wp_error( $user ) ) {
+			if ( in_array( $user->get_error_code(), array( 'invalid_username', 'invalid_email' ), true ) ) {
+				wp_check_password( $password, self::DUMMY_HASH );
+			}
 			return null;
 		}
-
-		if ( $user instanceof WP_User ) {
-			self::$error = new WP_Error(
-				'inkpress_missing_role',
-				'This user does not have the Inkpress Editor role.',
-				array( 'status' => 403 )
+		if ( ! $user instanceof WP_User || ! Inkpress_Role::may_publish( $user ) ) {
+			// A right password of a user Inkpress refuses is a failed login for the site's
+			// own limiters too (and never a hint that the password was right).
+			do_action(
+				'wp_login_failed',
+				sanitize_user( $login ),
+				new WP_Error( 'inkpress_user_refused', 'This user may not log in through Inkpress Connector.' )
 			);
-		} else {
-			self::$error = new WP_Error(
-				'inkpress_invalid_login',
-				'Unknown user name or wrong password.',
-				array( 'status' => 401 )
-			);
+			return null;
 		}
-		// Do not let core log the same credentials in afterwards.
-		remove_filter( 'determine_current_user', 'wp_validate_application_password', 20 );
-		remove_filter( 'determine_current_user', 'wp_validate_logged_in_cookie', 20 );
-		$result = false;
-		return $result;
+		return $user;
 	}
 
 	/**
@@ -227,16 +246,40 @@ final class Inkpress_Auth {
 	 * @return WP_Error|null|true
 	 */
 	public static function rest_authentication_errors( $result ) {
-		if ( ! empty( $result ) ) {
+		if ( ! empty( $result ) || ! self::is_inkpress_rest_request() ) {
 			return $result;
 		}
-		self::resolve();
-		if ( null !== self::$error ) {
-			return self::$error;
+		// Make sure the credentials were looked at (the current user is resolved lazily).
+		wp_get_current_user();
+		if ( 'throttled' === self::$outcome ) {
+			return new WP_Error(
+				'inkpress_throttled',
+				'Too many failed logins for this user from this address; try again later.',
+				array(
+					'status'      => 429,
+					'retry_after' => self::$retry_after,
+				)
+			);
 		}
-		if ( self::$authenticated ) {
+		if ( 'failed' === self::$outcome ) {
+			return self::login_failed_error();
+		}
+		if ( is_int( self::$outcome ) ) {
 			return true;
 		}
 		return $result;
+	}
+
+	/**
+	 * Filter rest_post_dispatch: Retry-After on the throttled answer.
+	 *
+	 * @param WP_HTTP_Response $response Response.
+	 * @return WP_HTTP_Response
+	 */
+	public static function add_retry_after( $response ) {
+		if ( 'throttled' === self::$outcome && $response instanceof WP_HTTP_Response && 429 === $response->get_status() ) {
+			$response->header( 'Retry-After', (string) self::$retry_after );
+		}
+		return $response;
 	}
 }

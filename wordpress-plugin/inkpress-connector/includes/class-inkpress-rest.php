@@ -15,6 +15,9 @@ final class Inkpress_Rest {
 	private const STATUSES       = array( 'publish', 'draft', 'future' );
 	private const LOCK_TIMEOUT_S = 15;
 	private const TERMS_PER_PAGE = 500;
+	private const MAX_SECTIONS   = 50;
+	private const MAX_FAQ        = 20;
+	private const MAX_TAGS       = 30;
 
 	/**
 	 * Hooks.
@@ -57,18 +60,58 @@ final class Inkpress_Rest {
 	}
 
 	/**
-	 * Every route: an authenticated user holding the role.
+	 * Every route: a user holding the role and no more power (however it logged in);
+	 * anything else gets the same answer as a failed login.
 	 *
 	 * @return true|WP_Error
 	 */
 	public static function permission() {
-		if ( ! is_user_logged_in() ) {
-			return new WP_Error( 'inkpress_not_authenticated', 'Authentication required (HTTP Basic or X-Inkpress-Authorization).', array( 'status' => 401 ) );
+		return Inkpress_Role::may_publish( wp_get_current_user() ) ? true : Inkpress_Auth::login_failed_error();
+	}
+
+	/**
+	 * Post meta key holding the article uuid of posts created for this user: idempotency is
+	 * per user (and per site: each site has its own postmeta table).
+	 *
+	 * @param int $user_id User ID.
+	 */
+	public static function uuid_meta_key( int $user_id ): string {
+		return INKPRESS_CONNECTOR_UUID_META . '_' . $user_id;
+	}
+
+	/**
+	 * Whether Inkpress created the post (for any user, or with the unscoped key of plugins before 1.2.0).
+	 *
+	 * @param int $post_id Post ID.
+	 */
+	public static function is_inkpress_post( int $post_id ): bool {
+		foreach ( array_keys( (array) get_post_meta( $post_id ) ) as $key ) {
+			$key = (string) $key;
+			if ( INKPRESS_CONNECTOR_UUID_META === $key || 0 === strpos( $key, INKPRESS_CONNECTOR_UUID_META . '_' ) ) {
+				return true;
+			}
 		}
-		if ( ! Inkpress_Role::user_has_role( wp_get_current_user() ) ) {
-			return new WP_Error( 'inkpress_missing_role', 'This user does not have the Inkpress Editor role.', array( 'status' => 403 ) );
+		return false;
+	}
+
+	/**
+	 * Makes shortcodes in content inert: brackets outside HTML comments become entities, so
+	 * "[gallery]" shows as text and never runs (WordPress keeps comments inert itself, and
+	 * block delimiters in comments keep their JSON).
+	 *
+	 * @param string $html Content.
+	 */
+	public static function neutralise_shortcodes( string $html ): string {
+		$parts = preg_split( '/(<!--.*?-->)/s', $html, -1, PREG_SPLIT_DELIM_CAPTURE );
+		if ( false === $parts ) {
+			return strtr( $html, array( '[' => '&#091;', ']' => '&#093;' ) );
 		}
-		return true;
+		foreach ( $parts as $i => $part ) {
+			if ( 0 === $i % 2 ) {
+				$parts[ $i ] = strtr( $part, array( '[' => '&#091;', ']' => '&#093;' ) );
+			}
+		}
+		return implode( '', $parts );
 	}
 
 	/**
@@ -144,7 +187,7 @@ final class Inkpress_Rest {
 	}
 
 	/**
-	 * POST posts. Idempotent on article_uuid.
+	 * POST posts. Idempotent on article_uuid for the current user.
 	 *
 	 * @param WP_REST_Request $request Request.
 	 * @return WP_REST_Response|WP_Error
@@ -167,9 +210,13 @@ final class Inkpress_Rest {
 		if ( ! is_string( $title ) || '' === trim( $title ) ) {
 			return self::invalid( 'inkpress_invalid_title', 'title is required and must be a non-empty string.', 'title' );
 		}
-		$content = $body['content'] ?? null;
-		if ( ! is_string( $content ) ) {
-			return self::invalid( 'inkpress_invalid_content', 'content is required and must be a string of HTML.', 'content' );
+		$structure = self::structure( $body );
+		if ( is_wp_error( $structure ) ) {
+			return $structure;
+		}
+		$seo = self::seo_fields( $body );
+		if ( is_wp_error( $seo ) ) {
+			return $seo;
 		}
 
 		// status.
@@ -222,25 +269,34 @@ final class Inkpress_Rest {
 		}
 
 		global $wpdb;
-		$lock = 'inkpress:' . md5( DB_NAME . '|' . $wpdb->prefix . '|' . $uuid );
-		$got  = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $lock, self::LOCK_TIMEOUT_S ) );
+		$user_id = get_current_user_id();
+		$lock    = 'inkpress:' . md5( DB_NAME . '|' . $wpdb->prefix . '|' . $user_id . '|' . $uuid );
+		$got     = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $lock, self::LOCK_TIMEOUT_S ) );
 		if ( '1' !== (string) $got ) {
 			return new WP_Error( 'inkpress_busy', 'Another request for this article is in progress; retry.', array( 'status' => 503 ) );
 		}
 		try {
-			$existing = self::find_post_id( $uuid );
+			$existing = self::find_post_id( $uuid, $user_id );
 			if ( null !== $existing ) {
 				return self::post_response( $existing, $uuid, false );
 			}
 
+			$blocks  = Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'] );
 			$postarr = array(
 				'post_type'    => 'post',
-				'post_author'  => get_current_user_id(),
+				'post_author'  => $user_id,
 				'post_title'   => $title,
-				'post_content' => $content,
+				// Blocks of escaped text, then every bracket made inert (in headings, FAQ and
+				// the model's HTML alike; the block editor compares text decoded, so the blocks
+				// stay valid).
+				'post_content' => self::neutralise_shortcodes( Inkpress_Blocks::serialize( $blocks ) ),
+				'post_excerpt' => self::neutralise_shortcodes( $seo['excerpt'] ),
 				'post_status'  => $status,
-				'meta_input'   => array( INKPRESS_CONNECTOR_UUID_META => $uuid ),
+				'meta_input'   => array( self::uuid_meta_key( $user_id ) => $uuid ),
 			);
+			if ( array() !== $seo['tags'] ) {
+				$postarr['tags_input'] = $seo['tags'];
+			}
 			if ( '' !== $slug ) {
 				$postarr['post_name'] = $slug;
 			}
@@ -257,10 +313,155 @@ final class Inkpress_Rest {
 			if ( is_wp_error( $post_id ) ) {
 				return new WP_Error( 'inkpress_insert_failed', $post_id->get_error_message(), array( 'status' => 500, 'wp_code' => $post_id->get_error_code() ) );
 			}
+			Inkpress_Seo::store(
+				(int) $post_id,
+				$seo['meta_description'],
+				$seo['focus_keyword'],
+				$seo['language'],
+				null === $structure['faq'] ? array() : $structure['faq']['items']
+			);
 			return self::post_response( (int) $post_id, $uuid, true );
 		} finally {
 			$wpdb->query( $wpdb->prepare( 'SELECT RELEASE_LOCK(%s)', $lock ) );
 		}
+	}
+
+	/**
+	 * The post's parts: intro_html, sections [{heading, html}] and faq {heading, items
+	 * [{question, answer}]}; or, from Inkpress before 1.1, one `content` string of HTML cut at
+	 * its H2 headings.
+	 *
+	 * @param array $body Request body.
+	 * @return array|WP_Error array{intro_html: string, sections: array, faq: ?array}
+	 */
+	private static function structure( array $body ) {
+		if ( ! isset( $body['sections'] ) && isset( $body['content'] ) ) {
+			if ( ! is_string( $body['content'] ) ) {
+				return self::invalid( 'inkpress_invalid_content', 'content must be a string of HTML.', 'content' );
+			}
+			return self::split_content( $body['content'] );
+		}
+		$intro = $body['intro_html'] ?? '';
+		if ( ! is_string( $intro ) ) {
+			return self::invalid( 'inkpress_invalid_intro', 'intro_html must be a string of HTML.', 'intro_html' );
+		}
+		$sections = $body['sections'] ?? null;
+		if ( ! is_array( $sections ) || ! self::is_list( $sections ) || count( $sections ) > self::MAX_SECTIONS ) {
+			return self::invalid( 'inkpress_invalid_sections', 'sections must be a list of at most ' . self::MAX_SECTIONS . ' {heading, html} objects.', 'sections' );
+		}
+		foreach ( $sections as $section ) {
+			if ( ! is_array( $section ) || ! is_string( $section['heading'] ?? null ) || ! is_string( $section['html'] ?? null ) || '' === trim( $section['heading'] ) ) {
+				return self::invalid( 'inkpress_invalid_sections', 'Each section needs a non-empty heading and an html string.', 'sections' );
+			}
+		}
+		$faq = null;
+		if ( isset( $body['faq'] ) ) {
+			$raw   = $body['faq'];
+			$items = is_array( $raw ) ? ( $raw['items'] ?? null ) : null;
+			if ( ! is_array( $raw ) || ! is_string( $raw['heading'] ?? null ) || '' === trim( $raw['heading'] ) || ! is_array( $items ) || ! self::is_list( $items ) || count( $items ) > self::MAX_FAQ ) {
+				return self::invalid( 'inkpress_invalid_faq', 'faq must be {heading, items: [{question, answer}]} with at most ' . self::MAX_FAQ . ' items.', 'faq' );
+			}
+			$clean = array();
+			foreach ( $items as $item ) {
+				if ( ! is_array( $item ) || ! is_string( $item['question'] ?? null ) || ! is_string( $item['answer'] ?? null ) ) {
+					return self::invalid( 'inkpress_invalid_faq', 'Each FAQ item needs a question and an answer string.', 'faq' );
+				}
+				$question = sanitize_text_field( $item['question'] );
+				$answer   = sanitize_textarea_field( $item['answer'] );
+				if ( '' !== $question && '' !== $answer ) {
+					$clean[] = array(
+						'question' => $question,
+						'answer'   => $answer,
+					);
+				}
+			}
+			$faq = array() === $clean ? null : array(
+				'heading' => sanitize_text_field( $raw['heading'] ),
+				'items'   => $clean,
+			);
+		}
+		return array(
+			'intro_html' => $intro,
+			'sections'   => array_map(
+				static function ( $section ) {
+					return array(
+						'heading' => sanitize_text_field( $section['heading'] ),
+						'html'    => $section['html'],
+					);
+				},
+				$sections
+			),
+			'faq'        => $faq,
+		);
+	}
+
+	/**
+	 * Whether an array is a list (array_is_list() needs PHP 8.1).
+	 *
+	 * @param array $value Array.
+	 */
+	private static function is_list( array $value ): bool {
+		return array() === $value || array_keys( $value ) === range( 0, count( $value ) - 1 );
+	}
+
+	/**
+	 * Legacy HTML content cut into an introduction and H2 sections.
+	 *
+	 * @param string $content HTML.
+	 */
+	private static function split_content( string $content ): array {
+		$parts    = preg_split( '#<h2(?:\s[^>]*)?>(.*?)</h2>#is', $content, -1, PREG_SPLIT_DELIM_CAPTURE );
+		$sections = array();
+		$count    = count( $parts );
+		for ( $i = 1; $i + 1 < $count; $i += 2 ) {
+			$sections[] = array(
+				'heading' => trim( html_entity_decode( wp_strip_all_tags( $parts[ $i ] ), ENT_QUOTES, 'UTF-8' ) ),
+				'html'    => $parts[ $i + 1 ],
+			);
+		}
+		return array(
+			'intro_html' => $parts[0] ?? '',
+			'sections'   => $sections,
+			'faq'        => null,
+		);
+	}
+
+	/**
+	 * SEO fields: meta_description, focus_keyword, excerpt, language (plain text) and tags.
+	 *
+	 * @param array $body Request body.
+	 * @return array|WP_Error
+	 */
+	private static function seo_fields( array $body ) {
+		$fields = array();
+		foreach ( array(
+			'meta_description' => 320,
+			'focus_keyword'    => 200,
+			'excerpt'          => 1000,
+			'language'         => 20,
+		) as $field => $max ) {
+			$value = $body[ $field ] ?? '';
+			if ( ! is_string( $value ) || mb_strlen( $value ) > $max ) {
+				return self::invalid( 'inkpress_invalid_' . $field, "{$field} must be a string of at most {$max} characters.", $field );
+			}
+			$fields[ $field ] = 'excerpt' === $field ? sanitize_textarea_field( $value ) : sanitize_text_field( $value );
+		}
+		$tags = $body['tags'] ?? array();
+		if ( ! is_array( $tags ) || ! self::is_list( $tags ) || count( $tags ) > self::MAX_TAGS ) {
+			return self::invalid( 'inkpress_invalid_tags', 'tags must be a list of at most ' . self::MAX_TAGS . ' strings.', 'tags' );
+		}
+		$fields['tags'] = array();
+		foreach ( $tags as $tag ) {
+			if ( ! is_string( $tag ) || mb_strlen( $tag ) > 100 ) {
+				return self::invalid( 'inkpress_invalid_tags', 'Each tag must be a string of at most 100 characters.', 'tags' );
+			}
+			// A comma would split the tag in two (tags_input takes comma-separated names).
+			$tag = trim( str_replace( ',', ' ', sanitize_text_field( $tag ) ) );
+			if ( '' !== $tag ) {
+				$fields['tags'][] = $tag;
+			}
+		}
+		return $fields;
 	}
 
 	/**
@@ -279,21 +480,47 @@ final class Inkpress_Rest {
 	}
 
 	/**
-	 * The post created earlier for this article, in any status (trash included).
+	 * The post created earlier for this article by this user, in any status (trash
+	 * included). Posts of plugins before 1.2.0 carry the unscoped meta key; theirs are those the user
+	 * wrote.
 	 *
-	 * @param string $uuid Article UUID.
+	 * @param string $uuid    Article UUID.
+	 * @param int    $user_id User ID.
 	 */
-	private static function find_post_id( string $uuid ): ?int {
+	private static function find_post_id( string $uuid, int $user_id ): ?int {
 		global $wpdb;
 		$id = $wpdb->get_var(
 			$wpdb->prepare(
 				"SELECT pm.post_id FROM {$wpdb->postmeta} pm INNER JOIN {$wpdb->posts} p ON p.ID = pm.post_id
-				 WHERE pm.meta_key = %s AND pm.meta_value = %s ORDER BY pm.post_id ASC LIMIT 1",
+				 WHERE pm.meta_value = %s AND ( pm.meta_key = %s OR ( pm.meta_key = %s AND p.post_author = %d ) )
+				 ORDER BY pm.post_id ASC LIMIT 1",
+				$uuid,
+				self::uuid_meta_key( $user_id ),
 				INKPRESS_CONNECTOR_UUID_META,
-				$uuid
+				$user_id
 			)
 		);
 		return null === $id ? null : (int) $id;
+	}
+
+	/**
+	 * What the site kept of the post: its blocks, tags, excerpt, SEO fields and schema.
+	 *
+	 * @param int          $post_id Post ID.
+	 * @param WP_Post|null $post    Post.
+	 */
+	private static function readback( int $post_id, ?WP_Post $post ): array {
+		$counts = Inkpress_Blocks::count( $post ? $post->post_content : '' );
+		$tags   = wp_get_post_tags( $post_id, array( 'fields' => 'names' ) );
+		return array_merge(
+			array(
+				'blocks'          => $counts['blocks'],
+				'freeform_blocks' => $counts['freeform'],
+				'tags'            => array_map( 'wp_specialchars_decode', is_array( $tags ) ? $tags : array() ),
+				'excerpt'         => $post && '' !== trim( $post->post_excerpt ),
+			),
+			Inkpress_Seo::readback( $post_id )
+		);
 	}
 
 	/**
@@ -318,6 +545,7 @@ final class Inkpress_Rest {
 				'category_ids' => array_map( 'intval', is_array( $categories ) ? $categories : array() ),
 				'article_uuid' => $uuid,
 				'created'      => $created,
+				'site'         => self::readback( $post_id, $post ),
 			),
 			$created ? 201 : 200
 		);

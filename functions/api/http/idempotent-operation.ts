@@ -1,0 +1,144 @@
+/**
+ * The `Idempotency-Key` request header on create operations (IETF draft "The Idempotency-Key
+ * HTTP Header Field", as Stripe uses it), through Powertools' idempotency utility and its
+ * DynamoDB persistence layer.
+ *
+ * - The key is scoped to the account and the operation. The first successful response to a key
+ *   is kept for 24 h and returned to every later copy (header `Idempotent-Replayed: true`).
+ * - A copy that arrives while the first is running waits for it (polling the record), then
+ *   returns its response; still running at the end of the wait: 409 with `Retry-After`.
+ * - Same key, different request (compared after parsing): 422 on `Idempotency-Key`.
+ * - Errors are not kept: a request that failed validation or was refused changed nothing, and
+ *   after an error the record is released (Powertools' rule), so a retry runs again.
+ */
+
+import { createHash } from 'node:crypto';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
+import type { Context } from 'aws-lambda';
+import { idempotencyStore } from '../../adapters/dynamodb/idempotency-store';
+import { RequestInProgressError, ValidationError } from '../../core/errors';
+import type { ApiRequest, Operation } from './api-handler';
+import type { ApiResult } from './responses';
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+const MAX_KEY_LENGTH = 255;
+const KEEP_SECONDS = 24 * 60 * 60;
+/** The time an invocation has when there is no Lambda context (a handler called directly). */
+const DEFAULT_REMAINING_MS = 10_000;
+const noLambdaContext = { getRemainingTimeInMillis: () => DEFAULT_REMAINING_MS } as Context;
+/** Kept free at the end of the invocation to answer the 409. */
+const ANSWER_MARGIN_MS = 1_000;
+const FIRST_POLL_MS = 50;
+const MAX_POLL_MS = 500;
+const RETRY_AFTER_SECONDS = 2;
+
+export interface IdempotentOperation<Input> {
+  /** Names the operation in stored keys: the same key on two operations is two keys. */
+  scope: string;
+  /** Parses and validates the request; a request refused here is never stored. */
+  parse: (request: ApiRequest) => Input;
+  /** What two copies must share to be the same request (default: the whole parsed input). */
+  fingerprint?: (input: Input) => unknown;
+  /**
+   * Performs the operation; what it returns is kept for the key, what it throws is not.
+   * `keyedId` (with the header only) is a uuid derived from the account, operation and key:
+   * an operation that names what it creates with it stays idempotent even when the stored
+   * response was lost (the invocation died after its write).
+   */
+  run: (request: ApiRequest, input: Input, keyedId?: string) => Promise<ApiResult>;
+}
+
+interface IdempotencyPayload {
+  key: { accountId: string; idempotencyKey: string };
+  request: unknown;
+}
+
+type Execute = () => Promise<ApiResult>;
+
+/** Wraps an operation so that the `Idempotency-Key` header makes retries of it safe. */
+export function idempotentOperation<Input>(operation: IdempotentOperation<Input>): Operation {
+  let config: IdempotencyConfig | undefined;
+  let runOnce: ((payload: IdempotencyPayload, execute: Execute) => Promise<ApiResult>) | undefined;
+
+  return async (request) => {
+    const idempotencyKey = idempotencyKeyOf(request);
+    const input = operation.parse(request);
+    if (idempotencyKey === undefined) return operation.run(request, input);
+
+    // Created on first use: the table name is read from the environment then.
+    config ??= new IdempotencyConfig({
+      eventKeyJmesPath: 'key',
+      payloadValidationJmesPath: 'request',
+      throwOnNoIdempotencyKey: true,
+      expiresAfterSeconds: KEEP_SECONDS,
+      hashFunction: 'sha256',
+      responseHook: (response) => replayed(response),
+    });
+    // Kept as it was sent (JSON), which is also what DynamoDB can store.
+    runOnce ??= makeIdempotent(
+      async (_payload: IdempotencyPayload, execute: Execute) =>
+        JSON.parse(JSON.stringify(await execute())) as ApiResult,
+      { persistenceStore: idempotencyStore(), config, keyPrefix: operation.scope },
+    );
+    // A record left by a crashed invocation expires when that invocation's time is up.
+    const lambdaContext = request.lambdaContext ?? noLambdaContext;
+    config.registerLambdaContext(lambdaContext);
+
+    const payload: IdempotencyPayload = {
+      key: { accountId: request.accountId, idempotencyKey },
+      request: operation.fingerprint ? operation.fingerprint(input) : input,
+    };
+    const waitUntil = Date.now() + Math.max(0, lambdaContext.getRemainingTimeInMillis() - ANSWER_MARGIN_MS);
+    for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
+      try {
+        return await runOnce(payload, () =>
+          operation.run(request, input, keyedUuid(operation.scope, request.accountId, idempotencyKey)),
+        );
+      } catch (error) {
+        if (error instanceof IdempotencyValidationError) {
+          throw ValidationError.forField(
+            IDEMPOTENCY_KEY_HEADER,
+            `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request.`,
+          );
+        }
+        if (!(error instanceof IdempotencyAlreadyInProgressError)) throw error;
+        if (Date.now() + pollMs > waitUntil) throw new RequestInProgressError(RETRY_AFTER_SECONDS);
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    }
+  };
+}
+
+/** A uuid (version 8, name-based) that only this account's key on this operation yields. */
+function keyedUuid(scope: string, accountId: string, idempotencyKey: string): string {
+  const hex = createHash('sha256').update(`${scope}\n${accountId}\n${idempotencyKey}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The header's value as sent, or undefined without the header; 422 when empty or too long. */
+function idempotencyKeyOf(request: ApiRequest): string | undefined {
+  const value = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+  if (value === undefined) return undefined;
+  if (value.trim() === '') {
+    throw ValidationError.forField(IDEMPOTENCY_KEY_HEADER, `The ${IDEMPOTENCY_KEY_HEADER} header is empty.`);
+  }
+  if ([...value].length > MAX_KEY_LENGTH) {
+    throw ValidationError.forField(
+      IDEMPOTENCY_KEY_HEADER,
+      `The ${IDEMPOTENCY_KEY_HEADER} header may not be longer than ${MAX_KEY_LENGTH} characters.`,
+    );
+  }
+  return value;
+}
+
+/** A stored response (an ApiResult), marked as replayed. */
+function replayed<Stored>(response: Stored): Stored {
+  const result = response as ApiResult;
+  return { ...result, headers: { ...result.headers, 'Idempotent-Replayed': 'true' } } as Stored;
+}

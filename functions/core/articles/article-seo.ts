@@ -1,0 +1,40 @@
+/** What a generated article carries besides its HTML: SEO fields, FAQ, tags, quality notes. */
+
+export interface FaqItem {
+  question: string;
+  answer: string;
+}
+
+/**
+ * A quality gate the article still fails after its part was regenerated once. The article is
+ * kept; the warning tells the client what to check.
+ */
+export type QualityWarning =
+  | 'keyword_missing_in_title'
+  | 'keyword_missing_in_first_paragraph'
+  | 'keyword_missing_in_meta_description'
+  | 'keyword_missing_in_h2'
+  | 'meta_description_too_short';
+
+export interface ArticleSeo {
+  /** 120-160 characters, with the focus keyword (or the client's own). */
+  metaDescription: string;
+  /** 1-2 sentences of plain text. */
+  excerpt: string;
+  /** The first keyword. */
+  focusKeyword: string;
+  faq: FaqItem[];
+  /** The client's tags, then the model's (with auto_tags). */
+  tags: string[];
+  qualityWarnings: QualityWarning[];
+}
+
+/** The first of the comma-separated keywords. */
+export function focusKeywordOf(keyword: string): string {
+  return (keyword.split(',')[0] ?? keyword).trim();
+}
+
+/** Tags are the same when they differ only in case (WordPress matches tag names that way). */
+export function sameTag(a: string, b: string): boolean {
+  return a.toLocaleLowerCase() === b.toLocaleLowerCase();
+}

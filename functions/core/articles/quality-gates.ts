@@ -1,0 +1,86 @@
+/**
+ * Checks an article passes before it is stored: the focus keyword where readers and search
+ * engines look (title, first paragraph, meta description, an H2), the meta description's
+ * length, no paragraph said twice, and the exact number of H2 sections.
+ */
+import { plainText } from '../text';
+
+export const META_DESCRIPTION_MIN = 120;
+export const META_DESCRIPTION_MAX = 160;
+
+/** Text compared without case, accents or punctuation. */
+function comparable(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLocaleLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** Whether `text` (plain text or HTML) contains the keyword, ignoring case, accents and punctuation. */
+export function containsKeyword(text: string, keyword: string): boolean {
+  const wanted = comparable(keyword);
+  if (wanted === '') return true;
+  return ` ${comparable(plainText(text))} `.includes(wanted);
+}
+
+const PARAGRAPH = /<p(?:\s[^>]*)?>([\s\S]*?)<\/p>/gi;
+
+/** The text of the first paragraph of an HTML fragment ('' when it has none). */
+export function firstParagraphText(html: string): string {
+  PARAGRAPH.lastIndex = 0;
+  const match = PARAGRAPH.exec(html);
+  return match ? plainText(match[1] ?? '') : '';
+}
+
+/** Drops every paragraph whose text was already said earlier in the article. */
+export function dropRepeatedParagraphs(html: string): string {
+  const seen = new Set<string>();
+  return html.replace(PARAGRAPH, (whole, inner: string) => {
+    const key = comparable(plainText(inner));
+    if (key === '') return whole;
+    if (seen.has(key)) return '';
+    seen.add(key);
+    return whole;
+  });
+}
+
+export function countH2(html: string): number {
+  return html.match(/<h2[\s>]/gi)?.length ?? 0;
+}
+
+/** At most 160 characters, cut at a word boundary; `tooShort` when under 120. */
+export function fitMetaDescription(text: string): { text: string; tooShort: boolean } {
+  let fitted = text.trim();
+  if (fitted.length > META_DESCRIPTION_MAX) {
+    const cut = fitted.slice(0, META_DESCRIPTION_MAX + 1);
+    const lastSpace = cut.lastIndexOf(' ');
+    fitted = (lastSpace > META_DESCRIPTION_MIN ? cut.slice(0, lastSpace) : cut.slice(0, META_DESCRIPTION_MAX))
+      .replace(/[\s,;:–—-]+$/u, '')
+      .trim();
+  }
+  return { text: fitted, tooShort: fitted.length < META_DESCRIPTION_MIN };
+}
+
+/** Whether a meta description is of the right length and names the keyword. */
+export function metaDescriptionPasses(text: string, keyword: string): boolean {
+  return (
+    text.length >= META_DESCRIPTION_MIN &&
+    text.length <= META_DESCRIPTION_MAX &&
+    containsKeyword(text, keyword)
+  );
+}
+
+const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+
+/** The first one or two sentences of a text. */
+export function firstSentences(text: string, count = 2): string {
+  const sentences: string[] = [];
+  for (const { segment } of sentenceSegmenter.segment(text.trim())) {
+    if (segment.trim() === '') continue;
+    sentences.push(segment.trim());
+    if (sentences.length === count) break;
+  }
+  return sentences.join(' ');
+}

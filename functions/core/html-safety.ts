@@ -1,0 +1,52 @@
+/**
+ * Model output on its way to a site: well-formed text, an allow-list of tags and attributes,
+ * and WordPress shortcodes neutralised, so that nothing a model writes runs on the site.
+ * WordPress runs `[name ...]` in post content; `&#91;` is shown as `[` but never starts one.
+ */
+import sanitizeHtml from 'sanitize-html';
+import { escapeHtml, wellFormedText } from './text';
+
+/** Escaped HTML text with every `[` as `&#91;`, so that no shortcode can start in it. */
+export function neutraliseShortcodes(escapedText: string): string {
+  return escapedText.replace(/\[/g, '&#91;');
+}
+
+/** Plain text as HTML character data: escaped, shortcodes neutralised. */
+export function textToHtml(text: string): string {
+  return neutraliseShortcodes(escapeHtml(text));
+}
+
+/** Brackets in a URL, percent-encoded (the same URL to a browser, no shortcode to WordPress). */
+function encodeBrackets(url: string): string {
+  return url.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+}
+
+/**
+ * Tags allowed in a part the model writes. H2 are ours alone (the article's structure), so the
+ * model's H1/H2 become H3; links keep only an http(s) or relative `href`.
+ */
+function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
+  return {
+    allowedTags: ['h3', 'p', 'ul', 'ol', 'li', 'em', 'blockquote', 'a', ...(needBold ? ['strong'] : [])],
+    allowedAttributes: { a: ['href'] },
+    allowedSchemes: ['http', 'https'],
+    allowedSchemesAppliedToAttributes: ['href'],
+    allowProtocolRelative: false,
+    transformTags: {
+      h2: 'h3',
+      h1: 'h3',
+      b: needBold ? 'strong' : 'span',
+      a: (tagName, attribs) => ({
+        tagName,
+        attribs: attribs.href === undefined ? attribs : { ...attribs, href: encodeBrackets(attribs.href) },
+      }),
+    },
+    nonTextTags: ['style', 'script', 'textarea', 'option', 'noscript', 'template', 'iframe', 'xmp'],
+    textFilter: neutraliseShortcodes,
+  };
+}
+
+/** HTML written by a model, reduced to the article allow-list with shortcodes neutralised. */
+export function sanitizeArticleHtml(html: string, options: { needBold: boolean }): string {
+  return sanitizeHtml(wellFormedText(html), articleAllowList(options.needBold)).trim();
+}

@@ -1,0 +1,206 @@
+/**
+ * Property tests over the hostile-text corpus: whatever a client sends as keyword or title and
+ * whatever a model writes, the stored text and the article HTML hold nothing that can run.
+ */
+import fc from 'fast-check';
+import { Parser } from 'htmlparser2';
+import type { ArticleModel } from '../../../functions/core/articles/article-model';
+import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
+import { writeArticle } from '../../../functions/core/articles/write-article';
+import { sanitizeArticleHtml, textToHtml } from '../../../functions/core/html-safety';
+import { plainText, safeText } from '../../../functions/core/text';
+import { createWebsiteSchema } from '../../../functions/core/websites/create-website';
+import {
+  executableFindings,
+  HOSTILE_CORPUS,
+  hostileText,
+  plainTextFindings,
+} from '../../support/hostile-text';
+
+const RUNS = { numRuns: 300 };
+
+/** The text a browser shows for an HTML fragment. */
+function shownText(html: string): string {
+  let text = '';
+  const parser = new Parser({ ontext: (part) => (text += part) }, { decodeEntities: true });
+  parser.end(html);
+  return text;
+}
+
+describe('plain text', () => {
+  it('is markup-free, well-formed and free of control characters for any input', () => {
+    fc.assert(
+      fc.property(hostileText, (input) => {
+        expect(plainTextFindings(plainText(input))).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it('decodes entities exactly once', () => {
+    expect(plainText('&lt;script&gt;alert(1)&lt;/script&gt;')).toBe(
+      '\u2039script\u203Aalert(1)\u2039/script\u203A',
+    );
+    expect(plainText('&amp;lt;b&amp;gt;')).toBe('&lt;b&gt;');
+    expect(plainText('tom &amp; <b>jerry</b>')).toBe('tom & jerry');
+    expect(plainText('<script>alert(1)</script>caf&eacute;')).toBe('café');
+  });
+
+  it('is stable: making safe text safe again changes nothing', () => {
+    fc.assert(
+      fc.property(hostileText, (input) => {
+        const once = plainText(input);
+        expect(safeText(once)).toBe(once);
+      }),
+      RUNS,
+    );
+  });
+
+  it('becomes HTML that shows exactly that text and runs nothing', () => {
+    fc.assert(
+      fc.property(hostileText, (input) => {
+        const text = plainText(input);
+        const html = textToHtml(text);
+        expect(shownText(html)).toBe(text);
+        expect(executableFindings(`<p>${html}</p>`)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('create input', () => {
+  const valid = { keyword: 'bread', h2_count: '3', ai_model: 'gpt-3.5-turbo', language: 'en' };
+
+  it('either refuses a hostile keyword or title on that field, or keeps it as safe plain text', () => {
+    fc.assert(
+      fc.property(hostileText, hostileText, (keyword, title) => {
+        const result = createArticleSchema.safeParse({ ...valid, keyword, title });
+        if (!result.success) {
+          const fields = new Set(result.error.issues.map((issue) => issue.path.join('.')));
+          for (const field of fields) expect(['keyword', 'title']).toContain(field);
+          return;
+        }
+        expect(plainTextFindings(result.data.keyword)).toEqual([]);
+        expect(plainTextFindings(result.data.title ?? '')).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it.each([
+    ['a lone high surrogate', 'bread \uD800'],
+    ['a lone low surrogate', '\uDC00 bread'],
+    ['NUL', 'bread\u0000'],
+    ['BEL', 'bread\u0007'],
+    ['ESC', '\u001B[31mbread'],
+    ['DEL', 'bread\u007F'],
+    ['a C1 control', 'bread\u0085'],
+  ])('refuses %s in every text field of article create, naming the field', (_label, bad) => {
+    for (const field of ['keyword', 'title', 'language', 'ai_model']) {
+      const result = createArticleSchema.safeParse({ ...valid, [field]: bad });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual([field]);
+    }
+    const withWebsite = { ...valid, website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e' };
+    for (const field of ['website_uuid', 'category_uuid', 'publish_at']) {
+      const result = createArticleSchema.safeParse({ ...withWebsite, [field]: bad });
+      expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual([field]);
+    }
+  });
+
+  it('accepts tab and line breaks in keyword and title (whitespace) but nowhere else', () => {
+    const result = createArticleSchema.parse({ ...valid, keyword: 'bread,\r\n\tflour', title: 'A\ntitle' });
+    expect(result).toMatchObject({ keyword: 'bread, flour', title: 'A title' });
+    expect(createArticleSchema.safeParse({ ...valid, language: 'en\n' }).success).toBe(false);
+  });
+
+  it.each([
+    ['url', 'https://blog.example.com/\u0000'],
+    ['login', 'editor\uD800'],
+    ['login', 'editor\t'],
+    ['password', 'secret\u001B'],
+    ['password', 'secret\nline'],
+  ])('refuses bad Unicode or a control character in the website %s', (field, bad) => {
+    const result = createWebsiteSchema.safeParse({
+      url: 'https://blog.example.com',
+      login: 'editor',
+      password: 'secret',
+      [field]: bad,
+    });
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual([field]);
+  });
+});
+
+describe('model output', () => {
+  const usage = { promptTokens: 1, completionTokens: 1 };
+  const hostileModel = (title: string, headings: string[], html: string[]): ArticleModel => ({
+    providerModel: 'fake',
+    outline: async () => ({ outline: { title, headings }, usage }),
+    write: async (_brief, part) => ({
+      html: html[(part.kind === 'section' ? part.index + 1 : 0) % html.length] ?? '',
+      usage,
+    }),
+    meta: async () => ({
+      meta: {
+        metaDescription: title,
+        excerpt: title,
+        faq: [{ question: title, answer: title }],
+        tags: [title],
+      },
+      usage,
+    }),
+  });
+  const request = {
+    keyword: 'bread',
+    h2Count: 3,
+    aiModel: 'gpt-3.5-turbo' as const,
+    language: 'en',
+    needBold: true,
+    draft: false,
+  };
+
+  it('gives a safe title, exactly h2_count H2s and HTML that runs nothing, whatever the model writes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        hostileText,
+        fc.array(
+          hostileText.map((heading) => `${heading} x`),
+          { minLength: 3, maxLength: 3 },
+        ),
+        fc.array(hostileText, { minLength: 1, maxLength: 5 }),
+        async (title, headings, html) => {
+          const written = await writeArticle(hostileModel(`${title} t`, headings, html), request).catch(
+            (error: Error) => error,
+          );
+          // An outline that is nothing but markup is refused like any malformed model answer.
+          if (written instanceof Error) {
+            expect(written.name).toBe('Error');
+            expect(written.message).toMatch(/headings|empty title/);
+            return;
+          }
+          expect(plainTextFindings(written.title)).toEqual([]);
+          expect(executableFindings(written.content)).toEqual([]);
+          expect(written.content.match(/<h2>/g)).toHaveLength(3);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it.each(HOSTILE_CORPUS.map((entry) => [entry]))('neutralises %j in a section', (entry) => {
+    const html = sanitizeArticleHtml(`<p>${entry}</p>${entry}`, { needBold: true });
+    expect(executableFindings(html)).toEqual([]);
+  });
+
+  it('keeps what is safe: links, emphasis, bold, and brackets shown as brackets', () => {
+    const html = sanitizeArticleHtml(
+      '<p>See <a href="https://ok.example/a[1]">this</a> [gallery] <b>now</b> <em>x</em></p>',
+      { needBold: true },
+    );
+    expect(html).toBe(
+      '<p>See <a href="https://ok.example/a%5B1%5D">this</a> &#91;gallery] <strong>now</strong> <em>x</em></p>',
+    );
+    expect(shownText(html)).toBe('See this [gallery] now x');
+  });
+});
