@@ -1473,51 +1473,138 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    ai_model: string;
+                    /**
+                     * @description The model tier; sets the price.
+                     * @enum {string}
+                     */
+                    ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
                     auto_tags?: boolean;
+                    /**
+                     * Format: uuid
+                     * @description A category of that website (with website_uuid only).
+                     */
                     category_uuid?: string;
+                    /** @description Publish as a draft (with website_uuid only). A boolean: true/false, 1/0, yes/no or on/off. */
                     draft?: boolean;
+                    /** @description Questions in an FAQ section, 0-10. */
                     faq_count?: number;
+                    /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
-                    language: string;
+                    /**
+                     * @description Language code (GET /v1/languages).
+                     * @enum {string}
+                     */
+                    language: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
+                    /** @description Your own meta description (at most 160 characters); written by the model when left out. */
                     meta_description?: string;
+                    /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
                     need_bold?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.
+                     */
                     publish_at?: string;
+                    /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
                     tags?: string | string[];
+                    /** @description At most 200 characters; generated when left out. */
                     title?: string;
+                    /**
+                     * Format: uuid
+                     * @description Publish to this website of yours.
+                     */
                     website_uuid?: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    ai_model: string;
+                    /**
+                     * @description The model tier; sets the price.
+                     * @enum {string}
+                     */
+                    ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
                     auto_tags?: boolean;
+                    /**
+                     * Format: uuid
+                     * @description A category of that website (with website_uuid only).
+                     */
                     category_uuid?: string;
+                    /** @description Publish as a draft (with website_uuid only). A boolean: true/false, 1/0, yes/no or on/off. */
                     draft?: boolean;
+                    /** @description Questions in an FAQ section, 0-10. */
                     faq_count?: number;
+                    /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
-                    language: string;
+                    /**
+                     * @description Language code (GET /v1/languages).
+                     * @enum {string}
+                     */
+                    language: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
+                    /** @description Your own meta description (at most 160 characters); written by the model when left out. */
                     meta_description?: string;
+                    /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
                     need_bold?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.
+                     */
                     publish_at?: string;
+                    /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
                     tags?: string | string[];
+                    /** @description At most 200 characters; generated when left out. */
                     title?: string;
+                    /**
+                     * Format: uuid
+                     * @description Publish to this website of yours.
+                     */
                     website_uuid?: string;
                 };
                 "multipart/form-data": {
-                    ai_model: string;
+                    /**
+                     * @description The model tier; sets the price.
+                     * @enum {string}
+                     */
+                    ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
                     auto_tags?: boolean;
+                    /**
+                     * Format: uuid
+                     * @description A category of that website (with website_uuid only).
+                     */
                     category_uuid?: string;
+                    /** @description Publish as a draft (with website_uuid only). A boolean: true/false, 1/0, yes/no or on/off. */
                     draft?: boolean;
+                    /** @description Questions in an FAQ section, 0-10. */
                     faq_count?: number;
+                    /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
-                    language: string;
+                    /**
+                     * @description Language code (GET /v1/languages).
+                     * @enum {string}
+                     */
+                    language: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
+                    /** @description Your own meta description (at most 160 characters); written by the model when left out. */
                     meta_description?: string;
+                    /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
                     need_bold?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.
+                     */
                     publish_at?: string;
+                    /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
                     tags?: string | string[];
+                    /** @description At most 200 characters; generated when left out. */
                     title?: string;
+                    /**
+                     * Format: uuid
+                     * @description Publish to this website of yours.
+                     */
                     website_uuid?: string;
                 };
             };
@@ -1543,6 +1630,15 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked token. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2613,18 +2709,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Login of the WordPress user with the Inkpress Editor role. */
                     login: string;
+                    /** @description That user's password or an application password; stored encrypted, never returned. */
                     password: string;
+                    /** @description The site address (https when deployed). */
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
+                    /** @description Login of the WordPress user with the Inkpress Editor role. */
                     login: string;
+                    /** @description That user's password or an application password; stored encrypted, never returned. */
                     password: string;
+                    /** @description The site address (https when deployed). */
                     url: string;
                 };
                 "multipart/form-data": {
+                    /** @description Login of the WordPress user with the Inkpress Editor role. */
                     login: string;
+                    /** @description That user's password or an application password; stored encrypted, never returned. */
                     password: string;
+                    /** @description The site address (https when deployed). */
                     url: string;
                 };
             };
@@ -2650,6 +2755,15 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked token. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

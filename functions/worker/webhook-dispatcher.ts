@@ -10,8 +10,6 @@ import { webhookAttemptDeps, webhookDeliveryDeps } from '../adapters/dependencie
 import { attemptDelivery, fanOut } from '../core/webhooks/deliver-webhooks';
 import { logger } from '../shared/logger';
 
-const processor = new BatchProcessor(EventType.SQS);
-
 const messageSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('event'), accountId: z.string().min(1), eventId: z.string().min(1) }),
   z.object({
@@ -57,6 +55,10 @@ async function processLogged(record: SQSRecord): Promise<void> {
   }
 }
 
+/** A BatchProcessor keeps the state of one batch, so each invocation (they may overlap) gets its own. */
 export async function handler(event: SQSEvent, context: Context) {
-  return processPartialResponse(event, processLogged, processor, { context, throwOnFullBatchFailure: false });
+  return processPartialResponse(event, processLogged, new BatchProcessor(EventType.SQS), {
+    context,
+    throwOnFullBatchFailure: false,
+  });
 }

@@ -161,34 +161,64 @@ function buildDocument(baseUrl: string) {
     for (const method of route.methods) item[method.toLowerCase()] = operationOf(route, method);
     paths[route.path] = item;
   }
-  return createDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Inkpress API',
-      version: API_VERSION,
-      description:
-        'SEO articles written by a language model and published to WordPress through the Inkpress Connector plugin. Every request carries `Authorization: Bearer <token>`; create operations take multipart/form-data, application/x-www-form-urlencoded or JSON; booleans are written 0/1; times are UTC `YYYY-MM-DD HH:MM:SS`.',
-    },
-    servers: [{ url: baseUrl }],
-    security: [{ bearerAuth: [] }],
-    tags: [
-      { name: 'Articles' },
-      { name: 'Websites' },
-      { name: 'Account' },
-      {
-        name: 'Webhooks',
-        description: 'Signed by the Standard Webhooks specification (standardwebhooks.com).',
+  return withFieldDocs(
+    createDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Inkpress API',
+        version: API_VERSION,
+        description:
+          'SEO articles written by a language model and published to WordPress through the Inkpress Connector plugin. Every request carries `Authorization: Bearer <token>`; create operations take multipart/form-data, application/x-www-form-urlencoded or JSON; booleans are written 0/1; times are UTC `YYYY-MM-DD HH:MM:SS`.',
       },
-      { name: 'Reference' },
-    ],
-    components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An Inkpress API token (`ink_...`).' },
+      servers: [{ url: baseUrl }],
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: 'Articles' },
+        { name: 'Websites' },
+        { name: 'Account' },
+        {
+          name: 'Webhooks',
+          description: 'Signed by the Standard Webhooks specification (standardwebhooks.com).',
+        },
+        { name: 'Reference' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An Inkpress API token (`ink_...`).' },
+        },
       },
-    },
-    paths,
-    webhooks: webhookOperations(),
-  });
+      paths,
+      webhooks: webhookOperations(),
+    }),
+  );
+}
+
+type JsonSchema = { properties?: Record<string, Record<string, unknown>> };
+
+/** Merges each operation's `fieldDocs` into the generated schemas of its request bodies. */
+function withFieldDocs<T extends { paths?: object }>(document: T): T {
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>
+  >;
+  for (const route of routes) {
+    const fieldDocs = operations[route.name]?.fieldDocs;
+    if (!fieldDocs) continue;
+    for (const operation of Object.values(paths[route.path] ?? {})) {
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        const properties = media.schema?.properties ?? {};
+        for (const [field, doc] of Object.entries(fieldDocs)) {
+          const property = properties[field];
+          if (!property)
+            throw new Error(`${route.name} documents ${field}, which its body schema does not have`);
+          Object.assign(property, { description: doc.description });
+          if (doc.enum) Object.assign(property, { enum: [...doc.enum] });
+          if (doc.format) Object.assign(property, { format: doc.format });
+        }
+      }
+    }
+  }
+  return document;
 }
 
 function lowerFirst(text: string): string {

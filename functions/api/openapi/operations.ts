@@ -4,7 +4,17 @@
  * `response-schemas.ts`. A route without an entry here makes the document fail to build.
  */
 import { z } from 'zod';
-import { createArticleSchema } from '../../core/articles/create-article-input';
+import {
+  createArticleSchema,
+  MAX_KEYWORD_LENGTH,
+  MAX_KEYWORDS,
+  MAX_META_DESCRIPTION_LENGTH,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  MAX_TITLE_LENGTH,
+} from '../../core/articles/create-article-input';
+import { listLanguages } from '../../core/languages';
+import { AI_MODELS } from '../../core/pricing';
 import { pageSchema } from '../../core/schema-helpers';
 import { usageQuerySchema } from '../../core/usage';
 import { createWebhookSchema } from '../../core/webhooks/manage-webhooks';
@@ -42,13 +52,29 @@ export interface OperationSpec {
   responses: Record<number, { description: string; schema?: z.ZodType; html?: boolean }>;
   /** Error statuses besides the ones every route of its kind has (401, 404, 422, ...). */
   errors?: Partial<Record<number, string>>;
+  /**
+   * Prose (and value lists) for body fields, merged into what the body schema generates: the
+   * schema decides which fields exist and their types, this only explains them.
+   */
+  fieldDocs?: Record<string, FieldDoc>;
 }
+
+export interface FieldDoc {
+  description: string;
+  enum?: readonly string[];
+  format?: string;
+}
+
+const FORM_BOOLEAN = 'A boolean: true/false, 1/0, yes/no or on/off.';
 
 const websiteList = paginated(websiteRecordSchema, 'WebsiteList');
 const categoryList = paginated(categorySchema, 'CategoryList');
 const articleList = paginated(generatedArticleSchema, 'ArticleList');
 const queueList = paginated(queuedArticleSchema, 'QueuedArticleList');
 const deliveryList = paginated(deliveryAttemptSchema, 'DeliveryAttemptList');
+
+const IDEMPOTENT_COPY_RUNNING =
+  'A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds.';
 
 const onSite = {
   409: 'The site refused the stored login: `login_is_unauthorized` is set; update the credentials.',
@@ -74,8 +100,16 @@ export const operations: Record<string, OperationSpec> = {
       'The site is checked through the Inkpress Connector plugin before anything is stored: reachable, plugin installed, login working, user with the Inkpress Editor role.',
     tag: 'Websites',
     body: createWebsiteSchema,
+    fieldDocs: {
+      url: { description: 'The site address (https when deployed).' },
+      login: { description: 'Login of the WordPress user with the Inkpress Editor role.' },
+      password: {
+        description: "That user's password or an application password; stored encrypted, never returned.",
+      },
+    },
     idempotent: true,
     responses: { 201: { description: 'The new website record.', schema: websiteRecordSchema } },
+    errors: { 409: IDEMPOTENT_COPY_RUNNING },
   },
   ShowWebsite: {
     summary: 'Show a website',
@@ -139,8 +173,37 @@ export const operations: Record<string, OperationSpec> = {
       'Credits and a slot of the daily limit are reserved now; the article is generated within minutes.',
     tag: 'Articles',
     body: createArticleSchema,
+    fieldDocs: {
+      keyword: {
+        description: `A keyword, a sentence, or up to ${MAX_KEYWORDS} comma-separated keywords (each at most ${MAX_KEYWORD_LENGTH} characters); plain text.`,
+      },
+      h2_count: { description: 'Number of H2 sections, 1-10; each costs credits.' },
+      ai_model: { description: 'The model tier; sets the price.', enum: AI_MODELS },
+      language: {
+        description: 'Language code (GET /v1/languages).',
+        enum: listLanguages().map((language) => language.code),
+      },
+      title: { description: `At most ${MAX_TITLE_LENGTH} characters; generated when left out.` },
+      need_bold: { description: `Bold the key phrases (1 more credit). ${FORM_BOOLEAN}` },
+      website_uuid: { description: 'Publish to this website of yours.', format: 'uuid' },
+      category_uuid: { description: 'A category of that website (with website_uuid only).', format: 'uuid' },
+      publish_at: {
+        description: 'ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.',
+        format: 'date-time',
+      },
+      draft: { description: `Publish as a draft (with website_uuid only). ${FORM_BOOLEAN}` },
+      faq_count: { description: 'Questions in an FAQ section, 0-10.' },
+      tags: {
+        description: `Up to ${MAX_TAGS} tags (each at most ${MAX_TAG_LENGTH} characters), a list or comma-separated text.`,
+      },
+      auto_tags: { description: `Let the model add tags. ${FORM_BOOLEAN}` },
+      meta_description: {
+        description: `Your own meta description (at most ${MAX_META_DESCRIPTION_LENGTH} characters); written by the model when left out.`,
+      },
+    },
     idempotent: true,
     responses: { 202: { description: 'Queued.', schema: articleQueuedSchema } },
+    errors: { 409: IDEMPOTENT_COPY_RUNNING },
   },
   RetryArticle: {
     summary: 'Retry a failed generation or publication',
