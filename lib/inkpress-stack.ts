@@ -108,6 +108,7 @@ export class InkpressStack extends Stack {
       restApi: api.restApi,
       generationQueue: generation.queue,
       deadLetterQueue: generation.deadLetterQueue,
+      webhookDeadLetterQueue: webhooks.deadLetterQueue,
       functions: functions.all,
     });
 

@@ -26,6 +26,8 @@ export interface OperationalAlarmsProps {
   restApi: apigateway.RestApi;
   generationQueue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
+  /** Webhook messages that failed five times: storage or queue errors, not receivers' answers. */
+  webhookDeadLetterQueue: sqs.IQueue;
   functions: readonly InkpressFunction[];
 }
 
@@ -110,6 +112,16 @@ export class OperationalAlarms extends Construct {
     this.add('DeadLetterQueueNotEmpty', {
       alarmDescription: 'Generation messages are in the dead-letter queue: redrive or purge them.',
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: 1,
+    });
+
+    this.add('WebhookDeadLetterQueueNotEmpty', {
+      alarmDescription:
+        'Webhook messages are in their dead-letter queue (the dispatcher could not store or send them): look at the WebhookDispatcher logs, then redrive or purge them.',
+      metric: props.webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
         period,
         statistic: cloudwatch.Stats.MAXIMUM,
       }),

@@ -832,6 +832,19 @@ describe('alarms', () => {
     });
   });
 
+  it('alarms while messages sit in the webhook dead-letter queue', () => {
+    const webhookDeadLetterId = resourceIdMatching('AWS::SQS::Queue', /^WebhooksDeadLetterQueue[0-9A-F]{8}$/);
+    const alarm = alarmOn('AWS/SQS', 'ApproximateNumberOfMessagesVisible', [
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [webhookDeadLetterId, 'QueueName'] } },
+    ]);
+    expect(alarm).toMatchObject({
+      ...atLeast,
+      Statistic: 'Maximum',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it.each(allDefinitions.map((definition) => [definition.name, definition] as const))(
     'alarms on errors of %s',
     (_name, definition) => {
@@ -842,7 +855,7 @@ describe('alarms', () => {
   );
 
   it('notifies an encrypted topic when each alarm fires and when it returns to OK', () => {
-    expect(alarms).toHaveLength(allDefinitions.length + 5);
+    expect(alarms).toHaveLength(allDefinitions.length + 6);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
