@@ -218,6 +218,22 @@ export const routes: RouteDefinition[] = [
       }),
     },
   },
+  {
+    name: 'ShowAccount',
+    methods: ['GET'],
+    path: '/v1/account',
+    entry: 'functions/api/show-account.ts',
+    // The account; today's reservations.
+    access: { tables: rateLimited({ accounts: ['GetItem'], dailyUsage: ['GetItem'] }) },
+  },
+  {
+    name: 'AccountUsage',
+    methods: ['GET'],
+    path: '/v1/account/usage',
+    entry: 'functions/api/account-usage.ts',
+    // One Query of at most 366 days.
+    access: { tables: rateLimited({ usageDays: ['Query'] }) },
+  },
 ];
 
 /** Maps a bearer token to its account; runs before every route. */
@@ -239,6 +255,7 @@ export const generationWorker: FunctionDefinition = {
       articles: ['GetItem', 'UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
       categories: ['GetItem'],
+      usageDays: ['UpdateItem'],
     },
     consumesQueue: true,
     // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).

@@ -17,6 +17,7 @@ import type { QueuedGenerations, ResendUnfinishedDeps } from '../core/articles/r
 import type { SweepArticlesDeps } from '../core/articles/sweep-articles';
 import type { PublicationStore } from '../core/publishing/ports';
 import type { PublishDeps } from '../core/publishing/publish-article';
+import type { UsageDeps } from '../core/usage';
 import type { CmsClient } from '../core/websites/cms-client';
 import type { WebsiteDeps } from '../core/websites/create-website';
 import type { PasswordCipher } from '../core/websites/password-cipher';
@@ -31,6 +32,7 @@ import { DynamoArticleRepository } from './dynamodb/article-repository';
 import { DynamoCategoryRepository } from './dynamodb/category-repository';
 import { DynamoPublicationRepository } from './dynamodb/publication-repository';
 import { tableNameOf } from './dynamodb/table-names';
+import { DynamoUsageRepository } from './dynamodb/usage-repository';
 import { DynamoWebsiteRepository } from './dynamodb/website-repository';
 import { KmsPasswordCipher } from './kms/site-password-cipher';
 import { SqsGenerationQueue } from './sqs/sqs-generation-queue';
@@ -77,6 +79,9 @@ export const articleStore = once<ArticleStore & QueuedGenerations>(
       },
       get websites() {
         return tableNameOf('websites');
+      },
+      get usageDays() {
+        return tableNameOf('usageDays');
       },
     }),
 );
@@ -185,4 +190,21 @@ export function publishDeps(): PublishDeps {
       });
     },
   };
+}
+
+export const usageStore = once(
+  () =>
+    new DynamoUsageRepository(dynamoDocumentClient(), {
+      get usageDays() {
+        return tableNameOf('usageDays');
+      },
+      get dailyUsage() {
+        return tableNameOf('dailyUsage');
+      },
+    }),
+);
+
+/** What `GET /v1/account` needs. */
+export function accountDeps(): UsageDeps {
+  return { accounts: accountStore(), usage: usageStore(), clock: systemClock };
 }

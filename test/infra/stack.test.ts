@@ -408,8 +408,11 @@ describe('functions', () => {
       websites: ['BatchGetItem'],
       categories: ['BatchGetItem'],
     },
+    ShowAccount: { rateLimits: ['UpdateItem'], accounts: ['GetItem'], dailyUsage: ['GetItem'] },
+    AccountUsage: { rateLimits: ['UpdateItem'], usageDays: ['Query'] },
     Authorizer: { apiTokens: ['GetItem'] },
     GenerationWorker: {
+      usageDays: ['UpdateItem'],
       accounts: ['GetItem', 'UpdateItem'],
       articles: ['GetItem', 'UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],

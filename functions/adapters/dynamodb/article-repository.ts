@@ -32,12 +32,15 @@ import { articleKeys, SWEEP_BUCKET, sweepBucketOf, sweepBucketsOf, websiteKeys }
 import { countQuery } from './reads';
 import { ARTICLE_INDEX } from './table-definitions';
 import { isConditionalCheckFailure, isConditionFailure, transactWithRetry } from './transactions';
+import { usageKeys } from './usage-repository';
 
 export interface ArticleTables {
   articles: string;
   accounts: string;
   dailyUsage: string;
   websites: string;
+  /** Generated articles and credits per UTC day (`GET /v1/account/usage`), counted at completion. */
+  usageDays: string;
 }
 
 /** Attributes that only serve the indexes; stripped when reading. */
@@ -283,6 +286,7 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
             },
           });
         }
+        transactItems.push(usageDayUpdate(this.tables.usageDays, article, result.generatedAt));
         return { TransactItems: transactItems };
       },
       true,
@@ -667,6 +671,29 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
     } while (exclusiveStartKey);
     return updated;
   }
+}
+
+/**
+ * Adds one generated article and its credits to the day it was generated on (UTC), in total and
+ * for its website (`usageKeys`), in the transaction that completes it: counted exactly once.
+ */
+function usageDayUpdate(tableName: string, article: Article, generatedAt: string): TransactItem {
+  const names: Record<string, string> = {};
+  let update = 'ADD articlesGenerated :one, creditsUsed :credits';
+  if (article.websiteUuid) {
+    const keys = usageKeys.website(article.websiteUuid);
+    Object.assign(names, { '#websiteArticles': keys.articles, '#websiteCredits': keys.credits });
+    update += ', #websiteArticles :one, #websiteCredits :credits';
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { accountId: article.accountId, day: generatedAt.slice(0, 10) },
+      UpdateExpression: update,
+      ...(article.websiteUuid ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+    },
+  };
 }
 
 /** Idempotency token of one reservation attempt (DynamoDB allows at most 36 characters). */

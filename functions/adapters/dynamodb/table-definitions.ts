@@ -63,6 +63,12 @@ export const tableDefinitions = {
     sortKey: { name: 'day', type: 'S' },
     timeToLiveAttribute: 'expiresAt',
   },
+  usageDays: {
+    id: 'UsageDays',
+    envVar: 'USAGE_DAYS_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'day', type: 'S' },
+  },
   websites: {
     id: 'Websites',
     envVar: 'WEBSITES_TABLE',
