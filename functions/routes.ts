@@ -234,6 +234,19 @@ export const routes: RouteDefinition[] = [
     // One Query of at most 366 days.
     access: { tables: rateLimited({ usageDays: ['Query'] }) },
   },
+  {
+    name: 'RefreshCategories',
+    methods: ['POST'],
+    path: '/v1/websites/{website_uuid}/categories/refresh',
+    entry: 'functions/api/refresh-categories.ts',
+    access: {
+      // The website (read, health flags, a migrated password); syncCategories.
+      tables: rateLimited({ websites: ['GetItem', 'UpdateItem'], categories: ['Query', 'BatchWriteItem'] }),
+      // Encrypt too: an old password record is re-encrypted bound to its URL on read.
+      sitePasswordKey: 'encryptDecrypt',
+      callsCustomerSites: true,
+    },
+  },
 ];
 
 /** Maps a bearer token to its account; runs before every route. */

@@ -32,6 +32,19 @@ export class NotFoundError extends DomainError {
 /** The record exists but is not in a state that allows the operation. */
 export class ConflictError extends DomainError {}
 
+/**
+ * A call to a customer's site failed (the website's flags are set accordingly): `login_refused`
+ * needs new credentials or the role on the site; `unavailable` may work later.
+ */
+export class SiteCallError extends DomainError {
+  constructor(
+    readonly kind: 'login_refused' | 'unavailable',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export class UnauthenticatedError extends DomainError {
   constructor() {
     super('Unauthenticated.');

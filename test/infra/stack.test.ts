@@ -410,6 +410,11 @@ describe('functions', () => {
     },
     ShowAccount: { rateLimits: ['UpdateItem'], accounts: ['GetItem'], dailyUsage: ['GetItem'] },
     AccountUsage: { rateLimits: ['UpdateItem'], usageDays: ['Query'] },
+    RefreshCategories: {
+      rateLimits: ['UpdateItem'],
+      websites: ['GetItem', 'UpdateItem'],
+      categories: ['BatchWriteItem', 'Query'],
+    },
     Authorizer: { apiTokens: ['GetItem'] },
     GenerationWorker: {
       usageDays: ['UpdateItem'],

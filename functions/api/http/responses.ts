@@ -10,6 +10,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RequestInProgressError,
+  SiteCallError,
   TooManyRequestsError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
@@ -61,6 +62,8 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
   if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };
+  if (error instanceof SiteCallError)
+    return { statusCode: error.kind === 'login_refused' ? 409 : 502, body: { message: error.message } };
   if (error instanceof UnauthenticatedError) return { statusCode: 401, body: errorBodies.unauthenticated };
   if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
   if (error instanceof UnsupportedMediaTypeError)

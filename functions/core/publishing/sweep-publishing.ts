@@ -1,9 +1,7 @@
 /** The sweeper's website work: publications due for a retry, and periodic site health checks. */
 
-import { removeAllCategories, syncCategories } from '../websites/categories';
 import { CmsError } from '../websites/cms-client';
-import { siteAccessOf } from '../websites/site-access';
-import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
+import { checkSite } from '../websites/site-check';
 import type { Website } from '../websites/website';
 import { type PublishDeps, type PublishOutcome, publishArticle } from './publish-article';
 
@@ -62,47 +60,17 @@ export async function checkWebsites(
   return result;
 }
 
-/**
- * One health check. Categories are written only while the website exists: it is looked up
- * again before and after the write, and a website deleted meanwhile loses what was written
- * (its delete removes the website first, then its categories, so one of the two sides always
- * sees the other).
- */
+/** One health check (see `checkSite`): a failing site is flagged, not an error of the sweep. */
 export async function checkWebsite(
   deps: Pick<PublishDeps, 'websites' | 'categories' | 'cipher' | 'cms'>,
   website: Website,
   now: Date,
 ): Promise<CheckOutcome> {
-  const checkedAt = now.toISOString();
   try {
-    const site = await siteAccessOf(deps, website);
-    const status = await deps.cms.status(site);
-    if (!status.roleOk) throw new CmsError('missing_role', 'The user does not have the Inkpress Editor role');
-    const fromSite = await deps.cms.categories(site);
-    const exists = async () =>
-      (await deps.websites.get(website.accountId, website.websiteUuid)) !== undefined;
-    if (!(await exists())) return 'gone';
-    const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite);
-    if (!(await exists())) {
-      await removeAllCategories(deps.categories, website.websiteUuid);
-      return 'gone';
-    }
-    await deps.websites.recordHealth(website.accountId, website.websiteUuid, {
-      ...HEALTHY,
-      checkedAt,
-      categoriesCount,
-    });
-    return 'healthy';
+    return (await checkSite(deps, website, now)) === 'gone' ? 'gone' : 'healthy';
   } catch (error) {
-    if (!(error instanceof CmsError)) {
-      await deps.websites.recordHealth(website.accountId, website.websiteUuid, { checkedAt });
-      throw error;
-    }
-    await deps.websites.recordHealth(website.accountId, website.websiteUuid, {
-      ...healthAfterFailure(error),
-      checkedAt,
-    });
-    return 'failing';
+    if (error instanceof CmsError) return 'failing';
+    throw error;
   }
 }
 
