@@ -91,11 +91,6 @@ function siteCallError(error: CmsError): SiteCallError {
         'login_refused',
         'The site refused the stored login (login_is_unauthorized is now set): give the user the Inkpress Editor role, or send new credentials with PUT /v1/websites/{website_uuid}/update.',
       );
-    case 'throttled':
-      return new SiteCallError(
-        'unavailable',
-        'The site has paused logins of this user after repeated failures; try again later.',
-      );
     case 'plugin_error':
       return new SiteCallError(
         'unavailable',
@@ -110,6 +105,11 @@ function siteCallError(error: CmsError): SiteCallError {
       return new SiteCallError(
         'unavailable',
         `The Inkpress Connector plugin rejected the request (${error.message}); try again later.`,
+      );
+    case 'throttled':
+      return new SiteCallError(
+        'unavailable',
+        'The site has paused logins for this user after repeated failures; try again later.',
       );
     case 'blocked':
     case 'unreachable':
