@@ -5,6 +5,7 @@
  * an allow-list of tags, and the quality gates (quality-gates.ts). A part that misses the focus
  * keyword is regenerated once; if it still misses, the article is kept with a quality warning.
  */
+import pLimit from 'p-limit';
 import sanitizeHtml from 'sanitize-html';
 import { sanitizeArticleHtml, textToHtml } from '../html-safety';
 import { supportedLanguages } from '../languages';
@@ -101,11 +102,11 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
     usage.add(written.usage);
     return cleanMeta(written.meta, brief);
   };
-  const [metaResult, ...written] = await mapWithConcurrency<SectionPart | 'meta', string | ArticleMeta>(
-    ['meta', ...parts],
-    SECTION_CONCURRENCY,
-    (task) => (task === 'meta' ? writeMeta() : writePart(task)),
-  );
+  const limit = pLimit(SECTION_CONCURRENCY);
+  const [metaResult, ...written] = await Promise.all<string | ArticleMeta>([
+    limit(() => writeMeta()),
+    ...parts.map((part) => limit(() => writePart(part))),
+  ]);
   const bodies = written as string[];
   let meta = metaResult as ArticleMeta;
 
@@ -256,22 +257,4 @@ export function countWords(html: string): number {
   let words = 0;
   for (const segment of wordSegmenter.segment(text)) if (segment.isWordLike) words++;
   return words;
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
-async function mapWithConcurrency<T, R>(
-  items: T[],
-  limit: number,
-  task: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }

@@ -1,5 +1,6 @@
 /** The sweeper's website work: publications due for a retry, and periodic site health checks. */
 
+import pLimit from 'p-limit';
 import { CmsError } from '../websites/cms-client';
 import { checkSite } from '../websites/site-check';
 import type { Website } from '../websites/website';
@@ -26,11 +27,16 @@ export async function retryDuePublications(
     website_gone: 0,
     errors: 0,
   };
-  await eachLimited(due, async (ref) => {
-    // An error here (storage, not the site) leaves the publication due: the next sweep tries again.
-    const outcome = await publishArticle(deps, ref).catch(() => 'errors' as const);
-    counts[outcome]++;
-  });
+  const limit = pLimit(CONCURRENCY);
+  await Promise.all(
+    due.map((ref) =>
+      limit(async () => {
+        // An error here (storage, not the site) leaves the publication due: the next sweep tries again.
+        const outcome = await publishArticle(deps, ref).catch(() => 'errors' as const);
+        counts[outcome]++;
+      }),
+    ),
+  );
   return counts;
 }
 
@@ -53,10 +59,15 @@ export async function checkWebsites(
     CHECK_BATCH,
   );
   const result: Record<CheckOutcome | 'errors', number> = { healthy: 0, failing: 0, gone: 0, errors: 0 };
-  await eachLimited(due, async (website) => {
-    const outcome = await checkWebsite(deps, website, now).catch(() => 'errors' as const);
-    result[outcome]++;
-  });
+  const limit = pLimit(CONCURRENCY);
+  await Promise.all(
+    due.map((website) =>
+      limit(async () => {
+        const outcome = await checkWebsite(deps, website, now).catch(() => 'errors' as const);
+        result[outcome]++;
+      }),
+    ),
+  );
   return result;
 }
 
@@ -72,15 +83,4 @@ export async function checkWebsite(
     if (error instanceof CmsError) return 'failing';
     throw error;
   }
-}
-
-async function eachLimited<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(runners);
 }
