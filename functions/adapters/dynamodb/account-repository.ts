@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, AccountStore } from '../../core/accounts';
 import { NotFoundError } from '../../core/errors';
+import { conditionFailed } from './transactions';
 
 export class DynamoAccountRepository implements AccountStore {
   constructor(
@@ -48,7 +48,7 @@ export class DynamoAccountRepository implements AccountStore {
       );
       return Attributes as Account;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError('Account');
+      if (conditionFailed(error)) throw new NotFoundError('Account');
       throw error;
     }
   }

@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiTokenRecord, TokenStore } from '../../core/accounts';
+import { conditionFailed } from './transactions';
 
 export class DynamoApiTokenRepository implements TokenStore {
   constructor(
@@ -38,7 +38,7 @@ export class DynamoApiTokenRepository implements TokenStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }

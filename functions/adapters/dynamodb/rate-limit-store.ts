@@ -7,7 +7,6 @@
  * condition returns the item, which tells the state for sure: over the limit (429) or the other
  * expression. So a request costs one call, two when its bucket just changed state.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   latestAllowedTat,
@@ -17,6 +16,7 @@ import {
   retryAfterSeconds,
   tokenIntervalMs,
 } from '../../core/rate-limit';
+import { conditionFailed } from './transactions';
 
 /** Buckets of idle accounts are removed by TTL this long after they are full again. */
 const EXPIRY_SECONDS = 3600;
@@ -45,7 +45,7 @@ export class DynamoRateLimitStore implements RateLimitStore {
         this.remember(accountId, tat);
         return { allowed: true };
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!conditionFailed(error)) throw error;
         const tat = tatOf(error.Item);
         if (tat === undefined || tat <= nowMs) {
           state = 'idle';

@@ -8,21 +8,37 @@ import {
 /** Condition results of a cancelled transaction, in the order of its items. */
 export type CancellationCodes = (string | undefined)[];
 
-export function cancellationCodes(error: unknown): CancellationCodes | undefined {
+function cancellationCodes(error: unknown): CancellationCodes | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   return (error.CancellationReasons ?? []).map((reason) => reason.Code);
 }
 
-/** A single-item write whose condition did not hold. */
-export function isConditionalCheckFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException'
-  );
+/**
+ * The one test for a condition that did not hold. `conditionFailed(error)`: a single-item write
+ * (`ConditionalCheckFailedException`). `conditionFailed(failure, item)`: item `item` of a
+ * cancelled transaction, given the error thrown or the codes `transactWithRetry` hands to `decide`.
+ */
+export function conditionFailed(error: unknown): error is ConditionalCheckFailedException;
+export function conditionFailed(failure: unknown, item: number): boolean;
+export function conditionFailed(failure: unknown, item?: number): boolean {
+  if (item === undefined) {
+    return (
+      failure instanceof ConditionalCheckFailedException ||
+      (failure as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException'
+    );
+  }
+  const codes = Array.isArray(failure) ? (failure as CancellationCodes) : cancellationCodes(failure);
+  return codes?.[item] === 'ConditionalCheckFailed';
 }
 
+/** @deprecated Use `conditionFailed(error)`; kept until the article and publication stores switch. */
+export function isConditionalCheckFailure(error: unknown): boolean {
+  return conditionFailed(error);
+}
+
+/** @deprecated Use `conditionFailed(codes, item)`; kept until the article store switches. */
 export function isConditionFailure(code: string | undefined): boolean {
-  return code === 'ConditionalCheckFailed';
+  return conditionFailed([code], 0);
 }
 
 /** True when another transaction on the same items got in the way: try again. */

@@ -22,7 +22,7 @@ import {
   type WebhookEvent,
 } from '../../core/webhooks/webhook';
 import { WEBHOOK_INDEX } from './table-definitions';
-import { isConditionalCheckFailure, isConditionFailure, transactWithRetry } from './transactions';
+import { conditionFailed, transactWithRetry } from './transactions';
 
 type Item = Record<string, unknown>;
 
@@ -81,7 +81,7 @@ export class DynamoWebhookRepository implements WebhookStore {
         ],
       }),
       true,
-      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+      (codes) => (conditionFailed(codes, 0) ? { result: false } : undefined),
     );
   }
 
@@ -126,7 +126,7 @@ export class DynamoWebhookRepository implements WebhookStore {
         ],
       }),
       true,
-      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+      (codes) => (conditionFailed(codes, 0) ? { result: false } : undefined),
     );
     return deleted ? endpoint : undefined;
   }
@@ -156,7 +156,7 @@ export class DynamoWebhookRepository implements WebhookStore {
       );
       return true;
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }
@@ -206,7 +206,7 @@ export class DynamoWebhookRepository implements WebhookStore {
       );
       return delivery;
     } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
+      if (!conditionFailed(error)) throw error;
     }
     const stored = await this.getDelivery(delivery);
     if (!stored) throw new Error(`Delivery ${delivery.eventId} to ${delivery.webhookUuid} vanished`);
@@ -358,7 +358,7 @@ export class DynamoWebhookRepository implements WebhookStore {
       await this.client.send(new UpdateCommand({ TableName: this.tableName, Key: key, ...update }));
       return true;
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }

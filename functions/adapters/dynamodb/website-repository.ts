@@ -6,7 +6,6 @@
  * which with `checkedAt` feeds the sparse `dueForCheck` index of the health check.
  */
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -27,7 +26,7 @@ import type { Website } from '../../core/websites/website';
 import { websiteKeys } from './keys';
 import { batchGet, countQuery } from './reads';
 import { WEBSITE_INDEX } from './table-definitions';
-import { cancellationCodes, isConditionFailure } from './transactions';
+import { conditionFailed } from './transactions';
 
 type Item = Record<string, unknown>;
 
@@ -96,8 +95,7 @@ export class DynamoWebsiteRepository implements WebsiteStore {
         }),
       );
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes && isConditionFailure(codes[1])) throw new DuplicateWebsiteUrlError(website.url);
+      if (conditionFailed(error, 1)) throw new DuplicateWebsiteUrlError(website.url);
       throw error;
     }
   }
@@ -164,9 +162,8 @@ export class DynamoWebsiteRepository implements WebsiteStore {
         }),
       );
     } catch (error) {
-      const codes = cancellationCodes(error);
       // Deleted by a concurrent request.
-      if (codes && isConditionFailure(codes[0])) return undefined;
+      if (conditionFailed(error, 0)) return undefined;
       throw error;
     }
     return website;
@@ -204,7 +201,7 @@ export class DynamoWebsiteRepository implements WebsiteStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }
@@ -240,7 +237,7 @@ export class DynamoWebsiteRepository implements WebsiteStore {
       );
       return Attributes;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
+      if (conditionFailed(error)) return undefined;
       throw error;
     }
   }
@@ -350,7 +347,7 @@ export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableNa
         moved++;
       } catch (error) {
         // Deleted meanwhile.
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!conditionFailed(error)) throw error;
       }
     }
     exclusiveStartKey = LastEvaluatedKey;
