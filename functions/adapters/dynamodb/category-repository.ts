@@ -1,22 +1,13 @@
 /** Categories in DynamoDB: partition `websiteUuid`, sort key `categoryUuid` (uuid v5 of the site term id). */
-import {
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CategoryStore } from '../../core/websites/ports';
 import type { Category } from '../../core/websites/website';
-import { batchGet } from './reads';
-import { backoff } from './transactions';
+import { batchGet, batchWrite } from './batches';
+import { queryAll } from './reads';
 
 type Item = Record<string, unknown>;
-type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
-/** Items per BatchWriteItem call (the service maximum). */
-const BATCH_SIZE = 25;
-const MAX_BATCH_ATTEMPTS = 10;
+const WRITE_FAILURE = 'Categories could not be written (throttled)';
 
 export class DynamoCategoryRepository implements CategoryStore {
   constructor(
@@ -37,47 +28,31 @@ export class DynamoCategoryRepository implements CategoryStore {
   }
 
   async listAll(websiteUuid: string): Promise<Category[]> {
-    const categories: Category[] = [];
-    let exclusiveStartKey: Item | undefined;
-    do {
-      const { Items, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'websiteUuid = :websiteUuid',
-          ExpressionAttributeValues: { ':websiteUuid': websiteUuid },
-          ConsistentRead: true,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      categories.push(...(Items ?? []).map(fromItem));
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey);
-    return categories;
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'websiteUuid = :websiteUuid',
+      ExpressionAttributeValues: { ':websiteUuid': websiteUuid },
+      ConsistentRead: true,
+    });
+    return items.map(fromItem);
   }
 
   async putAll(categories: Category[]): Promise<void> {
-    await this.write(categories.map((category) => ({ PutRequest: { Item: { ...category } } })));
-  }
-
-  async deleteMany(websiteUuid: string, categoryUuids: string[]): Promise<void> {
-    await this.write(
-      categoryUuids.map((categoryUuid) => ({ DeleteRequest: { Key: { websiteUuid, categoryUuid } } })),
+    await batchWrite(
+      this.client,
+      this.tableName,
+      categories.map((category) => ({ PutRequest: { Item: { ...category } } })),
+      WRITE_FAILURE,
     );
   }
 
-  /** Batches of 25, retrying unprocessed items with backoff. */
-  private async write(requests: WriteRequest[]): Promise<void> {
-    for (let start = 0; start < requests.length; start += BATCH_SIZE) {
-      let pending = requests.slice(start, start + BATCH_SIZE);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error('Categories could not be written (throttled)');
-        if (attempt > 0) await backoff(attempt);
-        const { UnprocessedItems } = await this.client.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
-        );
-        pending = UnprocessedItems?.[this.tableName] ?? [];
-      }
-    }
+  async deleteMany(websiteUuid: string, categoryUuids: string[]): Promise<void> {
+    await batchWrite(
+      this.client,
+      this.tableName,
+      categoryUuids.map((categoryUuid) => ({ DeleteRequest: { Key: { websiteUuid, categoryUuid } } })),
+      WRITE_FAILURE,
+    );
   }
 }
 

@@ -1,50 +1,33 @@
-/** Read helpers shared by the repositories. */
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { backoff } from './transactions';
+/** Query helpers shared by the repositories, on lib-dynamodb's `paginateQuery`. */
+import { type DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 type Item = Record<string, unknown>;
 
-/** Keys per BatchGetItem call (the service maximum). */
-const BATCH_SIZE = 100;
-const MAX_ATTEMPTS = 10;
+/** Every item a query matches (from its `ExclusiveStartKey`, if any). */
+export async function queryAll(client: DynamoDBDocumentClient, query: QueryCommandInput): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const page of paginateQuery({ client }, { ...query })) items.push(...(page.Items ?? []));
+  return items;
+}
 
-/** Reads items by key from one table in as few BatchGetItem calls as possible, unprocessed keys retried. */
-export async function batchGet(
+/** The first `limit` items a query matches (from its `ExclusiveStartKey`, if any). */
+export async function queryFirst(
   client: DynamoDBDocumentClient,
-  tableName: string,
-  keys: Item[],
+  query: QueryCommandInput,
+  limit: number,
 ): Promise<Item[]> {
   const items: Item[] = [];
-  for (let start = 0; start < keys.length; start += BATCH_SIZE) {
-    let pending: Item[] = keys.slice(start, start + BATCH_SIZE);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchGetItem on ${tableName} left keys unprocessed`);
-      if (attempt > 0) await backoff(attempt);
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
-      );
-      items.push(...(Responses?.[tableName] ?? []));
-      pending = (UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
-    }
+  if (limit <= 0) return items;
+  for await (const page of paginateQuery({ client, pageSize: limit }, { ...query })) {
+    items.push(...(page.Items ?? []));
+    if (items.length >= limit) break;
   }
-  return items;
+  return items.slice(0, limit);
 }
 
 /** Counts what a query matches (from its `ExclusiveStartKey`, if any) without reading the items. */
 export async function countQuery(client: DynamoDBDocumentClient, query: QueryCommandInput): Promise<number> {
   let total = 0;
-  let exclusiveStartKey = query.ExclusiveStartKey;
-  do {
-    const { Count, LastEvaluatedKey } = await client.send(
-      new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }),
-    );
-    total += Count ?? 0;
-    exclusiveStartKey = LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  for await (const page of paginateQuery({ client }, { ...query, Select: 'COUNT' })) total += page.Count ?? 0;
   return total;
 }

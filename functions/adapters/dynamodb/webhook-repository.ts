@@ -21,6 +21,7 @@ import {
   type WebhookEndpoint,
   type WebhookEvent,
 } from '../../core/webhooks/webhook';
+import { queryFirst } from './reads';
 import { WEBHOOK_INDEX } from './table-definitions';
 import { conditionFailed, transactWithRetry } from './transactions';
 
@@ -287,22 +288,16 @@ export class DynamoWebhookRepository implements WebhookStore {
   }
 
   async listAttempts(accountId: string, webhookUuid: string, limit: number): Promise<DeliveryAttempt[]> {
-    const items: Item[] = [];
-    let exclusiveStartKey: Item | undefined;
-    do {
-      const { Items, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'accountId = :accountId AND begins_with(itemKey, :prefix)',
-          ExpressionAttributeValues: { ':accountId': accountId, ':prefix': `attempt#${webhookUuid}#` },
-          ScanIndexForward: false,
-          Limit: limit - items.length,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      items.push(...(Items ?? []));
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey && items.length < limit);
+    const items = await queryFirst(
+      this.client,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'accountId = :accountId AND begins_with(itemKey, :prefix)',
+        ExpressionAttributeValues: { ':accountId': accountId, ':prefix': `attempt#${webhookUuid}#` },
+        ScanIndexForward: false,
+      },
+      limit,
+    );
     return items.map((item) => withoutInternal<DeliveryAttempt>(item));
   }
 

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
+  paginateScan,
   QueryCommand,
   type QueryCommandInput,
-  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -23,8 +23,9 @@ import {
 } from '../../core/websites/ports';
 import { siteUrlIdentity } from '../../core/websites/site-url';
 import type { Website } from '../../core/websites/website';
+import { batchGet } from './batches';
 import { websiteKeys } from './keys';
-import { batchGet, countQuery } from './reads';
+import { countQuery, queryFirst } from './reads';
 import { WEBSITE_INDEX } from './table-definitions';
 import { conditionFailed } from './transactions';
 
@@ -101,9 +102,9 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   }
 
   /**
-   * Newest first. The page is found by counting past the earlier pages in the index
-   * (`Select: COUNT`, so no items travel), then reading one page: O(total) read units, fine for
-   * the few websites an account has. The total comes from a count of the whole partition.
+   * Newest first. The page starts after the key of the last website of the earlier pages (only
+   * their keys travel), then one page is read: O(total) read units, fine for the few websites an
+   * account has. The total comes from a count of the whole partition.
    */
   async list(accountId: string, page: number, perPage: number): Promise<WebsitePage> {
     const base: QueryCommandInput = {
@@ -116,17 +117,18 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     const total = await countQuery(this.client, base);
     const skip = (page - 1) * perPage;
     if (skip >= total) return { items: [], total };
-    const start = skip > 0 ? await this.keyAfter(base, skip) : undefined;
-    if (skip > 0 && !start) return { items: [], total };
-    const items: Item[] = [];
-    let exclusiveStartKey = start;
-    do {
-      const { Items, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({ ...base, Limit: perPage - items.length, ExclusiveStartKey: exclusiveStartKey }),
+    let start: Item | undefined;
+    if (skip > 0) {
+      // The index key of a website: the key an index query continues after.
+      const skipped = await queryFirst(
+        this.client,
+        { ...base, ProjectionExpression: 'accountId, websiteKey, listSortKey' },
+        skip,
       );
-      items.push(...(Items ?? []));
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey && items.length < perPage);
+      start = skipped[skip - 1];
+      if (!start) return { items: [], total };
+    }
+    const items = await queryFirst(this.client, { ...base, ExclusiveStartKey: start }, perPage);
     return { items: items.map(fromItem), total };
   }
 
@@ -278,25 +280,6 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     );
     return Item;
   }
-
-  /** The index key after the first `skip` items, counted without reading them. */
-  private async keyAfter(base: QueryCommandInput, skip: number): Promise<Item | undefined> {
-    let counted = 0;
-    let exclusiveStartKey: Item | undefined;
-    do {
-      const { Count, LastEvaluatedKey } = await this.client.send(
-        new QueryCommand({
-          ...base,
-          Select: 'COUNT',
-          Limit: skip - counted,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      counted += Count ?? 0;
-      exclusiveStartKey = LastEvaluatedKey;
-    } while (exclusiveStartKey && counted < skip);
-    return counted === skip ? exclusiveStartKey : undefined;
-  }
 }
 
 function toItem(website: Website, urlGuardKey: string): Item {
@@ -318,18 +301,17 @@ function toItem(website: Website, urlGuardKey: string): Item {
  */
 export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
   let moved = 0;
-  let exclusiveStartKey: Item | undefined;
-  do {
-    const { Items, LastEvaluatedKey } = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'begins_with(websiteKey, :site) AND attribute_not_exists(checkShard)',
-        ExpressionAttributeValues: { ':site': WEBSITE_PREFIX },
-        ProjectionExpression: 'accountId, websiteKey, websiteUuid, checkedAt, createdAt',
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    for (const item of Items ?? []) {
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      FilterExpression: 'begins_with(websiteKey, :site) AND attribute_not_exists(checkShard)',
+      ExpressionAttributeValues: { ':site': WEBSITE_PREFIX },
+      ProjectionExpression: 'accountId, websiteKey, websiteUuid, checkedAt, createdAt',
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
       const checkedAt = typeof item.checkedAt === 'string' ? item.checkedAt : String(item.createdAt);
       try {
         await client.send(
@@ -350,8 +332,7 @@ export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableNa
         if (!conditionFailed(error)) throw error;
       }
     }
-    exclusiveStartKey = LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  }
   return moved;
 }
 
