@@ -20,7 +20,6 @@ const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector)';
 
 const statusSchema = z.object({
   user: z.object({ id: z.number(), login: z.string(), roles: z.array(z.string()) }),
-  role_ok: z.boolean(),
   wordpress_version: z.string(),
   plugin_version: z.string(),
 });
@@ -62,7 +61,6 @@ export class WordPressClient implements CmsClient {
     return {
       userLogin: body.user.login,
       roles: body.user.roles,
-      roleOk: body.role_ok,
       cmsVersion: body.wordpress_version,
       pluginVersion: body.plugin_version,
     };

@@ -14,8 +14,6 @@ export interface SiteAccess {
 export interface CmsStatus {
   userLogin: string;
   roles: string[];
-  /** Always true from plugin 1.1 on, which refuses every other user like a wrong password. */
-  roleOk: boolean;
   cmsVersion: string;
   pluginVersion: string;
 }
@@ -105,8 +103,8 @@ export interface CmsPostResult {
  *   e.g. `inkpress_insert_failed`, `inkpress_busy`): the site is reachable, try again later;
  * - `blocked`: the URL points at an address outbound calls may not reach;
  * - `unauthorized`: the plugin refused the login (401/403): unknown user, wrong password, or a
- *   user without the Inkpress Editor role or with more power than it;
- * - `missing_role`: the site reported the user without the role (`role_ok` false, plugin 1.0);
+ *   user without the Inkpress Editor role or with more power than it (the plugin answers no
+ *   other user on any route, so its status route never reports a user without the role);
  * - `throttled`: the plugin paused logins for this user from our address after repeated
  *   failures (429); try again after `retryAfterSeconds`, nothing is wrong with the website;
  * - `plugin_missing`: the site answers, but not through the plugin's routes;
@@ -117,7 +115,6 @@ export type CmsFailureReason =
   | 'plugin_error'
   | 'blocked'
   | 'unauthorized'
-  | 'missing_role'
   | 'throttled'
   | 'plugin_missing'
   | 'invalid_request';
@@ -139,7 +136,7 @@ export class CmsError extends Error {
 }
 
 export interface CmsClient {
-  /** Who the credentials log in as, and whether that user holds the role. */
+  /** Who the credentials log in as; fails `unauthorized` for anyone but a user holding just the role. */
   status(site: SiteAccess): Promise<CmsStatus>;
   categories(site: SiteAccess): Promise<CmsCategory[]>;
   /** Creates the post for an article, or returns the one created earlier for it. */

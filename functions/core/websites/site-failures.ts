@@ -19,7 +19,6 @@ export function registrationError(error: CmsError): ValidationError {
         'The url points to a private, loopback, link-local or reserved network address, which is not allowed.',
       );
     case 'unauthorized':
-    case 'missing_role':
       return new ValidationError({ login: [LOGIN_FAILED_MESSAGE], password: [LOGIN_FAILED_MESSAGE] });
     case 'throttled':
       return ValidationError.forField('login', throttledMessage(error.retryAfterSeconds));
@@ -61,7 +60,6 @@ function throttledMessage(retryAfterSeconds: number | undefined): string {
 export function healthAfterFailure(error: CmsError): WebsiteHealth {
   switch (error.reason) {
     case 'unauthorized':
-    case 'missing_role':
       return { loginIsUnauthorized: true, isUnreachable: false };
     case 'unreachable':
     case 'blocked':

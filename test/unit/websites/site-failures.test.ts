@@ -8,8 +8,11 @@ describe('healthAfterFailure', () => {
   });
 
   it('sets login_is_unauthorized for any refused login', () => {
-    for (const reason of ['unauthorized', 'missing_role'] as const) {
-      expect(healthAfterFailure(new CmsError(reason, 'refused', 401))).toEqual({
+    for (const [status, code] of [
+      [401, 'inkpress_login_failed'],
+      [403, 'inkpress_missing_role'],
+    ] as const) {
+      expect(healthAfterFailure(new CmsError('unauthorized', 'refused', status, code))).toEqual({
         loginIsUnauthorized: true,
         isUnreachable: false,
       });
@@ -49,7 +52,6 @@ describe('registrationError', () => {
     for (const error of [
       new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed'),
       new CmsError('unauthorized', 'The site refused the login', 403, 'inkpress_missing_role'),
-      new CmsError('missing_role', 'The user does not have the Inkpress Editor role'),
     ]) {
       expect(registrationError(error).fieldErrors).toEqual({ login: [message], password: [message] });
     }

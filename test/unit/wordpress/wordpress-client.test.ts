@@ -89,7 +89,6 @@ describe('successful calls', () => {
     await expect(client.status(site())).resolves.toEqual({
       userLogin: 'inkpress',
       roles: ['inkpress_editor'],
-      roleOk: true,
       cmsVersion: '6.1.9',
       pluginVersion: '1.0.0',
     });
