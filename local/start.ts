@@ -5,10 +5,8 @@
  * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_LOG_REQUESTS.
  */
 import './process-defaults';
-import { envFlag } from '../functions/shared/env';
-import { whenLauncherExits } from './ancestor-watch';
 import { MissingPrerequisiteError } from './emulators';
-import { languageModelDescription, localDefaults, numberFromEnv } from './local-config';
+import { localDefaults, numberFromEnv } from './local-config';
 import { type LocalRuntime, startLocalRuntime } from './local-runtime';
 
 async function main(): Promise<void> {
@@ -20,7 +18,9 @@ async function main(): Promise<void> {
       'INKPRESS_AUTHORIZER_CACHE_SECONDS',
       localDefaults.authorizerCacheSeconds,
     ),
-    logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
+    logRequests: !['0', 'false', 'no', 'off'].includes(
+      process.env.INKPRESS_LOG_REQUESTS?.trim().toLowerCase() ?? '',
+    ),
     log: (line) => console.log(`[inkpress] ${line}`),
     onFatal: (message) => {
       console.error(`[inkpress] ${message}`);
@@ -39,7 +39,7 @@ function printBanner(runtime: LocalRuntime, elapsedMs: number): void {
     `  API         ${runtime.baseUrl}`,
     `  Token       ${runtime.token}${runtime.accountCreated ? '  (new local account)' : ''}`,
     `  Account     ${runtime.accountId}`,
-    `  Model       ${languageModelDescription()}`,
+    `  Model       ${modelDescription()}`,
     `  Data        ${runtime.dataDir}`,
     ...(runtime.resentAtStart > 0
       ? [
@@ -84,7 +84,12 @@ function stopOnSignals(runtime: LocalRuntime): void {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.on('SIGHUP', stop);
-  whenLauncherExits(() => stop('npm start ended'));
+}
+
+function modelDescription(): string {
+  const { OPENAI_API_KEY, OPENAI_BASE_URL } = process.env;
+  if (!OPENAI_API_KEY) return 'offline writer (no OPENAI_API_KEY set: articles are placeholder text)';
+  return OPENAI_BASE_URL ? `OpenAI-compatible API at ${OPENAI_BASE_URL}` : 'OpenAI API';
 }
 
 main().catch((error: unknown) => {
