@@ -23,7 +23,7 @@ import { DomainError, NotFoundError } from '../functions/core/errors';
 import { toWireTime } from '../functions/core/wire';
 import { lockDataFolder } from './data-lock';
 import { MissingPrerequisiteError, startDynamoDbLocal } from './emulators';
-import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, LOCAL_REGION, localDataDir } from './local-config';
+import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir } from './local-config';
 import { provisionTables } from './provision';
 
 const USAGE = `Usage: npm run --silent admin -- <command>
@@ -45,56 +45,117 @@ class UsageError extends Error {}
 /** Known failures: exit code 1 with their message alone. */
 class AdminError extends Error {}
 
-const optionSpecs = {
-  name: { type: 'string' },
-  credits: { type: 'string' },
-  'daily-limit': { type: 'string' },
-  account: { type: 'string' },
-  amount: { type: 'string' },
-  token: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-type OptionName = keyof typeof optionSpecs;
+interface Input {
+  name: string;
+  credits: number;
+  dailyLimit?: number;
+  accountId: string;
+  amount: number;
+  token: string;
+  json: boolean;
+}
 
-const commands: Record<string, { required: OptionName[]; optional?: OptionName[] }> = {
-  'account create': { required: ['name', 'credits'], optional: ['daily-limit', 'json'] },
-  'account show': { required: ['account'] },
-  'credits add': { required: ['account', 'amount'] },
-  'limit set': { required: ['account', 'daily-limit'] },
-  'token create': { required: ['account'], optional: ['json'] },
-  'token revoke': { required: ['token'] },
+const deps = () => ({ accounts: accountStore(), tokens: tokenStore() });
+
+/** Articles waiting for credits or the daily limit become due; the next sweep re-attempts them. */
+async function wake(accountId: string, waitingFor: 'not_enough_credits' | 'daily_limit_reached') {
+  const count = await makeDeferralsDue(
+    { articles: articleStore(), clock: () => new Date() },
+    accountId,
+    waitingFor,
+  );
+  const reason = waitingFor === 'not_enough_credits' ? 'credits' : 'the daily limit';
+  return `${count} article(s) waiting for ${reason} will be retried at the next sweep.`;
+}
+
+/** What each command of USAGE does; it returns what to print on stdout. */
+const commands: Record<string, (input: Input) => Promise<string>> = {
+  'account create': async ({ name, credits, dailyLimit, json }) => {
+    const input = { name, credits, ...(dailyLimit !== undefined ? { dailyLimit } : {}) };
+    const { account, token } = await createAccount(deps(), input);
+    if (json) return JSON.stringify({ account_id: account.accountId, token });
+    const created = `Account ${account.accountId} created: "${account.name}", ${account.credits} credits, daily limit ${account.dailyLimit}.`;
+    return `${created}\nToken (shown only now, keep it): ${token}`;
+  },
+  'account show': async ({ accountId }) => {
+    const account = await accountStore().get(accountId);
+    if (!account) throw new NotFoundError('Account');
+    const { name, credits, dailyLimit: daily_limit, createdAt } = account; // never token hashes
+    const view = { account_id: accountId, name, credits, daily_limit, created_at: toWireTime(createdAt) };
+    return JSON.stringify(view, null, 2);
+  },
+  'credits add': async ({ accountId, amount }) => {
+    const { credits } = await addCredits(deps(), { accountId, amount });
+    return `Added ${amount} credits to ${accountId}: balance ${credits}.\n${await wake(accountId, 'not_enough_credits')}`;
+  },
+  'limit set': async ({ accountId, dailyLimit = 0 }) => {
+    const account = await setDailyLimit(deps(), { accountId, dailyLimit });
+    return `Daily limit of ${accountId} set to ${account.dailyLimit}.\n${await wake(accountId, 'daily_limit_reached')}`;
+  },
+  'token create': async ({ accountId, json }) => {
+    const token = await issueToken(deps(), accountId);
+    return json ? JSON.stringify({ account_id: accountId, token }) : token;
+  },
+  'token revoke': async ({ token }) => {
+    await revokeToken(deps(), token);
+    return 'Token revoked.';
+  },
 };
 
+/** The options of each command, from USAGE: `[--x]` is optional. */
+const accepted = new Map(
+  USAGE.split('\n')
+    .filter((line) => /^ {2}\w/.test(line))
+    .map((line) => {
+      const words = line.trim().split(' ');
+      return [words.slice(0, 2).join(' '), words.filter((word) => /^\[?--/.test(word))];
+    }),
+);
+
+/** The command and its input; undefined for `--help` or no command. */
 function parseCommand(argv: string[]) {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof optionSpecs; allowPositionals: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: optionSpecs, allowPositionals: true, strict: true });
-  } catch (error) {
-    const message = firstLine(error).replace(/\. To specify a positional argument.*$/, '.');
-    throw new UsageError(message);
-  }
-  const { values, positionals } = parsed;
+  const text = { type: 'string' } as const;
+  const options = {
+    name: text,
+    credits: text,
+    'daily-limit': text,
+    account: text,
+    amount: text,
+    token: text,
+  };
+  const flags = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({
+        args: argv,
+        options: { ...options, ...flags },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (error) {
+      throw new UsageError(firstLine(error).replace(/\. To specify a positional argument.*$/, '.'));
+    }
+  })();
   if (values.help || positionals.length === 0) return undefined;
-  const command = positionals.join(' ');
-  const spec = commands[command];
-  if (!spec) throw new UsageError(`Unknown command "${command}".`);
-  for (const option of Object.keys(values) as OptionName[]) {
-    if (option !== 'help' && !spec.required.includes(option) && !spec.optional?.includes(option)) {
-      throw new UsageError(`"${command}" does not take --${option}.`);
+  const name = positionals.join(' ');
+  const run = commands[name];
+  const allowed = accepted.get(name) ?? [];
+  if (!run) throw new UsageError(`Unknown command "${name}".`);
+  for (const option of Object.keys(values).filter((each) => each !== 'help')) {
+    if (!allowed.some((word) => word.replace(/[[\]]/g, '') === `--${option}`)) {
+      throw new UsageError(`"${name}" does not take --${option}.`);
     }
   }
-  for (const option of spec.required) {
-    if (!values[option]) throw new UsageError(`"${command}" needs --${option}.`);
+  for (const option of allowed.filter((word) => !word.startsWith('['))) {
+    if (!values[option.slice(2) as keyof typeof options]) throw new UsageError(`"${name}" needs ${option}.`);
   }
   const number = (option: 'credits' | 'amount' | 'daily-limit') => {
-    const text = values[option]?.trim();
-    if (text === undefined) return undefined;
-    if (/^\d{1,15}$/.test(text)) return Number(text);
+    const value = values[option]?.trim();
+    if (value === undefined || /^\d{1,15}$/.test(value))
+      return value === undefined ? undefined : Number(value);
     throw new UsageError(`--${option} must be a whole number of 0 or more, got "${values[option]}".`);
   };
-  return {
-    command,
+  const input: Input = {
     name: values.name?.trim() ?? '',
     credits: number('credits') ?? 0,
     dailyLimit: number('daily-limit'),
@@ -103,65 +164,7 @@ function parseCommand(argv: string[]) {
     token: values.token?.trim() ?? '',
     json: values.json ?? false,
   };
-}
-
-/** Runs a parsed command; returns what to print on stdout. */
-async function runCommand(parsed: NonNullable<ReturnType<typeof parseCommand>>): Promise<string> {
-  const deps = { accounts: accountStore(), tokens: tokenStore() };
-  const { accountId, json } = parsed;
-  /** Articles waiting for credits or the daily limit become due; the next sweep re-attempts them. */
-  const wake = async (waitingFor: 'not_enough_credits' | 'daily_limit_reached') => {
-    const clock = () => new Date();
-    const count = await makeDeferralsDue({ articles: articleStore(), clock }, accountId, waitingFor);
-    const reason = waitingFor === 'not_enough_credits' ? 'credits' : 'the daily limit';
-    return `${count} article(s) waiting for ${reason} will be retried at the next sweep.`;
-  };
-  switch (parsed.command) {
-    case 'account create': {
-      const { dailyLimit } = parsed;
-      const input = {
-        name: parsed.name,
-        credits: parsed.credits,
-        ...(dailyLimit !== undefined ? { dailyLimit } : {}),
-      };
-      const { account, token } = await createAccount(deps, input);
-      if (json) return JSON.stringify({ account_id: account.accountId, token });
-      return [
-        `Account ${account.accountId} created: "${account.name}", ${account.credits} credits, daily limit ${account.dailyLimit}.`,
-        `Token (shown only now, keep it): ${token}`,
-      ].join('\n');
-    }
-    case 'account show': {
-      const account = await deps.accounts.get(accountId);
-      if (!account) throw new NotFoundError('Account');
-      // Never token hashes.
-      const { name, credits, dailyLimit, createdAt } = account;
-      const view = {
-        account_id: accountId,
-        name,
-        credits,
-        daily_limit: dailyLimit,
-        created_at: toWireTime(createdAt),
-      };
-      return JSON.stringify(view, null, 2);
-    }
-    case 'credits add': {
-      const account = await addCredits(deps, { accountId, amount: parsed.amount });
-      const added = `Added ${parsed.amount} credits to ${accountId}: balance ${account.credits}.`;
-      return `${added}\n${await wake('not_enough_credits')}`;
-    }
-    case 'limit set': {
-      const account = await setDailyLimit(deps, { accountId, dailyLimit: parsed.dailyLimit ?? 0 });
-      return `Daily limit of ${accountId} set to ${account.dailyLimit}.\n${await wake('daily_limit_reached')}`;
-    }
-    case 'token create': {
-      const token = await issueToken(deps, accountId);
-      return json ? JSON.stringify({ account_id: accountId, token }) : token;
-    }
-    default:
-      await revokeToken(deps, parsed.token);
-      return 'Token revoked.';
-  }
+  return () => run(input);
 }
 
 /** The deployed tables the admin commands use (accounts, tokens, and articles to wake). */
@@ -206,11 +209,10 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
 }
 
 async function useLocalTables(endpoint: string): Promise<void> {
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials });
+  Object.assign(process.env, emulatorClientEnv({ dynamodb: endpoint }));
+  const client = new DynamoDBClient();
   try {
-    const { env } = await provisionTables(client, { prefix: LOCAL_PREFIX });
-    Object.assign(process.env, env, emulatorClientEnv({ dynamodb: endpoint }));
+    Object.assign(process.env, (await provisionTables(client, { prefix: LOCAL_PREFIX })).env);
   } finally {
     client.destroy();
   }
@@ -233,7 +235,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const close = await openTables(process.env);
   try {
-    await print(process.stdout, await runCommand(parsed));
+    await print(process.stdout, await parsed());
     return 0;
   } finally {
     await close();

@@ -15,7 +15,7 @@ import type {
 } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
 import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
-import { authorizer as authorizerFunction, type RouteDefinition } from '../functions/routes';
+import { authorizer as authorizerFunction, type HttpMethod, type RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler } from './local-config';
@@ -54,10 +54,10 @@ export interface ApiServer {
 }
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
-  const routes = [...options.routes]
+  const routes = options.routes
     .map((route) => {
-      const literals = route.path.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
-      return { route, pattern: new RegExp(`^${literals.join('([^/]+)')}$`) };
+      const source = route.path.replace(/\./g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
+      return { route, pattern: new RegExp(`^${source}$`) };
     })
     // Literal segments win over `{param}` segments, as in API Gateway.
     .sort((a, b) => a.route.path.split('{').length - b.route.path.split('{').length);
@@ -65,42 +65,38 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://local');
-    const method = req.method ?? 'GET';
+    const method = req.method as HttpMethod;
     const send = (statusCode: number, body: object, headers: Record<string, string> = {}) => {
       req.resume();
       sendJson(res, requestId, statusCode, body, headers);
     };
+    const unavailable = () =>
+      send(503, errorBodies.serviceUnavailable, { 'Retry-After': RETRY_AFTER_SECONDS });
 
     const matching = routes.flatMap(({ route, pattern }) => {
       const found = pattern.exec(url.pathname);
-      return found ? [{ route, values: found.slice(1) }] : [];
+      return found ? [{ route, parameters: found.groups }] : [];
     });
-    const match = matching.find(({ route }) =>
-      route.methods.includes(method as RouteDefinition['methods'][0]),
-    );
+    const match = matching.find(({ route }) => route.methods.includes(method));
     if (!match) {
       if (matching.length === 0) return send(404, errorBodies.notFound);
       const allowed = [...new Set(matching.flatMap(({ route }) => route.methods))].join(', ');
       return send(405, errorBodies.methodNotAllowed, { Allow: allowed });
     }
-    if (options.available && !options.available()) {
-      return send(503, errorBodies.serviceUnavailable, { 'Retry-After': RETRY_AFTER_SECONDS });
-    }
+    if (options.available && !options.available()) return unavailable();
     const body = await readBody(req);
     if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
 
-    const { route } = match;
+    const { route, parameters } = match;
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
     // Public routes (the OpenAPI document, the docs page) have no authorizer, as deployed.
     const authorized = route.public ? { context: {} } : await authorize(req.headers.authorization, methodArn);
     if (!('context' in authorized)) return send(authorized.statusCode, authorized.body);
 
-    const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((found) => found[1] as string);
-    const pathParameters = Object.fromEntries(
-      names.map((name, n) => [name, safeDecode(match.values[n] ?? '')]),
-    );
-    const event = proxyEvent(req, url, route.path, names.length > 0 ? pathParameters : null, body, requestId);
-    event.requestContext.authorizer = authorized.context;
+    const pathParameters = parameters
+      ? Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, safeDecode(value)]))
+      : null;
+    const event = proxyEvent(req, url, route.path, pathParameters, body, requestId, authorized.context);
     let result: APIGatewayProxyResult;
     try {
       const handler = loadHandler<ProxyHandler>(route.entry);
@@ -108,21 +104,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (!Number.isInteger(result?.statusCode)) throw new Error('the handler returned no statusCode');
     } catch (error) {
       options.log(
-        `${route.name} failed (request ${requestId}): ${error instanceof Error ? error.stack : String(error)}`,
+        `${route.name} failed (request ${requestId}): ${error instanceof Error ? error.stack : error}`,
       );
       return send(500, errorBodies.serverError);
     }
-    if (options.persistWrites && method !== 'GET' && method !== 'HEAD') {
+    if (options.persistWrites && method !== 'GET') {
       try {
         await options.persistWrites();
       } catch (error) {
-        options.log(`${route.name} (request ${requestId}): what it wrote may be lost: ${String(error)}`);
-        return send(503, errorBodies.serviceUnavailable, { 'Retry-After': RETRY_AFTER_SECONDS });
+        options.log(`${route.name} (request ${requestId}): what it wrote may be lost: ${error}`);
+        return unavailable();
       }
     }
     const headers: Record<string, string | string[]> = {};
-    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
       headers[name] = values.map(String);
+    }
     for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
     res.writeHead(result.statusCode, { ...headers, 'x-amzn-RequestId': requestId });
     res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
@@ -248,51 +245,45 @@ function proxyEvent(
   pathParameters: Record<string, string> | null,
   body: Buffer,
   requestId: string,
+  authorizer: AuthorizerContext,
 ): APIGatewayProxyEvent {
   const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
   const host = req.headers.host ?? '127.0.0.1';
+  const forwardedFor = req.headers['x-forwarded-for'];
   const multiValueHeaders: Record<string, string[]> = {};
-  const nameOf = new Map<string, string>();
-  const add = (name: string, value: string) => {
-    const key = nameOf.get(name.toLowerCase()) ?? name;
-    nameOf.set(name.toLowerCase(), key);
-    multiValueHeaders[key] = [...(multiValueHeaders[key] ?? []), value];
-  };
-
-  for (let n = 0; n + 1 < req.rawHeaders.length; n += 2)
-    add(req.rawHeaders[n] as string, req.rawHeaders[n + 1] as string);
-  const forwardedFor = multiValueHeaders[nameOf.get('x-forwarded-for') ?? '']?.at(-1);
-  for (const [name, value] of [
-    ['Host', host],
-    ['X-Forwarded-For', forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp],
-    ['X-Forwarded-Proto', 'http'],
-  ] as const) {
-    delete multiValueHeaders[nameOf.get(name.toLowerCase()) ?? name];
-    nameOf.delete(name.toLowerCase());
-    add(name, value);
+  for (let n = 0; n + 1 < req.rawHeaders.length; n += 2) {
+    const [name = '', value = ''] = req.rawHeaders.slice(n, n + 2);
+    if (/^(host|x-forwarded-(for|proto))$/i.test(name)) continue; // set by API Gateway, below
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
+  Object.assign(multiValueHeaders, {
+    Host: [host],
+    'X-Forwarded-For': [forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp],
+    'X-Forwarded-Proto': ['http'],
+  });
   const multiValueQuery: Record<string, string[]> = {};
   for (const [name, value] of url.searchParams)
     multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
-  const lastValues = (values: Record<string, string[]>) =>
+  const last = (values: Record<string, string[]>) =>
     Object.fromEntries(Object.entries(values).map(([name, all]) => [name, all.at(-1) ?? '']));
   const hasQuery = url.searchParams.size > 0;
-  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
   const isBase64Encoded =
-    body.length > 0 && (runtimeSettings.binaryMediaTypes as readonly string[]).includes(mediaType);
+    body.length > 0 && runtimeSettings.binaryMediaTypes.some((type) => type === mediaType);
   return {
     resource,
     path: url.pathname,
     httpMethod: req.method ?? 'GET',
-    headers: lastValues(multiValueHeaders),
+    headers: last(multiValueHeaders),
     multiValueHeaders,
-    queryStringParameters: hasQuery ? lastValues(multiValueQuery) : null,
+    queryStringParameters: hasQuery ? last(multiValueQuery) : null,
     multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
     pathParameters,
     stageVariables: null,
     requestContext: {
       accountId: LOCAL_ACCOUNT_ID,
       apiId: 'local',
+      authorizer,
       domainName: host.replace(/:\d+$/, ''),
       httpMethod: req.method ?? 'GET',
       identity: { sourceIp, userAgent: req.headers['user-agent'] ?? null },

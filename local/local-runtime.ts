@@ -21,8 +21,8 @@ import { superviseEmulators } from './emulator-supervisor';
 import { canConnect, freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
 import {
   dataPaths,
+  emulatorClientEnv,
   LOCAL_PREFIX,
-  LOCAL_REGION,
   localDataDir,
   localDefaults,
   localFunctionEnv,
@@ -36,14 +36,11 @@ export interface LocalRuntimeOptions {
   port?: number;
   /** Default `$INKPRESS_DATA_DIR` or `.inkpress/`. */
   dataDir?: string;
-  /** Seconds between sweeper runs (0: only the first run). Default 60. */
+  /** Seconds between sweeper runs (0: only the first run, after `firstSweepAfterMs`, default 2 s). */
   sweepSeconds?: number;
-  /** Delay of the first sweeper run. Default 2 s. */
   firstSweepAfterMs?: number;
   pollWaitSeconds?: number;
-  /** Authorizer decision cache TTL, as on the deployed API. Default 60 s. */
   authorizerCacheSeconds?: number;
-  /** One line per request. */
   logRequests?: boolean;
   log?: (line: string) => void;
   /** Called when an emulator died and could not be restored (the runtime has stopped by then). */
@@ -52,12 +49,10 @@ export interface LocalRuntimeOptions {
 
 export interface LocalRuntime {
   baseUrl: string;
-  port: number;
   dataDir: string;
-  /** Bearer token of the local account (same across restarts on the same data folder). */
+  /** Bearer token of the local account (the same across restarts on the same data folder). */
   token: string;
   accountId: string;
-  /** True when this start created the local account. */
   accountCreated: boolean;
   endpoints: { dynamodb: string; moto: string };
   resources: ProvisionedResources;
@@ -125,15 +120,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const [dynamodb, moto] = emulators as [RunningEmulator, RunningEmulator];
     const endpoints = { dynamodb: dynamodb.endpoint, moto: moto.endpoint };
 
-    const settings = {
-      region: LOCAL_REGION,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    };
-    const clients = {
-      dynamodb: new DynamoDBClient({ ...settings, endpoint: endpoints.dynamodb }),
-      sqs: new SQSClient({ ...settings, endpoint: endpoints.moto }),
-      kms: new KMSClient({ ...settings, endpoint: endpoints.moto }),
-    };
+    // The emulators' endpoints, region and credentials, for this process's clients and the functions'.
+    Object.assign(process.env, emulatorClientEnv(endpoints));
+    const clients = { dynamodb: new DynamoDBClient(), sqs: new SQSClient(), kms: new KMSClient() };
     cleanups.push(() => {
       for (const client of Object.values(clients)) client.destroy();
     });
@@ -228,7 +217,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const pidOf = (port: number) => emulators.find((emulator) => emulator.port === port)?.process.pid ?? 0;
     return {
       baseUrl,
-      port,
       dataDir,
       token: account.token,
       accountId: account.accountId,
