@@ -135,14 +135,11 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
       stopping = true;
       abort.abort();
       wake();
-      let timer: NodeJS.Timeout | undefined;
+      const finished = loop.then(() => Promise.all(running)).then(() => false);
       const gaveUp = await Promise.race([
-        loop.then(() => Promise.all(running)).then(() => false),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(true), 10_000);
-        }),
+        finished,
+        new Promise((resolve) => setTimeout(resolve, 10_000, true).unref()),
       ]);
-      clearTimeout(timer);
       if (gaveUp) log(`${worker.name} is still running; its messages will be redelivered.`);
     },
   };
