@@ -48,12 +48,7 @@ export interface ApiServerOptions {
   persistWrites?: () => Promise<void>;
 }
 
-export interface ApiServer {
-  listen(port: number): Promise<number>;
-  close(): Promise<void>;
-}
-
-export function createApiServer(options: ApiServerOptions): ApiServer {
+export function createApiServer(options: ApiServerOptions) {
   const routes = options.routes
     .map((route) => {
       const source = route.path.replace(/\./g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
@@ -149,13 +144,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   });
 
   return {
-    listen: (port) =>
-      new Promise((resolve, reject) => {
+    listen: (port: number) =>
+      new Promise<number>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
       }),
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         if (!server.listening) return resolve();
         const force = setTimeout(() => server.closeAllConnections(), 5_000);
         server.close(() => resolve(clearTimeout(force)));

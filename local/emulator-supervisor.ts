@@ -28,14 +28,7 @@ export interface EmulatorSupervisorOptions {
   restoreWithinMs?: number;
 }
 
-export interface EmulatorSupervisor {
-  /** The emulators running now. */
-  running(): RunningEmulator[];
-  /** Stops watching (before the emulators are stopped on purpose). */
-  stop(): void;
-}
-
-export function superviseEmulators(options: EmulatorSupervisorOptions): EmulatorSupervisor {
+export function superviseEmulators(options: EmulatorSupervisorOptions) {
   const { maxRestartsPerMinute = 3, restoreWithinMs = 40_000 } = options;
   const restartTimes = new Map<SupervisedEmulator, number[]>();
   const dead = new Set<SupervisedEmulator>();
@@ -122,7 +115,9 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
 
   for (const emulator of options.emulators) watch(emulator);
   return {
+    /** The emulators running now. */
     running: () => options.emulators.map((emulator) => emulator.current),
+    /** Stops watching (before the emulators are stopped on purpose). */
     stop: () => {
       stopped = true;
     },

@@ -27,7 +27,7 @@ import {
   localDefaults,
   localFunctionEnv,
 } from './local-config';
-import { type ProvisionedResources, provision } from './provision';
+import { provision } from './provision';
 import { startQueuePoller } from './queue-poller';
 import { startScheduler } from './scheduler';
 
@@ -47,26 +47,7 @@ export interface LocalRuntimeOptions {
   onFatal?: (message: string) => void;
 }
 
-export interface LocalRuntime {
-  baseUrl: string;
-  dataDir: string;
-  /** Bearer token of the local account (the same across restarts on the same data folder). */
-  token: string;
-  accountId: string;
-  accountCreated: boolean;
-  endpoints: { dynamodb: string; moto: string };
-  resources: ProvisionedResources;
-  /** Process ids of the emulators and of the watcher that cleans up after this process, now. */
-  readonly childPids: number[];
-  readonly emulatorPids: { dynamodb: number; moto: number };
-  /** False while an emulator is down and being restarted (the API answers 503). */
-  readonly available: boolean;
-  /** Articles that were queued when the runtime last stopped, sent to generation again at this start. */
-  resentAtStart: number;
-  /** Things to tell the user at start-up (e.g. an emulator not limited to 127.0.0.1). */
-  warnings: string[];
-  stop(): Promise<void>;
-}
+export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
 
 /**
  * The functions' SDK clients are module singletons (as in a warm Lambda) that keep the endpoint
@@ -74,7 +55,7 @@ export interface LocalRuntime {
  */
 let previousEmulatorPorts: { dynamodb: number; moto: number } | undefined;
 
-export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const log = options.log ?? ((line: string) => console.log(line));
   const dataDir = options.dataDir ?? localDataDir();
   const paths = dataPaths(dataDir);
@@ -218,21 +199,26 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     return {
       baseUrl,
       dataDir,
+      /** Bearer token of the local account (the same across restarts on the same data folder). */
       token: account.token,
       accountId: account.accountId,
       accountCreated: account.created,
       endpoints,
       resources,
+      /** Process ids of the emulators and of the watcher that cleans up after this process, now. */
       get childPids() {
         return [...emulators.map((emulator) => emulator.process.pid ?? 0), lock.watcherPid];
       },
       get emulatorPids() {
         return { dynamodb: pidOf(ports.dynamodb), moto: pidOf(ports.moto) };
       },
+      /** False while an emulator is down and being restarted (the API answers 503). */
       get available() {
         return available;
       },
+      /** Articles that were queued when the runtime last stopped, sent to generation again at this start. */
       resentAtStart,
+      /** Things to tell the user at start-up (e.g. an emulator not limited to 127.0.0.1). */
       warnings: emulators.flatMap((emulator) => emulator.warning ?? []),
       stop,
     };

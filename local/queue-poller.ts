@@ -38,14 +38,7 @@ export interface QueuePollerOptions {
   waitTimeSeconds?: number;
 }
 
-export interface QueuePoller {
-  /** Stops handing out messages (invocations in flight go on) until `resume()`. */
-  pause(): void;
-  resume(): void;
-  stop(): Promise<void>;
-}
-
-export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
+export function startQueuePoller(options: QueuePollerOptions) {
   const { sqs, queueUrl, worker, log } = options;
   const batchSize = options.batchSize ?? runtimeSettings.workerBatchSize;
   const maxConcurrency = options.maxConcurrency ?? runtimeSettings.workerMaxConcurrency;
@@ -124,6 +117,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   })();
 
   return {
+    /** Stops handing out messages (invocations in flight go on) until `resume()`. */
     pause: () => {
       paused = true;
     },

@@ -12,19 +12,12 @@ import { LOCAL_ACCOUNT_ID, LOCAL_PREFIX, LOCAL_REGION, loadHandler } from './loc
 
 type SweeperHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
-export interface Scheduler {
-  /** Skips the runs that fall due until `resume()`. */
-  pause(): void;
-  resume(): void;
-  stop(): Promise<void>;
-}
-
 export function startScheduler(options: {
   sweeper: Pick<FunctionDefinition, 'name' | 'entry'>;
   log: (line: string) => void;
   intervalSeconds: number;
   firstRunAfterMs: number;
-}): Scheduler {
+}) {
   const { sweeper, log } = options;
   let running: Promise<void> | undefined;
   let paused = false;
