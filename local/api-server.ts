@@ -1,428 +1,205 @@
 /**
  * A local stand-in for API Gateway's REST API with Lambda proxy integrations: matches the
- * request against the route table, answers 404/405/413 itself, runs the TOKEN authorizer,
- * builds the proxy event API Gateway would send, and calls the route's handler.
+ * request against the route table (404, 405 and 413 answered here, with the API's JSON bodies),
+ * runs the TOKEN authorizer as API Gateway does, builds the proxy event and calls the handler.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
 import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
-import type { RouteDefinition } from '../functions/routes';
+import { authorizer as authorizerFunction, type HttpMethod, type RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
-import type { HandlerLoader } from './handler-loader';
 import { lambdaContext } from './lambda-context';
-import type { LocalAuthorizer } from './local-authorizer';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-config';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler } from './local-config';
 
-/** API Gateway's own payload limit; larger bodies are not even read. */
-const GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
-const API_ID = 'local';
 /** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
-const RETRY_AFTER_SECONDS = 5;
+const RETRY_AFTER_SECONDS = '5';
 const STAGE = 'local';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
-interface CompiledRoute {
-  route: RouteDefinition;
-  pattern: RegExp;
-  parameterNames: string[];
-  parameterCount: number;
-}
-
-type RouteMatch =
-  | { kind: 'found'; route: RouteDefinition; pathParameters: Record<string, string> | null }
-  | { kind: 'notFound' }
-  | { kind: 'methodNotAllowed'; allowed: string[] };
+type TokenHandler = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+type AuthorizerContext = Record<string, string | number | boolean>;
+type Decision = { context: AuthorizerContext } | { statusCode: number; body: object };
 
 export interface ApiServerOptions {
   routes: RouteDefinition[];
-  loader: HandlerLoader;
-  authorizer: LocalAuthorizer;
   log: (line: string) => void;
   /** Log one line per request (method, path, status, time). */
   logRequests?: boolean;
+  /** How long the authorizer's decision for a token is reused, as API Gateway does. */
+  authorizerCacheSeconds: number;
   /** False while an emulator is down: requests to routes get a 503 instead of reaching a handler. */
   available?: () => boolean;
   /**
-   * Runs after a handler of a request that may write (any method but GET and HEAD) and before
-   * its response is sent, to make what it wrote durable; when it throws, the answer is a 503.
+   * Runs after the handler of a request that may write (any method but GET and HEAD), before its
+   * response is sent, to make what it wrote durable; when it throws, the answer is a 503.
    */
   persistWrites?: () => Promise<void>;
-  maxBodyBytes?: number;
 }
 
-export interface ApiServer {
-  listen(port: number, host: string): Promise<number>;
-  close(): Promise<void>;
-}
+export function createApiServer(options: ApiServerOptions) {
+  const routes = options.routes
+    .map((route) => {
+      const source = route.path.replace(/\./g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
+      return { route, pattern: new RegExp(`^${source}$`) };
+    })
+    // Literal segments win over `{param}` segments, as in API Gateway.
+    .sort((a, b) => a.route.path.split('{').length - b.route.path.split('{').length);
+  const authorize = tokenAuthorizer(options.authorizerCacheSeconds, options.log);
 
-export function createApiServer(options: ApiServerOptions): ApiServer {
-  const compiled = compileRoutes(options.routes);
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  let listeningPort = 0;
-
-  const server: Server = createServer((req, res) => {
-    const requestId = randomUUID();
-    const started = Date.now();
-    res.on('finish', () => {
-      if (options.logRequests) {
-        options.log(`${req.method} ${req.url} -> ${res.statusCode} (${Date.now() - started} ms)`);
-      }
-    });
-    handleRequest(req, res, requestId).catch((error: unknown) => {
-      options.log(`Request ${requestId} failed: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent)
-        sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
-      else res.destroy();
-    });
-  });
-  server.on('clientError', (_error, socket) => {
-    if (!socket.writable) return;
-    const body = JSON.stringify({ message: 'Bad request.' });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
-
-  async function handleRequest(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://local');
-    const method = (req.method ?? 'GET').toUpperCase();
-    const match = matchRoute(compiled, url.pathname, method);
-    if (match.kind === 'notFound') {
-      drain(req);
-      sendJson(res, 404, errorBodies.notFound, requestId);
-      return;
-    }
-    if (match.kind === 'methodNotAllowed') {
-      drain(req);
-      sendJson(res, 405, errorBodies.methodNotAllowed, requestId, { Allow: match.allowed.join(', ') });
-      return;
-    }
+    const method = req.method as HttpMethod;
+    const send = (statusCode: number, body: object, headers: Record<string, string> = {}) => {
+      req.resume();
+      sendJson(res, requestId, statusCode, body, headers);
+    };
+    const unavailable = () =>
+      send(503, errorBodies.serviceUnavailable, { 'Retry-After': RETRY_AFTER_SECONDS });
 
-    if (options.available && !options.available()) {
-      drain(req);
-      sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
-        'Retry-After': String(RETRY_AFTER_SECONDS),
-      });
-      return;
-    }
-
-    const body = await readBody(req, maxBodyBytes);
-    if (body === 'tooLarge') {
-      sendJson(res, 413, errorBodies.payloadTooLarge, requestId, { Connection: 'close' });
-      return;
-    }
-
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${API_ID}/${STAGE}/${method}${url.pathname}`;
-    const authorizationStarted = Date.now();
-    // Public routes (the OpenAPI document, the docs page) have no authorizer, as deployed.
-    const decision = match.route.public
-      ? ({ allowed: true, context: {} } as const)
-      : await options.authorizer.decide(headerValue(req, 'authorization'), methodArn);
-    if (!decision.allowed) {
-      const errorBody =
-        decision.statusCode >= 500 ? { ...decision.body, request_id: requestId } : decision.body;
-      sendJson(res, decision.statusCode, errorBody, requestId);
-      return;
-    }
-
-    const loaded = options.loader.load<ProxyHandler>(match.route.entry);
-    if (loaded.status === 'missing') {
-      sendJson(
-        res,
-        501,
-        { message: `Not implemented yet: ${match.route.entry} does not exist.`, request_id: requestId },
-        requestId,
-      );
-      return;
-    }
-    if (loaded.status === 'failed') {
-      sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
-      return;
-    }
-
-    const event = proxyEvent({
-      req,
-      url,
-      method,
-      route: match.route,
-      pathParameters: match.pathParameters,
-      body,
-      requestId,
-      localPort: listeningPort,
-      authorizer: { ...decision.context, integrationLatency: Date.now() - authorizationStarted },
+    const matching = routes.flatMap(({ route, pattern }) => {
+      const found = pattern.exec(url.pathname);
+      return found ? [{ route, parameters: found.groups }] : [];
     });
+    const match = matching.find(({ route }) => route.methods.includes(method));
+    if (!match) {
+      if (matching.length === 0) return send(404, errorBodies.notFound);
+      const allowed = [...new Set(matching.flatMap(({ route }) => route.methods))].join(', ');
+      return send(405, errorBodies.methodNotAllowed, { Allow: allowed });
+    }
+    if (options.available && !options.available()) return unavailable();
+    const body = await readBody(req);
+    if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
+
+    const { route, parameters } = match;
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
+    // Public routes (the OpenAPI document, the docs page) have no authorizer, as deployed.
+    const authorized = route.public ? { context: {} } : await authorize(req.headers.authorization, methodArn);
+    if (!('context' in authorized)) return send(authorized.statusCode, authorized.body);
+
+    const pathParameters = parameters
+      ? Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, safeDecode(value)]))
+      : null;
+    const event = proxyEvent(req, url, route.path, pathParameters, body, requestId, authorized.context);
     let result: APIGatewayProxyResult;
     try {
-      result = await loaded.handler(
-        event,
-        lambdaContext(match.route.name, runtimeSettings.apiTimeoutSeconds),
-      );
+      const handler = loadHandler<ProxyHandler>(route.entry);
+      result = await handler(event, lambdaContext(route.name, runtimeSettings.apiTimeoutSeconds));
+      if (!Number.isInteger(result?.statusCode)) throw new Error('the handler returned no statusCode');
     } catch (error) {
       options.log(
-        `${match.route.name} threw (request ${requestId}): ${error instanceof Error ? error.stack : String(error)}`,
+        `${route.name} failed (request ${requestId}): ${error instanceof Error ? error.stack : error}`,
       );
-      sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
-      return;
+      return send(500, errorBodies.serverError);
     }
-    if (!result || !Number.isInteger(result.statusCode)) {
-      options.log(`${match.route.name} returned no statusCode (request ${requestId}).`);
-      sendJson(res, 500, { ...errorBodies.serverError, request_id: requestId }, requestId);
-      return;
-    }
-    if (options.persistWrites && method !== 'GET' && method !== 'HEAD') {
+    if (options.persistWrites && method !== 'GET') {
       try {
         await options.persistWrites();
       } catch (error) {
-        options.log(
-          `${match.route.name} (request ${requestId}): what it wrote may be lost: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        sendJson(res, 503, errorBodies.serviceUnavailable, requestId, {
-          'Retry-After': String(RETRY_AFTER_SECONDS),
-        });
-        return;
+        options.log(`${route.name} (request ${requestId}): what it wrote may be lost: ${error}`);
+        return unavailable();
       }
     }
-    writeProxyResult(res, result, requestId);
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+      headers[name] = values.map(String);
+    }
+    for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+    res.writeHead(result.statusCode, { ...headers, 'x-amzn-RequestId': requestId });
+    res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
   }
 
+  const server = createServer((req, res) => {
+    const requestId = randomUUID();
+    const started = Date.now();
+    if (options.logRequests) {
+      res.on('finish', () =>
+        options.log(`${req.method} ${req.url} -> ${res.statusCode} (${Date.now() - started} ms)`),
+      );
+    }
+    handle(req, res, requestId).catch((error: unknown) => {
+      options.log(`Request ${requestId} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      if (res.headersSent) res.destroy();
+      else sendJson(res, requestId, 500, errorBodies.serverError);
+    });
+  });
+  server.on('clientError', (_error, socket) => {
+    const body = JSON.stringify({ message: 'Bad request.' });
+    if (socket.writable) {
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+  });
+
   return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
+    listen: (port: number) =>
+      new Promise<number>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          listeningPort = (server.address() as AddressInfo).port;
-          resolve(listeningPort);
-        });
+        server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
       }),
     close: () =>
-      new Promise((resolve) => {
-        if (!server.listening) {
-          resolve();
-          return;
-        }
+      new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
         const force = setTimeout(() => server.closeAllConnections(), 5_000);
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
+        server.close(() => resolve(clearTimeout(force)));
         server.closeIdleConnections();
       }),
   };
 }
 
-function compileRoutes(routes: RouteDefinition[]): CompiledRoute[] {
-  return routes
-    .map((route) => {
-      const parameterNames: string[] = [];
-      const source = route.path
-        .split('/')
-        .map((segment) => {
-          const parameter = /^\{(\w+)\}$/.exec(segment)?.[1];
-          if (parameter === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-          parameterNames.push(parameter);
-          return '([^/]+)';
-        })
-        .join('/');
-      return {
-        route,
-        pattern: new RegExp(`^${source}$`),
-        parameterNames,
-        parameterCount: parameterNames.length,
-      };
-    })
-    .sort((a, b) => a.parameterCount - b.parameterCount);
-}
-
-/** Literal segments win over `{param}` segments, as in API Gateway. */
-export function matchRoute(routes: CompiledRoute[], pathname: string, method: string): RouteMatch {
-  const allowed = new Set<string>();
-  for (const compiled of routes) {
-    const found = compiled.pattern.exec(pathname);
-    if (!found) continue;
-    if (!compiled.route.methods.includes(method as RouteDefinition['methods'][number])) {
-      for (const allowedMethod of compiled.route.methods) allowed.add(allowedMethod);
-      continue;
-    }
-    if (compiled.parameterNames.length === 0)
-      return { kind: 'found', route: compiled.route, pathParameters: null };
-    const pathParameters: Record<string, string> = {};
-    compiled.parameterNames.forEach((name, index) => {
-      pathParameters[name] = safeDecode(found[index + 1] ?? '');
-    });
-    return { kind: 'found', route: compiled.route, pathParameters };
-  }
-  return allowed.size > 0 ? { kind: 'methodNotAllowed', allowed: [...allowed] } : { kind: 'notFound' };
-}
-
-/** Reads the body; `tooLarge` past `limit` (the rest is drained up to the gateway's own limit). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'tooLarge'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > GATEWAY_PAYLOAD_LIMIT) return Promise.resolve('tooLarge');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (size > GATEWAY_PAYLOAD_LIMIT) {
-        req.pause();
-        resolve('tooLarge');
-      }
-    });
-    req.on('end', () => resolve(size > limit ? 'tooLarge' : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function drain(req: IncomingMessage): void {
-  req.resume();
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[value.length - 1] : value;
-}
-
 /**
- * The REST API's `binaryMediaTypes` (lib/constructs/inkpress-api.ts): bodies of these types reach
- * the handler base64-encoded, byte for byte; all others as UTF-8 text, as API Gateway does.
+ * The TOKEN authorizer as API Gateway runs it: no `Authorization` header is a 401 without
+ * calling it, its decision is cached per token, a Deny (or a thrown `Unauthorized`) is the
+ * ACCESS_DENIED gateway response (401), and a failure is a 500. The policy it returns always
+ * covers the whole API, so its effect is the decision (no policy is evaluated here).
  */
-
-function isBinaryBody(contentType: string | undefined): boolean {
-  const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return (runtimeSettings.binaryMediaTypes as readonly string[]).includes(mediaType);
-}
-
-interface ProxyEventInput {
-  req: IncomingMessage;
-  url: URL;
-  method: string;
-  route: RouteDefinition;
-  pathParameters: Record<string, string> | null;
-  body: Buffer;
-  requestId: string;
-  localPort: number;
-  authorizer: Record<string, string | number | boolean>;
-}
-
-/** The event of API Gateway's REST proxy integration for this request. */
-function proxyEvent(input: ProxyEventInput): APIGatewayProxyEvent {
-  const { req, url } = input;
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let index = 0; index + 1 < req.rawHeaders.length; index += 2) {
-    const name = req.rawHeaders[index] as string;
-    const value = req.rawHeaders[index + 1] as string;
-    const existing = Object.keys(multiValueHeaders).find((key) => key.toLowerCase() === name.toLowerCase());
-    appendValue(multiValueHeaders, existing ?? name, value);
-  }
-  const setHeader = (name: string, value: string) => {
-    for (const key of Object.keys(multiValueHeaders)) {
-      if (key.toLowerCase() === name.toLowerCase()) delete multiValueHeaders[key];
+function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
+  const cache = new Map<string, { expiresAt: number; result: APIGatewayAuthorizerResult }>();
+  const unauthenticated = { statusCode: 401, body: errorBodies.unauthenticated };
+  return async (authorization: string | undefined, methodArn: string): Promise<Decision> => {
+    if (!authorization?.trim()) return unauthenticated;
+    const cached = cache.get(authorization);
+    let result = cached && cached.expiresAt > Date.now() ? cached.result : undefined;
+    if (!result) {
+      try {
+        result = await loadHandler<TokenHandler>(authorizerFunction.entry)(
+          { type: 'TOKEN', authorizationToken: authorization, methodArn },
+          lambdaContext(authorizerFunction.name, runtimeSettings.apiTimeoutSeconds),
+        );
+        if (!result?.principalId || !result.policyDocument)
+          throw new Error('no principalId or policyDocument');
+      } catch (error) {
+        if (error instanceof Error && error.message === 'Unauthorized') return unauthenticated;
+        log(`Authorizer failed: ${error instanceof Error ? error.message : String(error)}`);
+        return { statusCode: 500, body: errorBodies.serverError };
+      }
+      if (cacheSeconds > 0) cache.set(authorization, { expiresAt: Date.now() + cacheSeconds * 1000, result });
     }
-    multiValueHeaders[name] = [value];
-  };
-  const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
-  const forwardedFor = headerValue(req, 'x-forwarded-for');
-  const host = headerValue(req, 'host') ?? `127.0.0.1:${input.localPort}`;
-  setHeader('Host', host);
-  setHeader('X-Forwarded-For', forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp);
-  setHeader('X-Forwarded-Port', String(input.localPort));
-  setHeader('X-Forwarded-Proto', 'http');
-  const headers: Record<string, string> = {};
-  for (const [name, values] of Object.entries(multiValueHeaders))
-    headers[name] = values[values.length - 1] ?? '';
-
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) appendValue(multiValueQuery, name, value);
-  const query: Record<string, string> = {};
-  for (const [name, values] of Object.entries(multiValueQuery)) query[name] = values[values.length - 1] ?? '';
-  const hasQuery = Object.keys(query).length > 0;
-
-  const contentType = headerValue(req, 'content-type');
-  const isBase64Encoded = input.body.length > 0 && isBinaryBody(contentType);
-  const now = new Date();
-
-  return {
-    resource: input.route.path,
-    path: url.pathname,
-    httpMethod: input.method,
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
-    pathParameters: input.pathParameters,
-    stageVariables: null,
-    requestContext: {
-      accountId: LOCAL_ACCOUNT_ID,
-      apiId: API_ID,
-      authorizer: input.authorizer,
-      domainName: host.replace(/:\d+$/, ''),
-      domainPrefix: host.split('.')[0]?.replace(/:\d+$/, '') ?? 'local',
-      extendedRequestId: input.requestId,
-      httpMethod: input.method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp,
-        user: null,
-        userAgent: headerValue(req, 'user-agent') ?? null,
-        userArn: null,
-      },
-      // Served at the root (no stage prefix), so handlers build `http://host:port` base URLs.
-      path: url.pathname,
-      protocol: `HTTP/${req.httpVersion}`,
-      requestId: input.requestId,
-      requestTime: gatewayTime(now),
-      requestTimeEpoch: now.getTime(),
-      resourceId: API_ID,
-      resourcePath: input.route.path,
-      stage: STAGE,
-    },
-    body: input.body.length === 0 ? null : input.body.toString(isBase64Encoded ? 'base64' : 'utf8'),
-    isBase64Encoded,
+    if (result.policyDocument.Statement.some((statement) => statement.Effect !== 'Allow'))
+      return unauthenticated;
+    return { context: { ...(result.context as AuthorizerContext), principalId: result.principalId } };
   };
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `09/Apr/2015:12:34:56 +0000`, the format of `requestContext.requestTime`. */
-function gatewayTime(at: Date): string {
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${pad(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())} +0000`;
-}
-
-function writeProxyResult(res: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
-    headers[name] = values.map(String);
-  }
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  headers['x-amzn-RequestId'] = requestId;
-  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
-  res.writeHead(result.statusCode, headers);
-  res.end(body);
-}
-
+/** A JSON answer of the gateway itself; a 5xx other than 503 names its request. */
 function sendJson(
   res: ServerResponse,
-  statusCode: number,
-  body: unknown,
   requestId: string,
-  extraHeaders: Record<string, string> = {},
+  statusCode: number,
+  body: object,
+  headers: Record<string, string> = {},
 ): void {
   res.writeHead(statusCode, {
     'Content-Type': 'application/json; charset=utf-8',
@@ -430,15 +207,91 @@ function sendJson(
     ...SECURITY_HEADERS,
     'X-Request-Id': requestId,
     'x-amzn-RequestId': requestId,
-    ...extraHeaders,
+    ...headers,
   });
-  res.end(JSON.stringify(body));
+  res.end(
+    JSON.stringify(statusCode >= 500 && statusCode !== 503 ? { ...body, request_id: requestId } : body),
+  );
 }
 
-function appendValue(target: Record<string, string[]>, name: string, value: string): void {
-  const values = target[name];
-  if (values) values.push(value);
-  else target[name] = [value];
+/** Reads the body; undefined past the API's limit (the rest is read and dropped). */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The event of API Gateway's REST proxy integration, served at the root (no stage prefix, so
+ * handlers build `http://host:port` links). Bodies of the API's `binaryMediaTypes` arrive
+ * base64-encoded, all others as text.
+ */
+function proxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  resource: string,
+  pathParameters: Record<string, string> | null,
+  body: Buffer,
+  requestId: string,
+  authorizer: AuthorizerContext,
+): APIGatewayProxyEvent {
+  const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+  const host = req.headers.host ?? '127.0.0.1';
+  const forwardedFor = req.headers['x-forwarded-for'];
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let n = 0; n + 1 < req.rawHeaders.length; n += 2) {
+    const [name = '', value = ''] = req.rawHeaders.slice(n, n + 2);
+    if (/^(host|x-forwarded-(for|proto))$/i.test(name)) continue; // set by API Gateway, below
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+  }
+  Object.assign(multiValueHeaders, {
+    Host: [host],
+    'X-Forwarded-For': [forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp],
+    'X-Forwarded-Proto': ['http'],
+  });
+  const multiValueQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams)
+    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
+  const last = (values: Record<string, string[]>) =>
+    Object.fromEntries(Object.entries(values).map(([name, all]) => [name, all.at(-1) ?? '']));
+  const hasQuery = url.searchParams.size > 0;
+  const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const isBase64Encoded =
+    body.length > 0 && runtimeSettings.binaryMediaTypes.some((type) => type === mediaType);
+  return {
+    resource,
+    path: url.pathname,
+    httpMethod: req.method ?? 'GET',
+    headers: last(multiValueHeaders),
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? last(multiValueQuery) : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
+    pathParameters,
+    stageVariables: null,
+    requestContext: {
+      accountId: LOCAL_ACCOUNT_ID,
+      apiId: 'local',
+      authorizer,
+      domainName: host.replace(/:\d+$/, ''),
+      httpMethod: req.method ?? 'GET',
+      identity: { sourceIp, userAgent: req.headers['user-agent'] ?? null },
+      path: url.pathname,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourcePath: resource,
+      stage: STAGE,
+    } as APIGatewayProxyEvent['requestContext'],
+    body: body.length === 0 ? null : body.toString(isBase64Encoded ? 'base64' : 'utf8'),
+    isBase64Encoded,
+  };
 }
 
 function safeDecode(value: string): string {

@@ -1,118 +1,119 @@
 /**
- * DynamoDB Local keeps its data in one SQLite file that two processes must not open at once.
- * One process at a time owns the data folder, recorded in `dynamodb.lock` (pid + kind); a
- * running `npm start` also records its emulator ports in `runtime.json`, so the admin CLI
- * goes through that instance instead of opening the file itself.
+ * Owning the data folder, and the one clean-up path for child processes.
+ *
+ * DynamoDB Local keeps its data in one SQLite file that two processes must not open at once, so
+ * one process at a time owns the data folder: `runtime.json` names it and, once `npm start` is
+ * up, its DynamoDB Local endpoint, which the admin CLI then uses instead of starting its own.
+ *
+ * The owner's child processes never outlive it: taking the folder starts a detached watcher
+ * (`sh`) that, once the owner or the processes that launched it (tsx, npm's shell) are gone,
+ * sends the owner SIGTERM (a clean stop), waits for it, then ends whatever still runs on the
+ * folder's data (the emulators, whatever their pids after restarts). The folder counts as taken
+ * until the watcher is done too, so a new start never meets the old emulators.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dataPaths } from './local-config';
 
-export type LockOwnerKind = 'runtime' | 'admin';
-
-export interface LockOwner {
+export interface Owner {
   pid: number;
-  kind: LockOwnerKind;
-}
-
-export interface RuntimeInfo {
-  pid: number;
-  baseUrl: string;
-  dynamodbEndpoint: string;
-  motoEndpoint: string;
-  startedAt: string;
+  watcherPid: number;
+  kind: 'runtime' | 'admin';
+  baseUrl?: string;
+  dynamodbEndpoint?: string;
 }
 
 export interface DataLock {
-  release(): void;
+  watcherPid: number;
+  /** Records what a running runtime offers (the admin CLI goes through its DynamoDB Local). */
+  publish(info: { baseUrl: string; dynamodbEndpoint: string }): void;
+  /** Stops the watcher and frees the folder (after the emulators were stopped). */
+  release(): Promise<void>;
 }
 
-/** A zombie (killed, not reaped yet) counts as gone. */
-export function isProcessAlive(pid: number): boolean {
+const WATCHER = `
+watched=$OWNER
+for level in 1 2; do
+  parent=$(ps -o ppid= -p "\${watched##* }" 2>/dev/null | tr -d ' ')
+  [ "\${parent:-1}" -gt 1 ] && watched="$watched $parent"
+done
+while kill -0 $watched 2>/dev/null; do sleep 1; done
+kill -TERM "$OWNER" 2>/dev/null
+i=0; while kill -0 "$OWNER" 2>/dev/null && [ $i -lt 20 ]; do sleep 1; i=$((i+1)); done
+pkill -f "$DATA/(dynamodb|moto)" && sleep 1 && pkill -9 -f "$DATA/(dynamodb|moto)"
+exit 0`;
+
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The live owner of the data folder (its process or its watcher still running), if any. */
+export function currentOwner(dataDir: string): Owner | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    // No /proc (macOS), or it ended meanwhile.
-    return !existsSync('/proc');
-  }
-}
-
-/** The current owner of the data folder, or undefined when it is free (stale locks count as free). */
-export function lockOwner(dataDir: string): LockOwner | undefined {
-  const owner = readJson<LockOwner>(dataPaths(dataDir).lock);
-  if (!owner || typeof owner.pid !== 'number') return undefined;
-  return isProcessAlive(owner.pid) ? owner : undefined;
-}
-
-/**
- * Takes the data folder for this process, or returns the live owner that holds it. A lock left
- * by a process that died is taken over. The same process may hold it once per data folder.
- */
-export function tryLock(dataDir: string, kind: LockOwnerKind): DataLock | LockOwner {
-  const { lock } = dataPaths(dataDir);
-  mkdirSync(dataDir, { recursive: true });
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      writeFileSync(lock, JSON.stringify({ pid: process.pid, kind } satisfies LockOwner), { flag: 'wx' });
-      return { release: () => releaseIfMine(lock) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const owner = lockOwner(dataDir);
-    if (owner) return owner;
-    rmSync(lock, { force: true });
-  }
-  throw new Error(`Could not lock ${dataDir}: remove ${lock} if no Inkpress process is running.`);
-}
-
-/**
- * Waits until the lock is free or owned by a runtime; gives up after `timeoutMs`. A runtime
- * owner gets a moment to go away: a start right after a `kill -9` finds it still dying.
- */
-export async function lockWhenFree(
-  dataDir: string,
-  kind: LockOwnerKind,
-  timeoutMs: number,
-): Promise<DataLock | LockOwner> {
-  const deadline = Date.now() + timeoutMs;
-  const runtimeDeadline = Date.now() + Math.min(timeoutMs, DYING_RUNTIME_GRACE_MS);
-  for (;;) {
-    const result = tryLock(dataDir, kind);
-    if ('release' in result || Date.now() > deadline) return result;
-    if (result.kind === 'runtime' && Date.now() > runtimeDeadline) return result;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-const DYING_RUNTIME_GRACE_MS = 2_000;
-
-export function writeRuntimeInfo(dataDir: string, info: RuntimeInfo): void {
-  writeFileSync(dataPaths(dataDir).runtime, `${JSON.stringify(info, null, 2)}\n`);
-}
-
-export function readRuntimeInfo(dataDir: string): RuntimeInfo | undefined {
-  const info = readJson<RuntimeInfo>(dataPaths(dataDir).runtime);
-  return info && isProcessAlive(info.pid) ? info : undefined;
-}
-
-export function removeRuntimeInfo(dataDir: string): void {
-  const { runtime } = dataPaths(dataDir);
-  if (readJson<RuntimeInfo>(runtime)?.pid === process.pid) rmSync(runtime, { force: true });
-}
-
-function releaseIfMine(lock: string): void {
-  if (readJson<LockOwner>(lock)?.pid === process.pid) rmSync(lock, { force: true });
-}
-
-function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
+    const owner = JSON.parse(readFileSync(dataPaths(dataDir).runtime, 'utf8')) as Owner;
+    return isAlive(owner.pid) || isAlive(owner.watcherPid) ? owner : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Takes the data folder, waiting up to `timeoutMs` for its owner to go; returns the owner
+ * instead when it is a running `npm start` (with its endpoint), at once for the admin CLI and
+ * after a moment for a runtime (one killed a moment ago may still be dying).
+ */
+export async function lockDataFolder(
+  dataDir: string,
+  kind: Owner['kind'],
+  timeoutMs: number,
+): Promise<DataLock | Owner> {
+  const file = dataPaths(dataDir).runtime;
+  mkdirSync(dataDir, { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try {
+      writeFileSync(file, JSON.stringify({ pid: process.pid, watcherPid: 0, kind }), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = currentOwner(dataDir);
+    if (!owner) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    const waited = Date.now() - started;
+    const running = owner.dynamodbEndpoint !== undefined && isAlive(owner.pid);
+    if (waited > timeoutMs || (running && (kind === 'admin' || waited > 2_000))) return owner;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  const watcher = spawn('/bin/sh', ['-c', WATCHER], {
+    detached: true,
+    stdio: 'ignore',
+    env: { PATH: `${process.env.PATH}:/usr/bin:/bin`, OWNER: String(process.pid), DATA: dataDir },
+  });
+  watcher.unref();
+  const watcherPid = watcher.pid ?? 0;
+  const write = (extra: Partial<Owner> = {}) =>
+    writeFileSync(file, JSON.stringify({ pid: process.pid, watcherPid, kind, ...extra } satisfies Owner));
+  write();
+  return {
+    watcherPid,
+    publish: (info) => write(info),
+    release: async () => {
+      if (watcherPid > 0 && watcher.exitCode === null && watcher.signalCode === null) {
+        const exited = new Promise((resolve) => watcher.once('exit', resolve));
+        watcher.ref();
+        process.kill(-watcherPid, 'SIGKILL');
+        await exited;
+      }
+      rmSync(file, { force: true });
+    },
+  };
 }

@@ -1,10 +1,10 @@
 /**
  * Keeps DynamoDB Local and moto_server running under `npm start`. When one exits, the runtime
- * is told at once (`onUnavailable`: the API answers 503, the poller and the schedule pause),
+ * is told at once (`onUnavailable`: the API answers 503, the pollers and the schedule pause),
  * the emulator is started again on the same port with the same data, `afterRestart` restores
  * what it lost, and the runtime is told it is available again. When that does not succeed
- * within `restoreWithinMs`, or the emulators keep dying (more than `maxRestartsPerMinute`
- * restarts within a minute), `onFatal` gets a message that says why.
+ * within `restoreWithinMs`, or an emulator keeps dying (`maxRestartsPerMinute` restarts within
+ * a minute and it died again), `onFatal` gets a message that says why.
  */
 import type { RunningEmulator } from './emulators';
 
@@ -28,19 +28,8 @@ export interface EmulatorSupervisorOptions {
   restoreWithinMs?: number;
 }
 
-export interface EmulatorSupervisor {
-  /** The emulators running now. */
-  running(): RunningEmulator[];
-  /** Stops watching (before the emulators are stopped on purpose). */
-  stop(): void;
-}
-
-export const supervisorDefaults = { maxRestartsPerMinute: 3, restoreWithinMs: 40_000 } as const;
-
-export function superviseEmulators(options: EmulatorSupervisorOptions): EmulatorSupervisor {
-  const maxRestarts = options.maxRestartsPerMinute ?? supervisorDefaults.maxRestartsPerMinute;
-  const restoreWithinMs = options.restoreWithinMs ?? supervisorDefaults.restoreWithinMs;
-  /** Restarts within the last minute, per emulator. */
+export function superviseEmulators(options: EmulatorSupervisorOptions) {
+  const { maxRestartsPerMinute = 3, restoreWithinMs = 40_000 } = options;
   const restartTimes = new Map<SupervisedEmulator, number[]>();
   const dead = new Set<SupervisedEmulator>();
   /** Restarted, but what they lost is not restored yet. */
@@ -49,17 +38,21 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
   let restoring = false;
 
   const fatal = (message: string) => {
-    if (stopped) return;
+    if (!stopped) options.onFatal(message);
     stopped = true;
-    options.onFatal(message);
+  };
+  const recentRestarts = (emulator: SupervisedEmulator) => {
+    const times = (restartTimes.get(emulator) ?? []).filter((at) => at > Date.now() - 60_000);
+    restartTimes.set(emulator, times);
+    return times;
   };
 
   const watch = (emulator: SupervisedEmulator) => {
-    const { process: child, name } = emulator.current;
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+    const { process: child, name, port } = emulator.current;
+    const onExit = () => {
       if (stopped || emulator.current.process !== child) return;
       options.log(
-        `${name} stopped (${signal ?? `exit code ${code}`}); restarting it on port ${emulator.current.port}. Meanwhile the API answers 503.`,
+        `${name} stopped (${child.signalCode ?? `exit code ${child.exitCode}`}); restarting it on port ${port}. Meanwhile the API answers 503.`,
       );
       dead.add(emulator);
       if (restoring) return;
@@ -70,46 +63,33 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
       });
     };
     // An emulator that died before it was watched counts as well.
-    if (child.exitCode !== null || child.signalCode !== null)
-      queueMicrotask(() => onExit(child.exitCode, child.signalCode));
+    if (child.exitCode !== null || child.signalCode !== null) queueMicrotask(onExit);
     else child.once('exit', onExit);
   };
 
   async function restore(): Promise<void> {
     const began = Date.now();
-    const names = () => [...dead].map((emulator) => emulator.current.name).join(' and ');
     let lastError = '';
+    const names = () => [...dead].map((emulator) => emulator.current.name).join(' and ') || 'An emulator';
+    const why = (prefix: string) => (lastError ? ` (${prefix}${lastError})` : '');
     const deadline = setTimeout(
-      () =>
-        fatal(
-          `${names() || 'An emulator'} could not be restored within ${restoreWithinMs / 1000} s${lastError ? ` (${lastError})` : ''}.`,
-        ),
+      () => fatal(`${names()} could not be restored within ${restoreWithinMs / 1000} s${why('')}.`),
       restoreWithinMs,
     );
     try {
       while (!stopped) {
-        const now = Date.now();
-        const recent = (emulator: SupervisedEmulator) => {
-          const times = (restartTimes.get(emulator) ?? []).filter((at) => at > now - 60_000);
-          restartTimes.set(emulator, times);
-          return times;
-        };
-        const looping = [...dead].find((emulator) => recent(emulator).length >= maxRestarts);
+        const looping = [...dead].find((emulator) => recentRestarts(emulator).length >= maxRestartsPerMinute);
         if (looping) {
-          fatal(
-            `${looping.current.name} could not be kept running: ${recent(looping).length} restarts within a minute${lastError ? ` (last error: ${lastError})` : ''}.`,
+          const count = recentRestarts(looping).length;
+          return fatal(
+            `${looping.current.name} could not be kept running: ${count} restarts within a minute${why('last error: ')}.`,
           );
-          return;
         }
         try {
-          for (const emulator of options.emulators) {
-            if (!dead.has(emulator)) continue;
-            restartTimes.set(emulator, [...(restartTimes.get(emulator) ?? []), Date.now()]);
+          for (const emulator of options.emulators.filter((each) => dead.has(each))) {
+            restartTimes.set(emulator, [...recentRestarts(emulator), Date.now()]);
             const started = await emulator.restart();
-            if (stopped) {
-              await started.stop();
-              return;
-            }
+            if (stopped) return await started.stop();
             emulator.current = started;
             dead.delete(emulator);
             unrestored.add(emulator);
@@ -121,8 +101,7 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
           options.log(
             `Emulators running again after ${((Date.now() - began) / 1000).toFixed(1)} s; the API accepts requests.`,
           );
-          options.onAvailable();
-          return;
+          return options.onAvailable();
         } catch (error) {
           lastError = error instanceof Error ? error.message : String(error);
           if (!stopped) options.log(`Restore failed: ${lastError}`);
@@ -135,10 +114,11 @@ export function superviseEmulators(options: EmulatorSupervisorOptions): Emulator
   }
 
   for (const emulator of options.emulators) watch(emulator);
-
   return {
+    /** The emulators running now. */
     running: () => options.emulators.map((emulator) => emulator.current),
-    stop() {
+    /** Stops watching (before the emulators are stopped on purpose). */
+    stop: () => {
       stopped = true;
     },
   };

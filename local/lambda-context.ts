@@ -3,25 +3,22 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-config';
 
-export function lambdaContext(
-  functionName: string,
-  timeoutSeconds: number,
-  requestId = randomUUID(),
-): Context {
+export function lambdaContext(functionName: string, timeoutSeconds: number): Context {
   const deadline = Date.now() + timeoutSeconds * 1000;
-  const localName = `inkpress-local-${functionName}`;
+  const name = `inkpress-local-${functionName}`;
+  const nothing = () => undefined;
   return {
     callbackWaitsForEmptyEventLoop: true,
-    functionName: localName,
+    functionName: name,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${localName}`,
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}`,
     memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${localName}`,
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: nothing,
+    fail: nothing,
+    succeed: nothing,
   };
 }

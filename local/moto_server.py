@@ -5,23 +5,16 @@ id and new key material, and site passwords encrypted earlier could not be decry
 This launcher derives key ids and key material from a seed kept in the local data folder:
 the n-th key created gets the same id and material on every run. Local use only.
 
-It also exits when its parent process goes away (even one killed with SIGKILL), so a local
-runtime never leaves an orphaned moto_server behind.
-
 Usage: python3 moto_server.py STATE_DIR [moto_server arguments...]
+An empty STATE_DIR: a new seed for this run only.
 Exit code 3: moto (with its server extras) is not installed for this Python.
 """
+import hashlib
+import itertools
 import os
-
-parent_pid = os.getppid()
-
-import hashlib  # noqa: E402
-import itertools  # noqa: E402
-import secrets  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
-import uuid  # noqa: E402
+import secrets
+import sys
+import uuid
 
 try:
     import moto.kms.models as kms_models
@@ -31,13 +24,15 @@ except ImportError as error:
     sys.exit(3)
 
 state_dir = sys.argv.pop(1)
-os.makedirs(state_dir, exist_ok=True)
-seed_path = os.path.join(state_dir, "kms-seed")
-if not os.path.exists(seed_path):
-    with open(seed_path, "w") as seed_file:
-        seed_file.write(secrets.token_hex(32))
-with open(seed_path) as seed_file:
-    seed = seed_file.read().strip()
+seed = secrets.token_hex(32)
+if state_dir:
+    os.makedirs(state_dir, exist_ok=True)
+    seed_path = os.path.join(state_dir, "kms-seed")
+    if not os.path.exists(seed_path):
+        with open(seed_path, "w") as seed_file:
+            seed_file.write(seed)
+    with open(seed_path) as seed_file:
+        seed = seed_file.read().strip()
 
 key_numbers = itertools.count()
 current = {"n": 0}
@@ -54,16 +49,8 @@ def seeded_master_key():
     return hashlib.sha256(f"{seed}:material:{current['n']}".encode()).digest()
 
 
-def exit_with_parent():
-    while True:
-        if os.getppid() != parent_pid:
-            os._exit(0)
-        time.sleep(1)
-
-
 kms_models.generate_key_id = seeded_key_id
 kms_models.generate_master_key = seeded_master_key
 
 if __name__ == "__main__":
-    threading.Thread(target=exit_with_parent, daemon=True).start()
     sys.exit(main(sys.argv[1:]))

@@ -4,13 +4,10 @@
  * and the KMS key.
  */
 import {
-  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
-  type KeySchemaElement,
   ResourceNotFoundException,
-  type TableDescription,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -41,7 +38,6 @@ export interface ProvisionedResources {
   env: Record<string, string>;
   tableNames: Record<TableName, string>;
   queueUrl: string;
-  deadLetterQueueUrl: string;
   webhookQueueUrl: string;
   keyId: string;
 }
@@ -51,38 +47,22 @@ export async function provision(
   options: { prefix: string },
 ): Promise<ProvisionedResources> {
   const { tableNames, env } = await provisionTables(clients.dynamodb, options);
-
-  const deadLetterQueueUrl = await ensureQueue(clients.sqs, `${options.prefix}-generation-dlq`, {});
-  const { Attributes } = await clients.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
-  );
-  const queueUrl = await ensureQueue(clients.sqs, `${options.prefix}-generation`, {
+  const queueUrl = await ensureQueueWithDeadLetters(clients.sqs, `${options.prefix}-generation`, {
     VisibilityTimeout: String(visibilityTimeoutSeconds),
     MessageRetentionPeriod: String(QUEUE_RETENTION_SECONDS),
-    RedrivePolicy: JSON.stringify({
-      deadLetterTargetArn: Attributes?.QueueArn,
-      maxReceiveCount: runtimeSettings.maxReceiveCount,
-    }),
+    maxReceiveCount: runtimeSettings.maxReceiveCount,
   });
-  env.GENERATION_QUEUE_URL = queueUrl;
-
-  const webhookDeadLetterUrl = await ensureQueue(clients.sqs, `${options.prefix}-webhooks-dlq`, {});
-  const webhookDeadLetter = await clients.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: webhookDeadLetterUrl, AttributeNames: ['QueueArn'] }),
-  );
-  const webhookQueueUrl = await ensureQueue(clients.sqs, `${options.prefix}-webhooks`, {
+  const webhookQueueUrl = await ensureQueueWithDeadLetters(clients.sqs, `${options.prefix}-webhooks`, {
     VisibilityTimeout: String(webhookSettings.visibilityTimeoutSeconds),
-    RedrivePolicy: JSON.stringify({
-      deadLetterTargetArn: webhookDeadLetter.Attributes?.QueueArn,
-      maxReceiveCount: webhookSettings.maxReceiveCount,
-    }),
+    maxReceiveCount: webhookSettings.maxReceiveCount,
   });
-  env.WEBHOOK_QUEUE_URL = webhookQueueUrl;
-
   const keyId = await ensureKey(clients.kms, `alias/${options.prefix}-site-passwords`);
-  env.SITE_PASSWORD_KEY_ID = keyId;
-
-  return { env, tableNames, queueUrl, deadLetterQueueUrl, webhookQueueUrl, keyId };
+  Object.assign(env, {
+    GENERATION_QUEUE_URL: queueUrl,
+    WEBHOOK_QUEUE_URL: webhookQueueUrl,
+    SITE_PASSWORD_KEY_ID: keyId,
+  });
+  return { env, tableNames, queueUrl, webhookQueueUrl, keyId };
 }
 
 /** Creates the tables that are missing; returns their names and the variables that carry them. */
@@ -96,61 +76,73 @@ export async function provisionTables(
     const tableName = `${options.prefix}-${definition.id}`;
     const existed = await ensureTable(dynamodb, tableName, definition);
     // Websites stored before the health-check index joined it join it now.
-    if (existed && name === 'websites') {
+    if (existed && name === 'websites')
       await backfillCheckIndex(DynamoDBDocumentClient.from(dynamodb), tableName);
-    }
     tableNames[name] = tableName;
     env[definition.envVar] = tableName;
   }
   return { tableNames, env };
 }
 
-/** Creates the table or adds its missing indexes; true when it existed already. */
+/**
+ * Creates the table, or adds the indexes it lacks (local data outlives code changes: one
+ * UpdateTable per index, as DynamoDB requires); true when it existed already.
+ */
 async function ensureTable(
   client: DynamoDBClient,
-  tableName: string,
+  TableName: string,
   definition: TableDefinition,
 ): Promise<boolean> {
-  let existing: TableDescription | undefined;
-  try {
-    existing = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-  }
-  const attributes = new Map<string, AttributeDefinition>();
-  const addAttribute = (key: { name: string; type: 'S' | 'N' }) =>
-    attributes.set(key.name, { AttributeName: key.name, AttributeType: key.type });
-  addAttribute(definition.partitionKey);
-  if (definition.sortKey) addAttribute(definition.sortKey);
-  for (const index of definition.globalIndexes ?? []) {
-    addAttribute(index.partitionKey);
-    if (index.sortKey) addAttribute(index.sortKey);
-  }
-  const keySchema = (partition: { name: string }, sort?: { name: string }) => [
-    { AttributeName: partition.name, KeyType: 'HASH' as const },
-    ...(sort ? [{ AttributeName: sort.name, KeyType: 'RANGE' as const }] : []),
+  const existing = await client.send(new DescribeTableCommand({ TableName })).then(
+    (described) => described.Table,
+    (error: unknown) => {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    },
+  );
+  const indexes = definition.globalIndexes ?? [];
+  const keys = [definition, ...indexes].flatMap((key) => [
+    key.partitionKey,
+    ...(key.sortKey ? [key.sortKey] : []),
+  ]);
+  const AttributeDefinitions = [
+    ...new Map(keys.map((key) => [key.name, { AttributeName: key.name, AttributeType: key.type }])).values(),
   ];
+  const keySchema = (key: Pick<TableDefinition, 'partitionKey' | 'sortKey'>) => [
+    { AttributeName: key.partitionKey.name, KeyType: 'HASH' as const },
+    ...(key.sortKey ? [{ AttributeName: key.sortKey.name, KeyType: 'RANGE' as const }] : []),
+  ];
+  const indexDefinition = (index: (typeof indexes)[number]) => ({
+    IndexName: index.indexName,
+    KeySchema: keySchema(index),
+    Projection: { ProjectionType: 'ALL' as const },
+  });
   if (existing) {
-    await addMissingIndexes(client, existing, definition, attributes, keySchema);
+    const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    for (const index of indexes.filter((each) => !present.has(each.indexName))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName,
+          AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+        }),
+      );
+    }
     return true;
   }
   await client.send(
     new CreateTableCommand({
-      TableName: tableName,
+      TableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...attributes.values()],
-      KeySchema: keySchema(definition.partitionKey, definition.sortKey),
-      GlobalSecondaryIndexes: definition.globalIndexes?.map((index) => ({
-        IndexName: index.indexName,
-        KeySchema: keySchema(index.partitionKey, index.sortKey),
-        Projection: { ProjectionType: 'ALL' },
-      })),
+      AttributeDefinitions,
+      KeySchema: keySchema(definition),
+      GlobalSecondaryIndexes: indexes.length > 0 ? indexes.map(indexDefinition) : undefined,
     }),
   );
   if (definition.timeToLiveAttribute) {
     await client.send(
       new UpdateTimeToLiveCommand({
-        TableName: tableName,
+        TableName,
         TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
       }),
     );
@@ -158,46 +150,31 @@ async function ensureTable(
   return false;
 }
 
-/**
- * Local data outlives code changes: an index added to a table definition after the local table
- * was created is added to it (one UpdateTable per index, as DynamoDB requires).
- */
-async function addMissingIndexes(
-  client: DynamoDBClient,
-  existing: TableDescription,
-  definition: TableDefinition,
-  attributes: Map<string, AttributeDefinition>,
-  keySchema: (partition: { name: string }, sort?: { name: string }) => KeySchemaElement[],
-): Promise<void> {
-  const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-  for (const index of definition.globalIndexes ?? []) {
-    if (present.has(index.indexName)) continue;
-    await client.send(
-      new UpdateTableCommand({
-        TableName: existing.TableName,
-        AttributeDefinitions: [...attributes.values()],
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: {
-              IndexName: index.indexName,
-              KeySchema: keySchema(index.partitionKey, index.sortKey),
-              Projection: { ProjectionType: 'ALL' },
-            },
-          },
-        ],
-      }),
-    );
-  }
-}
-
-async function ensureQueue(
+/** The queue and its `-dlq`, which takes a message after `maxReceiveCount` receives. */
+async function ensureQueueWithDeadLetters(
   client: SQSClient,
   name: string,
-  attributes: Record<string, string>,
+  {
+    maxReceiveCount,
+    ...attributes
+  }: { maxReceiveCount: number; VisibilityTimeout: string; MessageRetentionPeriod?: string },
 ): Promise<string> {
-  const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
-  if (!QueueUrl) throw new Error(`CreateQueue returned no URL for ${name}`);
-  return QueueUrl;
+  const ensure = async (QueueName: string, Attributes: Record<string, string>) => {
+    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName, Attributes }));
+    if (!QueueUrl) throw new Error(`CreateQueue returned no URL for ${QueueName}`);
+    return QueueUrl;
+  };
+  const deadLetters = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: await ensure(`${name}-dlq`, {}),
+      AttributeNames: ['QueueArn'],
+    }),
+  );
+  const RedrivePolicy = JSON.stringify({
+    deadLetterTargetArn: deadLetters.Attributes?.QueueArn,
+    maxReceiveCount,
+  });
+  return ensure(name, { ...attributes, RedrivePolicy });
 }
 
 async function ensureKey(client: KMSClient, alias: string): Promise<string> {
@@ -210,8 +187,7 @@ async function ensureKey(client: KMSClient, alias: string): Promise<string> {
   const { KeyMetadata } = await client.send(
     new CreateKeyCommand({ Description: 'Inkpress site passwords (local)' }),
   );
-  const keyId = KeyMetadata?.KeyId;
-  if (!keyId) throw new Error('CreateKey returned no key id');
-  await client.send(new CreateAliasCommand({ AliasName: alias, TargetKeyId: keyId }));
-  return keyId;
+  if (!KeyMetadata?.KeyId) throw new Error('CreateKey returned no key id');
+  await client.send(new CreateAliasCommand({ AliasName: alias, TargetKeyId: KeyMetadata.KeyId }));
+  return KeyMetadata.KeyId;
 }

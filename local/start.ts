@@ -5,14 +5,13 @@
  * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_LOG_REQUESTS.
  */
 import './process-defaults';
-import { envFlag } from '../functions/shared/env';
-import { whenLauncherExits } from './ancestor-watch';
 import { MissingPrerequisiteError } from './emulators';
-import { languageModelDescription, localDefaults, numberFromEnv } from './local-config';
-import { type LocalRuntime, startLocalRuntime } from './local-runtime';
+import { localDefaults, numberFromEnv } from './local-config';
+import { startLocalRuntime } from './local-runtime';
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const { OPENAI_API_KEY, OPENAI_BASE_URL, INKPRESS_LOG_REQUESTS = '' } = process.env;
   const runtime = await startLocalRuntime({
     port: numberFromEnv('PORT', localDefaults.port),
     sweepSeconds: numberFromEnv('INKPRESS_SWEEP_SECONDS', localDefaults.sweepSeconds),
@@ -20,50 +19,44 @@ async function main(): Promise<void> {
       'INKPRESS_AUTHORIZER_CACHE_SECONDS',
       localDefaults.authorizerCacheSeconds,
     ),
-    logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
+    logRequests: !['0', 'false', 'no', 'off'].includes(INKPRESS_LOG_REQUESTS.trim().toLowerCase()),
     log: (line) => console.log(`[inkpress] ${line}`),
     onFatal: (message) => {
       console.error(`[inkpress] ${message}`);
       process.exit(1);
     },
   });
-  printBanner(runtime, Date.now() - started);
-  stopOnSignals(runtime);
-}
+  const { baseUrl, token, accountId, resentAtStart } = runtime;
+  const model = !OPENAI_API_KEY
+    ? 'offline writer (no OPENAI_API_KEY set: articles are placeholder text)'
+    : OPENAI_BASE_URL
+      ? `OpenAI-compatible API at ${OPENAI_BASE_URL}`
+      : 'OpenAI API';
+  const resent = `${resentAtStart} article(s) were waiting or being generated when Inkpress last stopped: sent to generation again.`;
+  console.log(
+    [
+      '',
+      `Inkpress is running locally (ready in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
+      '',
+      `  API         ${baseUrl}`,
+      `  Token       ${token}${runtime.accountCreated ? '  (new local account)' : ''}`,
+      `  Account     ${accountId}`,
+      `  Model       ${model}`,
+      `  Data        ${runtime.dataDir}`,
+      ...(resentAtStart > 0 ? ['', resent] : []),
+      ...runtime.warnings.map((warning) => `\nWarning: ${warning}`),
+      '',
+      'Try it:',
+      `  curl -H "Authorization: Bearer ${token}" ${baseUrl}/v1/languages`,
+      '',
+      `Admin CLI (in another terminal): npm run --silent admin -- account show --account ${accountId}`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
 
-function printBanner(runtime: LocalRuntime, elapsedMs: number): void {
-  const lines = [
-    '',
-    `Inkpress is running locally (ready in ${(elapsedMs / 1000).toFixed(1)} s).`,
-    '',
-    `  API         ${runtime.baseUrl}`,
-    `  Token       ${runtime.token}${runtime.accountCreated ? '  (new local account)' : ''}`,
-    `  Account     ${runtime.accountId}`,
-    `  Model       ${languageModelDescription()}`,
-    `  Data        ${runtime.dataDir}`,
-    ...(runtime.resentAtStart > 0
-      ? [
-          '',
-          `${runtime.resentAtStart} article(s) were waiting or being generated when Inkpress last stopped: sent to generation again.`,
-        ]
-      : []),
-    ...runtime.warnings.map((warning) => `\nWarning: ${warning}`),
-    '',
-    'Try it:',
-    `  curl -H "Authorization: Bearer ${runtime.token}" ${runtime.baseUrl}/v1/languages`,
-    '',
-    `Admin CLI (in another terminal): npm run --silent admin -- account show --account ${runtime.accountId}`,
-    'Press Ctrl-C to stop.',
-    '',
-  ];
-  console.log(lines.join('\n'));
-}
-
-/**
- * Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
- * more than a second after the first one forces an immediate exit.
- */
-function stopOnSignals(runtime: LocalRuntime): void {
+  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
+  // more than a second after the first one forces an immediate exit.
   let stoppingSince: number | undefined;
   const stop = (signal: string) => {
     if (stoppingSince !== undefined) {
@@ -81,10 +74,7 @@ function stopOnSignals(runtime: LocalRuntime): void {
       },
     );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  process.on('SIGHUP', stop);
-  whenLauncherExits(() => stop('npm start ended'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
 }
 
 main().catch((error: unknown) => {

@@ -24,9 +24,7 @@ import * as accounts from '../../functions/core/accounts';
 import { generationWorker, type RouteDefinition } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { createApiServer } from '../../local/api-server';
-import { HandlerLoader } from '../../local/handler-loader';
-import { LocalAuthorizer } from '../../local/local-authorizer';
-import { dataPaths } from '../../local/local-config';
+import { dataPaths, loadHandler } from '../../local/local-config';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
 import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
@@ -170,26 +168,13 @@ describe('API Gateway proxy events', () => {
       entry: 'test/support/local-fixtures/echo-handler.ts',
       access: { tables: {} },
     },
-    {
-      name: 'NotWritten',
-      methods: ['GET'],
-      path: '/v1/not-written',
-      entry: 'functions/api/not-written-yet.ts',
-      access: { tables: {} },
-    },
   ];
   let baseUrl: string;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const loader = new HandlerLoader(quiet);
-    const server = createApiServer({
-      routes: fixtureRoutes,
-      loader,
-      authorizer: new LocalAuthorizer(loader, 0, quiet),
-      log: quiet,
-    });
-    baseUrl = `http://127.0.0.1:${await server.listen(0, '127.0.0.1')}`;
+    const server = createApiServer({ routes: fixtureRoutes, authorizerCacheSeconds: 0, log: quiet });
+    baseUrl = `http://127.0.0.1:${await server.listen(0)}`;
     close = () => server.close();
   });
 
@@ -257,12 +242,6 @@ describe('API Gateway proxy events', () => {
     });
   });
 
-  it('answers 501 JSON for a route whose handler file does not exist yet', async () => {
-    const response = await fetch(`${baseUrl}/v1/not-written`, { headers: bearer(runtime.token) });
-    expect(response.status).toBe(501);
-    expect(await json(response)).toMatchObject({ message: expect.stringContaining('not-written-yet.ts') });
-  });
-
   it('answers a handler crash with the 500 JSON body and its request id', async () => {
     const response = await fetch(`${baseUrl}/v1/echo/1?crash=1`, { headers: bearer(runtime.token) });
     expect(response.status).toBe(500);
@@ -300,11 +279,10 @@ describe('the SQS event source', () => {
       const poller = startQueuePoller({
         sqs,
         queueUrl,
-        loader: new HandlerLoader(quiet),
+        worker: { name: 'RecordingWorker', entry: 'test/support/local-fixtures/recording-worker.ts' },
         log: quiet,
         batchSize: 10,
         waitTimeSeconds: 1,
-        entry: 'test/support/local-fixtures/recording-worker.ts',
       });
       const count = async (url: string) => {
         const { Attributes } = await sqs.send(
@@ -359,10 +337,9 @@ describe('the SQS event source', () => {
       const poller = startQueuePoller({
         sqs,
         queueUrl,
-        loader: new HandlerLoader(quiet),
+        worker: { name: 'SlowWorker', entry: 'test/support/local-fixtures/slow-worker.ts' },
         log: quiet,
         waitTimeSeconds: 1,
-        entry: 'test/support/local-fixtures/slow-worker.ts',
       });
       await eventually(
         async () => slowWorker.runs.length,
@@ -383,8 +360,7 @@ describe('the SQS event source', () => {
   });
 
   it('keeps concurrent invocations of the real worker apart (each gets its own outcome)', async () => {
-    const loaded = new HandlerLoader(quiet).load<Parameters<typeof invokeWorker>[0]>(generationWorker.entry);
-    if (loaded.status !== 'loaded') throw new Error('worker not loaded');
+    const worker = loadHandler<Parameters<typeof invokeWorker>[0]>(generationWorker.entry);
     // Odd ones fail (DynamoDB rejects a key of 3000 characters), even ones find no article and succeed.
     const messages: Message[] = Array.from({ length: 10 }, (_, n) => ({
       MessageId: `m${n}`,
@@ -393,7 +369,7 @@ describe('the SQS event source', () => {
       Attributes: { ApproximateReceiveCount: '1' },
     }));
     const outcomes = await Promise.all(
-      messages.map((message) => invokeWorker(loaded.handler, [message], 'arn', quiet)),
+      messages.map((message) => invokeWorker(worker, [message], 'arn', quiet)),
     );
     expect(outcomes.map((outcome) => outcome.failed.map((message) => message.MessageId))).toEqual(
       messages.map((message, n) => (n % 2 ? [message.MessageId] : [])),
@@ -433,32 +409,15 @@ describe('the SQS event source', () => {
       failed: [],
     });
   });
-
-  it('waits for a worker that does not exist yet without crashing, and says so once', async () => {
-    const lines: string[] = [];
-    const poller = startQueuePoller({
-      sqs: new SQSClient({ endpoint: runtime.endpoints.moto }),
-      queueUrl: runtime.resources.queueUrl,
-      loader: new HandlerLoader((line) => lines.push(line)),
-      log: (line) => lines.push(line),
-      entry: 'functions/worker/not-written-yet.ts',
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const started = Date.now();
-    await poller.stop();
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(lines).toEqual([expect.stringContaining('not-written-yet.ts does not exist yet')]);
-  });
 });
 
 describe('the sweeper schedule', () => {
   it('invokes the sweeper with a ScheduledEvent', async () => {
     const scheduler = startScheduler({
-      loader: new HandlerLoader(quiet),
+      sweeper: { name: 'RecordingSweeper', entry: 'test/support/local-fixtures/recording-sweeper.ts' },
       log: quiet,
       intervalSeconds: 0,
       firstRunAfterMs: 10,
-      entry: 'test/support/local-fixtures/recording-sweeper.ts',
     });
     await eventually(
       async () => sweeperEvents.length,
@@ -537,7 +496,6 @@ describe('stop and restart on the same data folder', () => {
     for (const pid of childPids) expect(() => process.kill(pid, 0)).toThrow();
     expect(processesUsing(dataDir)).toEqual([]);
     expect(existsSync(paths.runtime)).toBe(false);
-    expect(existsSync(paths.lock)).toBe(false);
 
     runtime = await startLocalRuntime({
       port: 0,

@@ -16,7 +16,7 @@ import * as deps from '../../functions/adapters/dependencies';
 import { DynamoAccountRepository } from '../../functions/adapters/dynamodb/account-repository';
 import { tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
 import { priceOf } from '../../functions/core/pricing';
-import { readRuntimeInfo } from '../../local/data-lock';
+import { currentOwner } from '../../local/data-lock';
 import { LOCAL_PREFIX, localDefaults } from '../../local/local-config';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
@@ -173,7 +173,7 @@ function killProcessGroup(child: ChildProcess): Promise<void> {
 
 /** Credits of an account, read from the DynamoDB Local of the running `npm start`. */
 async function creditsOf(dataDir: string, accountId: string): Promise<number | undefined> {
-  const endpoint = readRuntimeInfo(dataDir)?.dynamodbEndpoint;
+  const endpoint = currentOwner(dataDir)?.dynamodbEndpoint;
   const client = new DynamoDBClient({ endpoint });
   try {
     const accounts = new DynamoAccountRepository(
@@ -222,12 +222,34 @@ describe('kill -9 of the whole npm start process group, then a start on the same
     } finally {
       await killProcessGroup(second.child);
     }
-    await eventually(
+    const leftovers = await eventually(
       async () => processesUsing(dataDir),
       (left) => left.length === 0,
       10_000,
     );
+    expect(leftovers).toEqual([]);
   }, 240_000);
+});
+
+describe('kill -9 of the runtime process alone', () => {
+  it('leaves no emulator behind, and the next start finds the data folder free', async () => {
+    const dataDir = dataFolder();
+    const first = await npmStart(dataDir);
+    expect(processesUsing(dataDir)).toHaveLength(2); // DynamoDB Local and moto_server
+    process.kill(currentOwner(dataDir)?.pid ?? 0, 'SIGKILL');
+    const leftovers = await eventually(
+      async () => processesUsing(dataDir),
+      (left) => left.length === 0,
+      15_000,
+    );
+    expect(leftovers).toEqual([]);
+    const second = await npmStart(dataDir);
+    try {
+      expect(second.token).toBe(first.token);
+    } finally {
+      await killProcessGroup(second.child);
+    }
+  }, 120_000);
 });
 
 describe('an emulator dies under npm start', () => {
