@@ -5,19 +5,16 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { webhookAttemptDeps, webhookDeliveryDeps } from '../adapters/dependencies';
 import { attemptDelivery, fanOut } from '../core/webhooks/deliver-webhooks';
 import { logger } from '../shared/logger';
 
+const id = () => z.string().check(z.minLength(1));
+
 const messageSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('event'), accountId: z.string().min(1), eventId: z.string().min(1) }),
-  z.object({
-    kind: z.literal('delivery'),
-    accountId: z.string().min(1),
-    eventId: z.string().min(1),
-    webhookUuid: z.string().min(1),
-  }),
+  z.object({ kind: z.literal('event'), accountId: id(), eventId: id() }),
+  z.object({ kind: z.literal('delivery'), accountId: id(), eventId: id(), webhookUuid: id() }),
 ]);
 
 async function processRecord(record: SQSRecord): Promise<void> {
