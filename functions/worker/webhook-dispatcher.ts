@@ -10,12 +10,19 @@ import { webhookAttemptDeps, webhookDeliveryDeps } from '../adapters/dependencie
 import { attemptDelivery, fanOut } from '../core/webhooks/deliver-webhooks';
 import { logger } from '../shared/logger';
 
-const id = () => z.string().check(z.minLength(1));
-
 const messageSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('event'), accountId: id(), eventId: id() }),
-  z.object({ kind: z.literal('delivery'), accountId: id(), eventId: id(), webhookUuid: id() }),
+  z.object({ kind: z.literal('event'), accountId: nonEmpty(), eventId: nonEmpty() }),
+  z.object({
+    kind: z.literal('delivery'),
+    accountId: nonEmpty(),
+    eventId: nonEmpty(),
+    webhookUuid: nonEmpty(),
+  }),
 ]);
+
+function nonEmpty() {
+  return z.string().check(z.minLength(1));
+}
 
 async function processRecord(record: SQSRecord): Promise<void> {
   let body: unknown;
