@@ -5,6 +5,7 @@
  * (`escapeHtml`), and holds no `<` or `>` for the places that show a title as HTML unescaped.
  */
 import { Parser } from 'htmlparser2';
+import { CONTROL_EXCEPT_LINE_BREAKS } from './control-characters';
 
 /** Elements whose content is not text a reader sees (sanitize-html's `nonTextTags` and kin). */
 const HIDDEN_CONTENT = new Set([
@@ -20,10 +21,6 @@ const HIDDEN_CONTENT = new Set([
   'xmp',
 ]);
 
-/** Every C0 and C1 control character and DEL (Unicode category Cc). */
-export const CONTROL_CHARACTER = /\p{Cc}/u;
-/** The same except tab, line feed and carriage return. */
-export const CONTROL_EXCEPT_LINE_BREAKS = /(?![\t\n\r])\p{Cc}/u;
 const EVERY_CONTROL_EXCEPT_LINE_BREAKS = new RegExp(CONTROL_EXCEPT_LINE_BREAKS, 'gu');
 
 /**

@@ -4,7 +4,7 @@
  * website). Usage days are counted in the transaction that completes a generation, so their
  * totals are those of the article records.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { AccountStore } from './accounts';
 import { NotFoundError } from './errors';
 import { parseOrThrow } from './schema-helpers';
@@ -40,34 +40,38 @@ export const DEFAULT_USAGE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 const isoDay = (label: string) =>
-  z
-    .string({ error: `The ${label} must be a date (YYYY-MM-DD).` })
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `The ${label} must be a date (YYYY-MM-DD).`, abort: true })
-    .refine((value) => toDay(value) !== undefined, {
+  z.string({ error: `The ${label} must be a date (YYYY-MM-DD).` }).check(
+    z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: `The ${label} must be a date (YYYY-MM-DD).`, abort: true }),
+    z.refine((value: string) => toDay(value) !== undefined, {
       error: `The ${label} is not a valid date.`,
       abort: true,
-    });
+    }),
+  );
 
 /** Query of `GET /v1/account/usage`. */
 export const usageQuerySchema = z
   .object({
-    from: isoDay('from')
-      .optional()
-      .meta({ description: 'First UTC day (inclusive); default 29 days before `to`.' }),
-    to: isoDay('to').optional().meta({ description: 'Last UTC day (inclusive); default today (UTC).' }),
+    from: z
+      .optional(isoDay('from'))
+      .check(z.meta({ description: 'First UTC day (inclusive); default 29 days before `to`.' })),
+    to: z
+      .optional(isoDay('to'))
+      .check(z.meta({ description: 'Last UTC day (inclusive); default today (UTC).' })),
   })
-  .superRefine((query, context) => {
-    if (!query.from || !query.to || !toDay(query.from) || !toDay(query.to)) return;
-    const span = daysBetween(query.from, query.to);
-    if (span < 0)
-      context.addIssue({ code: 'custom', path: ['to'], message: 'The to date must not be before from.' });
-    else if (span + 1 > MAX_USAGE_DAYS)
-      context.addIssue({
-        code: 'custom',
-        path: ['to'],
-        message: `The range may cover at most ${MAX_USAGE_DAYS} days.`,
-      });
-  });
+  .check(
+    z.superRefine((query: { from?: string; to?: string }, context) => {
+      if (!query.from || !query.to || !toDay(query.from) || !toDay(query.to)) return;
+      const span = daysBetween(query.from, query.to);
+      if (span < 0)
+        context.addIssue({ code: 'custom', path: ['to'], message: 'The to date must not be before from.' });
+      else if (span + 1 > MAX_USAGE_DAYS)
+        context.addIssue({
+          code: 'custom',
+          path: ['to'],
+          message: `The range may cover at most ${MAX_USAGE_DAYS} days.`,
+        });
+    }),
+  );
 
 export async function showAccount(deps: UsageDeps, accountId: string) {
   const now = deps.clock();

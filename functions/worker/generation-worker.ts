@@ -5,7 +5,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { generationDeliveries, publishDeps } from '../adapters/dependencies';
 import { generationDeps } from '../adapters/model-dependencies';
 import { generateQueuedArticle } from '../core/articles/generate-article';

@@ -5,20 +5,24 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { webhookAttemptDeps, webhookDeliveryDeps } from '../adapters/dependencies';
 import { attemptDelivery, fanOut } from '../core/webhooks/deliver-webhooks';
 import { logger } from '../shared/logger';
 
 const messageSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('event'), accountId: z.string().min(1), eventId: z.string().min(1) }),
+  z.object({ kind: z.literal('event'), accountId: nonEmpty(), eventId: nonEmpty() }),
   z.object({
     kind: z.literal('delivery'),
-    accountId: z.string().min(1),
-    eventId: z.string().min(1),
-    webhookUuid: z.string().min(1),
+    accountId: nonEmpty(),
+    eventId: nonEmpty(),
+    webhookUuid: nonEmpty(),
   }),
 ]);
+
+function nonEmpty() {
+  return z.string().check(z.minLength(1));
+}
 
 async function processRecord(record: SQSRecord): Promise<void> {
   let body: unknown;

@@ -1,7 +1,7 @@
 /**
  * What each function's bundle contains, built by esbuild with the stack's settings: every
  * entry of the route table bundles, and only the generation worker carries the language-model
- * client (docs/design.md: API handlers must not bundle it).
+ * client (docs/design.md: API handlers must not bundle it) and zod's full API.
  */
 import * as path from 'node:path';
 import { build } from 'esbuild';
@@ -15,8 +15,8 @@ import {
 } from '../../functions/routes';
 import { ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
 
-/** The npm packages that end up in a function's bundle. */
-async function bundledPackages(definition: FunctionDefinition): Promise<Set<string>> {
+/** The files (under node_modules for packages) that end up in a function's bundle. */
+async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
   const result = await build({
     entryPoints: [path.join(repositoryRoot, definition.entry)],
     absWorkingDir: repositoryRoot,
@@ -32,12 +32,15 @@ async function bundledPackages(definition: FunctionDefinition): Promise<Set<stri
     external: ESBUILD_SETTINGS.externalModules,
     logLevel: 'silent',
   });
+  return Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+}
+
+/** The npm packages that end up in a function's bundle. */
+async function bundledPackages(definition: FunctionDefinition): Promise<Set<string>> {
   const packages = new Set<string>();
-  for (const output of Object.values(result.metafile.outputs)) {
-    for (const input of Object.keys(output.inputs)) {
-      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-      if (match?.[1]) packages.add(match[1]);
-    }
+  for (const input of await bundledFiles(definition)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match?.[1]) packages.add(match[1]);
   }
   return packages;
 }
@@ -50,6 +53,19 @@ describe('function bundles', () => {
   )('%s bundles without the openai client', async (_name, definition) => {
     const packages = await bundledPackages(definition);
     expect(packages.has('openai')).toBe(false);
+  });
+
+  it.each(
+    // The two public routes still build the OpenAPI document with zod-openapi on this branch.
+    [...routes.filter((route) => !route.public), authorizer, sweeper, webhookDispatcher].map(
+      (definition) => [definition.name, definition] as const,
+    ),
+  )('%s bundles neither zod-openapi nor zod beyond zod/mini', async (_name, definition) => {
+    const files = await bundledFiles(definition);
+    // zod/mini is zod's core plus thin functions; the full API (classic) brings every locale.
+    expect(
+      files.filter((file) => /node_modules\/(zod-openapi\/|zod\/v4\/(classic|locales)\/)/.test(file)),
+    ).toEqual([]);
   });
 
   it('the generation worker bundles the openai client', async () => {

@@ -1,7 +1,7 @@
 /** Article generation through the `openai` client (OpenAI or any compatible server). */
 import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ArticleBrief,
   type ArticleMeta,

@@ -3,7 +3,7 @@
  * through the SSRF-guarded HTTP layer to `<site>/?rest_route=/inkpress/v1/<route>` (which
  * works with and without pretty permalinks) and every failure becomes a named CmsError.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   type CmsCategory,
   type CmsClient,
@@ -18,6 +18,8 @@ import { guardedRequest, OutboundError, type OutboundPolicy, type OutboundRespon
 const NAMESPACE = 'inkpress/v1';
 const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector)';
 
+const integer = () => z.number().check(z.int());
+
 const statusSchema = z.object({
   user: z.object({ id: z.number(), login: z.string(), roles: z.array(z.string()) }),
   wordpress_version: z.string(),
@@ -25,33 +27,31 @@ const statusSchema = z.object({
 });
 
 const categoriesSchema = z.object({
-  categories: z.array(
-    z.object({ id: z.number().int(), name: z.string(), slug: z.string(), parent: z.number().int() }),
-  ),
+  categories: z.array(z.object({ id: integer(), name: z.string(), slug: z.string(), parent: integer() })),
 });
 
 /** The plugin's read-back of what the site kept (plugins before 1.1 send none). */
 const siteSchema = z.object({
-  blocks: z.number().int(),
-  freeform_blocks: z.number().int(),
+  blocks: integer(),
+  freeform_blocks: integer(),
   tags: z.array(z.string()),
   excerpt: z.boolean(),
   seo: z.object({ adapter: z.string(), meta_description: z.boolean(), focus_keyword: z.boolean() }),
-  schema: z.object({ printed_by: z.string().nullable(), types: z.array(z.string()) }),
-  faq_questions: z.number().int(),
+  schema: z.object({ printed_by: z.nullable(z.string()), types: z.array(z.string()) }),
+  faq_questions: integer(),
 });
 
 const postSchema = z.object({
-  id: z.number().int(),
+  id: integer(),
   link: z.string(),
   status: z.string(),
-  slug: z.string().nullable(),
-  date_gmt: z.string().nullable(),
+  slug: z.nullable(z.string()),
+  date_gmt: z.nullable(z.string()),
   created: z.boolean(),
-  site: siteSchema.optional().catch(undefined),
+  site: z.catch(z.optional(siteSchema), undefined),
 });
 
-const wpErrorSchema = z.object({ code: z.string(), message: z.string().optional() });
+const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
 
 export class WordPressClient implements CmsClient {
   constructor(private readonly policy: OutboundPolicy) {}
@@ -123,7 +123,7 @@ export class WordPressClient implements CmsClient {
     };
   }
 
-  private async call<T extends z.ZodType>(
+  private async call<T extends z.ZodMiniType>(
     site: SiteAccess,
     method: 'GET' | 'POST',
     route: string,
@@ -189,7 +189,11 @@ function safeSlug(slug: string | null): string | null {
 }
 
 /** Maps one HTTP answer of a plugin route to its parsed body or a named CmsError. */
-function interpret<T extends z.ZodType>(response: OutboundResponse, route: string, schema: T): z.infer<T> {
+function interpret<T extends z.ZodMiniType>(
+  response: OutboundResponse,
+  route: string,
+  schema: T,
+): z.infer<T> {
   const { status } = response;
   const json = parseJson(response);
   if (json === undefined) {

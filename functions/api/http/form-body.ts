@@ -7,7 +7,7 @@
  */
 import busboy from 'busboy';
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
-import { UndecodableText } from '../../core/schema-helpers';
+import { UndecodableText } from '../../core/undecodable-text';
 
 export type FormFields = Record<string, unknown>;
 

@@ -3,6 +3,7 @@
  * validate with (`operations.ts`) and the response schemas; webhook events in `webhooks`.
  */
 import { z } from 'zod';
+import type { $ZodObject, $ZodType } from 'zod/v4/core';
 import {
   createDocument,
   type ZodOpenApiOperationObject,
@@ -54,7 +55,7 @@ function pathParameters(path: string) {
   );
 }
 
-function jsonContent(schema: z.ZodType) {
+function jsonContent(schema: $ZodType) {
   return { content: { 'application/json': { schema } } };
 }
 
@@ -86,7 +87,7 @@ function operationOf(route: RouteDefinition, method: string): ZodOpenApiOperatio
   }
   const requestParams = {
     ...(path ? { path } : {}),
-    ...(query ? { query: query as z.ZodObject } : {}),
+    ...(query ? { query: query as $ZodObject } : {}),
     ...(spec.idempotent ? { header: z.object({ 'Idempotency-Key': idempotencyKey }) } : {}),
   };
   return {
@@ -100,7 +101,7 @@ function operationOf(route: RouteDefinition, method: string): ZodOpenApiOperatio
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries(FORM_TYPES.map((type) => [type, { schema: spec.body as z.ZodType }])),
+            content: Object.fromEntries(FORM_TYPES.map((type) => [type, { schema: spec.body }])),
           },
         }
       : {}),

@@ -4,6 +4,7 @@
  * `response-schemas.ts`. A route without an entry here makes the document fail to build.
  */
 import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import {
   createArticleSchema,
   MAX_KEYWORD_LENGTH,
@@ -44,12 +45,13 @@ export interface OperationSpec {
   summary: string;
   description?: string;
   tag: Tag;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  /** Request schemas: the handlers' own, written with zod/mini (any zod 4 schema works). */
+  query?: $ZodType;
+  body?: $ZodType;
   /** Takes the `Idempotency-Key` header. */
   idempotent?: boolean;
   /** Success responses: a JSON schema, or an HTML page. */
-  responses: Record<number, { description: string; schema?: z.ZodType; html?: boolean }>;
+  responses: Record<number, { description: string; schema?: $ZodType; html?: boolean }>;
   /** Error statuses besides the ones every route of its kind has (401, 404, 422, ...). */
   errors?: Partial<Record<number, string>>;
   /**

@@ -1,8 +1,8 @@
 /** The input of `POST /v1/articles/create`, with every rule of docs/api-contract.md. */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
-import { formBoolean, formInteger, formText, optionalField } from '../schema-helpers';
+import { formBoolean, formInteger, formText, optionalField, preprocess } from '../schema-helpers';
 import { plainText } from '../text';
 import { sameTag } from './article-seo';
 
@@ -16,15 +16,16 @@ export const MAX_META_DESCRIPTION_LENGTH = 160;
 
 /** Plain text (markup dropped, entities decoded once; see `plainText`), not empty. */
 const requiredText = (label: string, options: { lineBreaks?: boolean } = {}) =>
-  formText(label, options)
-    .transform(plainText)
-    .pipe(z.string().min(1, { error: `The ${label} field is required.`, abort: true }));
+  z.pipe(
+    z.pipe(formText(label, options), z.transform(plainText)),
+    z.string().check(z.minLength(1, { error: `The ${label} field is required.`, abort: true })),
+  );
 
 const uuidField = (label: string) =>
-  formText(label)
-    .trim()
-    .toLowerCase()
-    .pipe(z.uuid({ error: `The ${label} must be a valid UUID.` }));
+  z.pipe(
+    formText(label).check(z.trim(), z.toLowerCase()),
+    z.uuid({ error: `The ${label} must be a valid UUID.` }),
+  );
 
 /** Publishing options mean nothing without a website: they are ignored, not validated. */
 const WEBSITE_ONLY_FIELDS = ['category_uuid', 'publish_at', 'draft'] as const;
@@ -41,87 +42,97 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
 
 /** Comma-separated text (or a JSON list): plain-text tags, duplicates (any case) dropped. */
 const tagsField = z
-  .union([z.string(), z.array(z.string())], { error: 'The tags must be comma-separated text.' })
-  .transform((value) =>
-    (Array.isArray(value) ? value : value.split(','))
-      .map(plainText)
-      .filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
+  .pipe(
+    z.union([z.string(), z.array(z.string())], { error: 'The tags must be comma-separated text.' }),
+    z.transform((value: string | string[]) =>
+      (Array.isArray(value) ? value : value.split(','))
+        .map(plainText)
+        .filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
+    ),
   )
-  .superRefine((tags, context) => {
-    if (tags.length > MAX_TAGS) {
-      context.addIssue({ code: 'custom', message: `The tags field may contain at most ${MAX_TAGS} tags.` });
-    }
-    if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) {
-      context.addIssue({
-        code: 'custom',
-        message: `Each tag may be at most ${MAX_TAG_LENGTH} characters long.`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((tags: string[], context) => {
+      if (tags.length > MAX_TAGS) {
+        context.addIssue({ code: 'custom', message: `The tags field may contain at most ${MAX_TAGS} tags.` });
+      }
+      if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) {
+        context.addIssue({
+          code: 'custom',
+          message: `Each tag may be at most ${MAX_TAG_LENGTH} characters long.`,
+        });
+      }
+    }),
+  );
 
 const createArticleFields = z.object({
-  keyword: requiredText('keyword', { lineBreaks: true }).superRefine((value, context) => {
-    const keywords = value.split(',').map((keyword) => keyword.trim());
-    if (keywords.some((keyword) => keyword === '')) {
-      context.addIssue({ code: 'custom', message: 'The keyword field may not contain empty keywords.' });
-    } else if (keywords.length > MAX_KEYWORDS) {
-      context.addIssue({
-        code: 'custom',
-        message: `The keyword field may contain at most ${MAX_KEYWORDS} keywords.`,
-      });
-    } else if (keywords.some((keyword) => keyword.length > MAX_KEYWORD_LENGTH)) {
-      context.addIssue({
-        code: 'custom',
-        message: `Each keyword may be at most ${MAX_KEYWORD_LENGTH} characters long.`,
-      });
-    }
-  }),
-  h2_count: z.preprocess((value) => (value === '' ? undefined : value), formInteger(1, 10, 'h2_count')),
-  ai_model: requiredText('ai_model').pipe(
+  keyword: requiredText('keyword', { lineBreaks: true }).check(
+    z.superRefine((value: string, context) => {
+      const keywords = value.split(',').map((keyword) => keyword.trim());
+      if (keywords.some((keyword) => keyword === '')) {
+        context.addIssue({ code: 'custom', message: 'The keyword field may not contain empty keywords.' });
+      } else if (keywords.length > MAX_KEYWORDS) {
+        context.addIssue({
+          code: 'custom',
+          message: `The keyword field may contain at most ${MAX_KEYWORDS} keywords.`,
+        });
+      } else if (keywords.some((keyword) => keyword.length > MAX_KEYWORD_LENGTH)) {
+        context.addIssue({
+          code: 'custom',
+          message: `Each keyword may be at most ${MAX_KEYWORD_LENGTH} characters long.`,
+        });
+      }
+    }),
+  ),
+  h2_count: preprocess((value) => (value === '' ? undefined : value), formInteger(1, 10, 'h2_count')),
+  ai_model: z.pipe(
+    requiredText('ai_model'),
     z.enum(AI_MODELS, { error: `The ai_model must be one of: ${AI_MODELS.join(', ')}.` }),
   ),
-  language: requiredText('language')
-    .transform((value) => value.toLowerCase())
-    .refine(isSupportedLanguage, { error: 'The language is not supported; see GET /v1/languages.' }),
+  language: z
+    .pipe(
+      requiredText('language'),
+      z.transform((value: string) => value.toLowerCase()),
+    )
+    .check(z.refine(isSupportedLanguage, { error: 'The language is not supported; see GET /v1/languages.' })),
   title: optionalField(
-    formText('title', { lineBreaks: true })
-      .transform(plainText)
-      .pipe(
-        z.string().max(MAX_TITLE_LENGTH, {
+    z.pipe(
+      z.pipe(formText('title', { lineBreaks: true }), z.transform(plainText)),
+      z.string().check(
+        z.maxLength(MAX_TITLE_LENGTH, {
           error: `The title may not be longer than ${MAX_TITLE_LENGTH} characters.`,
         }),
       ),
+    ),
   ),
-  need_bold: optionalField(formBoolean('need_bold')).default(false),
+  need_bold: z._default(optionalField(formBoolean('need_bold')), false),
   website_uuid: optionalField(uuidField('website_uuid')),
   category_uuid: optionalField(uuidField('category_uuid')),
   publish_at: optionalField(
-    formText('publish_at')
-      .trim()
-      .pipe(
-        z.iso.datetime({
-          offset: true,
-          local: false,
-          error: 'The publish_at must be an ISO 8601 date-time, like 2026-12-01T09:30:00.000Z.',
-        }),
-      ),
+    z.pipe(
+      formText('publish_at').check(z.trim()),
+      z.iso.datetime({
+        offset: true,
+        local: false,
+        error: 'The publish_at must be an ISO 8601 date-time, like 2026-12-01T09:30:00.000Z.',
+      }),
+    ),
   ),
-  draft: optionalField(formBoolean('draft')).default(false),
+  draft: z._default(optionalField(formBoolean('draft')), false),
   faq_count: optionalField(formInteger(0, MAX_FAQ_COUNT, 'faq_count')),
   tags: optionalField(tagsField),
   auto_tags: optionalField(formBoolean('auto_tags')),
   meta_description: optionalField(
-    z
-      .string({ error: 'The meta_description must be text.' })
-      .transform(plainText)
-      .pipe(
-        z.string().max(MAX_META_DESCRIPTION_LENGTH, {
+    z.pipe(
+      z.pipe(z.string({ error: 'The meta_description must be text.' }), z.transform(plainText)),
+      z.string().check(
+        z.maxLength(MAX_META_DESCRIPTION_LENGTH, {
           error: `The meta_description may not be longer than ${MAX_META_DESCRIPTION_LENGTH} characters.`,
         }),
       ),
+    ),
   ),
 });
 
-export const createArticleSchema = z.preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);
+export const createArticleSchema = preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);
 
 export type CreateArticleInput = z.infer<typeof createArticleSchema>;

@@ -3,10 +3,10 @@
  * delete, and the recent delivery attempts of one endpoint.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { type Page, PER_PAGE } from '../pagination';
-import { parseOrThrow } from '../schema-helpers';
+import { parseOrThrow, preprocess } from '../schema-helpers';
 import type { ReceiverUrlPolicy, SecretCipher, WebhookStore } from './ports';
 import {
   MAX_WEBHOOKS_PER_ACCOUNT,
@@ -28,7 +28,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 /** Attempts listed at most (the newest); older ones are still kept until they expire. */
 export const MAX_LISTED_PAGES = 50;
 
-const eventList = z.preprocess(
+const eventList = preprocess(
   (value) => {
     if (value === undefined || value === null || value === '') return undefined;
     if (typeof value === 'string')
@@ -38,16 +38,19 @@ const eventList = z.preprocess(
         .filter(Boolean);
     return value;
   },
-  z
-    .array(
-      z.enum(WEBHOOK_EVENT_TYPES, {
-        error: (issue) =>
-          `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; "${String(issue.input)}" is not one.`,
-      }),
-      { error: 'The events must be a list of event types (or one comma-separated text).' },
-    )
-    .min(1, { error: 'The events list must not be empty (leave it out to receive every event).' })
-    .optional(),
+  z.optional(
+    z
+      .array(
+        z.enum(WEBHOOK_EVENT_TYPES, {
+          error: (issue) =>
+            `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; "${String(issue.input)}" is not one.`,
+        }),
+        { error: 'The events must be a list of event types (or one comma-separated text).' },
+      )
+      .check(
+        z.minLength(1, { error: 'The events list must not be empty (leave it out to receive every event).' }),
+      ),
+  ),
 );
 
 /** Body of `POST /v1/webhooks/create`. */
@@ -56,13 +59,19 @@ export const createWebhookSchema = z.object({
     .string({
       error: (issue) => (issue.input === undefined ? 'The url field is required.' : 'The url must be text.'),
     })
-    .trim()
-    .min(1, { error: 'The url field is required.' })
-    .max(MAX_URL_LENGTH, { error: `The url may not be longer than ${MAX_URL_LENGTH} characters.` })
-    .meta({ description: 'Where events are POSTed: https (http only in local mode), a public address.' }),
-  events: eventList.meta({
-    description: `Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
-  }),
+    .check(
+      z.trim(),
+      z.minLength(1, { error: 'The url field is required.' }),
+      z.maxLength(MAX_URL_LENGTH, { error: `The url may not be longer than ${MAX_URL_LENGTH} characters.` }),
+    )
+    .check(
+      z.meta({ description: 'Where events are POSTed: https (http only in local mode), a public address.' }),
+    ),
+  events: eventList.check(
+    z.meta({
+      description: `Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+    }),
+  ),
 });
 
 export async function createWebhook(

@@ -3,7 +3,7 @@
  * then stores the website (password encrypted, bound to it), its URL guard and its categories.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../errors';
 import { formText, parseOrThrow } from '../schema-helpers';
 import { toCategories } from './categories';
@@ -32,17 +32,21 @@ const MAX_LOGIN_LENGTH = 60;
 const MAX_PASSWORD_LENGTH = 1000;
 
 export const createWebsiteSchema = z.object({
-  url: formText('url').trim().min(1, { error: 'The url field is required.' }),
-  login: formText('login')
-    .trim()
-    .min(1, { error: 'The login field is required.' })
-    .max(MAX_LOGIN_LENGTH, { error: `The login may not be longer than ${MAX_LOGIN_LENGTH} characters.` }),
+  url: formText('url').check(z.trim(), z.minLength(1, { error: 'The url field is required.' })),
+  login: formText('login').check(
+    z.trim(),
+    z.minLength(1, { error: 'The login field is required.' }),
+    z.maxLength(MAX_LOGIN_LENGTH, {
+      error: `The login may not be longer than ${MAX_LOGIN_LENGTH} characters.`,
+    }),
+  ),
   // Passwords are taken as given: spaces may be part of them (control characters may not).
-  password: formText('password')
-    .min(1, { error: 'The password field is required.' })
-    .max(MAX_PASSWORD_LENGTH, {
+  password: formText('password').check(
+    z.minLength(1, { error: 'The password field is required.' }),
+    z.maxLength(MAX_PASSWORD_LENGTH, {
       error: `The password may not be longer than ${MAX_PASSWORD_LENGTH} characters.`,
     }),
+  ),
 });
 
 const duplicateUrl = () =>

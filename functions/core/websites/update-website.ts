@@ -4,6 +4,7 @@
  * password is encrypted again (bound to the website and its URL), the flags cleared, the categories
  * refreshed, and the website's pending publications made due so the next sweep publishes them.
  */
+import * as z from 'zod/mini';
 import { NotFoundError } from '../errors';
 import type { PublicationStore } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
@@ -19,7 +20,7 @@ export interface UpdateWebsiteDeps
   publications: Pick<PublicationStore, 'makeDueForWebsite'>;
 }
 
-export const updateWebsiteSchema = createWebsiteSchema.pick({ login: true, password: true });
+export const updateWebsiteSchema = z.pick(createWebsiteSchema, { login: true, password: true });
 
 export async function updateWebsite(
   deps: UpdateWebsiteDeps,

@@ -4,7 +4,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '../../../functions/core/errors';
-import { UndecodableText } from '../../../functions/core/schema-helpers';
+import { UndecodableText } from '../../../functions/core/undecodable-text';
 import { multipartBody } from '../../support/multipart';
 
 describe('form body parsing', () => {
