@@ -5,7 +5,7 @@
  * refreshed, and the website's pending publications made due so the next sweep publishes them.
  */
 import { NotFoundError } from '../errors';
-import type { PublicationStore } from '../publishing/ports';
+import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
 import { removeAllCategories, syncCategories } from './categories';
 import { createWebsiteSchema, verifySite, type WebsiteDeps } from './create-website';
@@ -16,7 +16,7 @@ import { presentWebsite } from './website';
 
 export interface UpdateWebsiteDeps
   extends Pick<WebsiteDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'now'> {
-  publications: Pick<PublicationStore, 'makeDueForWebsite'>;
+  publications: Pick<PublicationSweeps, 'makeDueForWebsite'>;
 }
 
 export const updateWebsiteSchema = createWebsiteSchema.pick({ login: true, password: true });
