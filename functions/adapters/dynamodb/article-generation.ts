@@ -21,6 +21,7 @@ import { articleFromItem, articleKey, generationBucket, type Item, publicationBu
 import { endWithRefund, readArticle } from './article-refund';
 import { updateIfCondition } from './conditional-update';
 import { websiteKeys } from './keys';
+import { queueCountUpdates } from './queue-positions';
 import { isConditionalCheckFailure, isConditionFailure, transactWithRetry } from './transactions';
 import { usageKeys } from './usage-repository';
 
@@ -138,6 +139,12 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
           });
         }
         transactItems.push(usageDayUpdate(this.tables.usageDays, article, result.generatedAt));
+        // It leaves the queue listing.
+        if (article.queueSeq !== undefined) {
+          transactItems.push(
+            ...queueCountUpdates(this.tables.articles, article.accountId, article.queueSeq, -1),
+          );
+        }
         return { TransactItems: transactItems };
       },
       true,

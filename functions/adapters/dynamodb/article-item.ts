@@ -5,6 +5,7 @@
 import type { Article } from '../../core/articles/article';
 import type { ArticleRef } from '../../core/publishing/ports';
 import { articleKeys, SWEEP_BUCKET, type SweepBucket, sweepBucketOf } from './keys';
+import { queueSortKeyOf } from './queue-positions';
 
 export type Item = Record<string, unknown>;
 
@@ -13,7 +14,7 @@ const INDEX_ATTRIBUTES = ['queueSortKey', 'sweepBucket', 'sweepAt'] as const;
 
 /** Where an article sits in the indexes: the queue listing and the sweeper's due work. */
 export interface IndexPlacement {
-  /** In the queue listing (not generated and not cancelled). */
+  /** In the queue listing (not generated and not cancelled): the article has its `queueSeq`. */
   queued: boolean;
   /** The sweeper's kind of work for it, and when it is due. */
   sweep?: { kind: SweepBucket; at: string };
@@ -22,8 +23,8 @@ export interface IndexPlacement {
 export function articleToItem(article: Article, placement: IndexPlacement): Item {
   return {
     ...article,
-    ...(placement.queued
-      ? { queueSortKey: articleKeys.queueSortKey(article.createdAt, article.articleUuid) }
+    ...(placement.queued && article.queueSeq !== undefined
+      ? { queueSortKey: queueSortKeyOf(article.queueSeq) }
       : {}),
     ...(placement.sweep
       ? { sweepBucket: sweepBucketOf(placement.sweep.kind, article.articleUuid), sweepAt: placement.sweep.at }

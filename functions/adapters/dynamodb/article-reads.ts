@@ -1,13 +1,14 @@
 /**
  * Reading articles: one article, the generated list (page N is one Query on the dense
- * `generatedSeq`, whatever N) and the queue listing.
+ * `generatedSeq`, whatever N) and the queue listing (the same cost at any page, through the
+ * queue counters).
  */
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import type { ArticlePage, ArticleReads } from '../../core/articles/ports';
-import { articleFromItem, type Item } from './article-item';
+import { articleFromItem } from './article-item';
 import { readArticle } from './article-refund';
-import { countQuery } from './reads';
+import { locateQueueOffset, numberedEntriesUpTo } from './queue-positions';
 import { ARTICLE_INDEX } from './table-definitions';
 
 export interface ReadTables {
@@ -50,27 +51,22 @@ export class DynamoArticleReads implements ArticleReads {
     return { items: (Items ?? []).map(articleFromItem), total };
   }
 
+  /** Two small reads find where page N starts (see queue-positions.ts), then one Query reads it. */
   async listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage> {
-    const wanted = page * perPage;
-    const query = {
-      TableName: this.tables.articles,
-      IndexName: ARTICLE_INDEX.queue,
-      KeyConditionExpression: 'accountId = :accountId',
-      ExpressionAttributeValues: { ':accountId': accountId },
-      ScanIndexForward: false,
-    };
-    const items: Item[] = [];
-    let lastKey: Item | undefined;
-    for await (const result of paginateQuery({ client: this.client, pageSize: wanted }, query)) {
-      items.push(...(result.Items ?? []));
-      lastKey = result.LastEvaluatedKey;
-      if (items.length >= wanted) break;
-    }
-    const pageItems = items.slice((page - 1) * perPage, wanted).map(articleFromItem);
-    // Past the wanted items the queue still has to be counted, so every page has the same meta.
-    const total = lastKey
-      ? items.length + (await countQuery(this.client, { ...query, ExclusiveStartKey: lastKey }))
-      : items.length;
-    return { items: pageItems, total };
+    const { total, start } = await locateQueueOffset(
+      this.client,
+      this.tables.articles,
+      accountId,
+      (page - 1) * perPage,
+    );
+    if (!start) return { items: [], total };
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.articles,
+        ...numberedEntriesUpTo(accountId, start.highestKey),
+        Limit: start.skip + perPage,
+      }),
+    );
+    return { items: (Items ?? []).slice(start.skip).map(articleFromItem), total };
   }
 }

@@ -35,6 +35,7 @@ export async function readArticle(
  * `change` sees the current article and answers its update, or nothing when the article may
  * not move (then false). The update's condition must include `creditsCharged = :refund`, so the
  * refund is what the article held when it moved; a failed condition ends with `onConflict`.
+ * `alongside` adds unconditional writes to the same transaction (the queue counters).
  */
 export async function endWithRefund(
   client: DynamoDBDocumentClient,
@@ -42,6 +43,7 @@ export async function endWithRefund(
   ref: ArticleKey,
   change: (current: Article) => Omit<ConditionalUpdate, 'ExpressionAttributeNames'> | undefined,
   onConflict: CancellationVerdict<boolean>,
+  alongside: (current: Article) => NonNullable<TransactWriteCommandInput['TransactItems']> = () => [],
 ): Promise<boolean> {
   return transactWithRetry<boolean>(
     client,
@@ -73,6 +75,7 @@ export async function endWithRefund(
                 },
               ]
             : []),
+          ...alongside(current),
         ],
       };
       return input;

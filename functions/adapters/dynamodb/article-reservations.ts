@@ -3,11 +3,7 @@
  * the limit then add one, in ONE transaction; a cancel gives the credits back in another.
  */
 import { createHash } from 'node:crypto';
-import {
-  type DynamoDBDocumentClient,
-  PutCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import {
   canCancel,
@@ -28,7 +24,8 @@ import { articleKey, articleToItem, type Item } from './article-item';
 import { endWithRefund, readArticle } from './article-refund';
 import { updateIfCondition } from './conditional-update';
 import { SWEEP_BUCKET, sweepBucketOf } from './keys';
-import { isConditionalCheckFailure, isConditionFailure, transactWithRetry } from './transactions';
+import { queueCountUpdates, takeQueueSeq } from './queue-positions';
+import { isConditionFailure, transactWithRetry } from './transactions';
 
 export interface ReservationTables {
   articles: string;
@@ -47,30 +44,29 @@ export class DynamoArticleReservations implements ArticleReservations {
     private readonly tables: ReservationTables,
   ) {}
 
+  /** The new article joins the queue with the account's next queue number, counted with it. */
   async createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
-    const outcome = await this.reserve(article, reservation, (queued) => ({
+    const queueSeq = await takeQueueSeq(this.client, this.tables.articles, article.accountId);
+    const numbered: Article = { ...article, queueSeq };
+    const joinsQueue = queueCountUpdates(this.tables.articles, article.accountId, queueSeq, 1);
+    const put = (item: Item): TransactItem => ({
       Put: {
         TableName: this.tables.articles,
-        Item: queued,
+        Item: item,
         ConditionExpression: 'attribute_not_exists(articleUuid)',
       },
-    }));
+    });
+    const outcome = await this.reserve(numbered, reservation, put, joinsQueue);
     if (outcome === 'reserved') return outcome;
     if (outcome === undefined) return this.outcomeOfStored(article);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tables.articles,
-          Item: deferredItem(article, outcome, reservation),
-          ConditionExpression: 'attribute_not_exists(articleUuid)',
-        }),
-      );
-    } catch (error) {
-      // A retried put whose first try was stored: the article is there already.
-      if (!isConditionalCheckFailure(error)) throw error;
-      return this.outcomeOfStored(article);
-    }
-    return outcome;
+    const stored = await transactWithRetry<boolean>(
+      this.client,
+      async () => ({ TransactItems: [put(deferredItem(numbered, outcome, reservation)), ...joinsQueue] }),
+      true,
+      // A retried create whose first try was stored: the article is there already.
+      (codes) => (isConditionFailure(codes[0]) ? { result: false } : undefined),
+    );
+    return stored ? outcome : this.outcomeOfStored(article);
   }
 
   async retryReservation(
@@ -139,7 +135,14 @@ export class DynamoArticleReservations implements ArticleReservations {
             },
       // Moved on meanwhile (a worker took it, or another cancel won): read again and decide.
       'retry',
+      (current) => this.leavesQueue(current),
     );
+  }
+
+  private leavesQueue(article: Article): TransactItem[] {
+    return article.queueSeq === undefined
+      ? []
+      : queueCountUpdates(this.tables.articles, article.accountId, article.queueSeq, -1);
   }
 
   /** What became of an article stored by an earlier try of the same create. */
@@ -152,13 +155,14 @@ export class DynamoArticleReservations implements ArticleReservations {
 
   /**
    * One transaction: the article write, credits >= price then subtract, today's count below the
-   * limit then add one. Returns why it could not reserve, or undefined when the article write's
+   * limit then add one (and the unconditional writes `alongside`). Returns why it could not reserve, or undefined when the article write's
    * own condition failed (someone else already moved it on).
    */
   private async reserve(
     article: Article,
     reservation: Reservation,
     articleWrite: (queued: Item) => TransactItem,
+    alongside: TransactItem[] = [],
   ): Promise<ReservationOutcome | undefined> {
     const queued = articleToItem(reservedArticle(article, reservation), {
       queued: true,
@@ -197,6 +201,7 @@ export class DynamoArticleReservations implements ArticleReservations {
               },
             },
           },
+          ...alongside,
         ],
       }),
       'reserved',

@@ -44,16 +44,20 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
   async createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
     const existing = this.row(article);
     if (existing) return outcomeOfStored(copy(existing.article), article.articleUuid);
+    // The account's next queue number, as the adapter takes it: the queue's order.
+    const queueSeq = (this.tables.queueSeqs.get(article.accountId) ?? 0) + 1;
+    this.tables.queueSeqs.set(article.accountId, queueSeq);
+    const numbered = { ...copy(article), queueSeq };
     const outcome = this.tryToReserve(article.accountId, reservation);
     if (outcome === 'reserved') {
       this.put({
-        article: reservedArticle(copy(article), reservation),
+        article: reservedArticle(numbered, reservation),
         queued: true,
         sweep: { kind: 'generation', at: reservation.sendBy },
       });
     } else {
       this.put({
-        article: deferredArticle(copy(article), outcome, reservation),
+        article: deferredArticle(numbered, outcome, reservation),
         queued: true,
         sweep: { kind: 'reservation', at: deferral(outcome, reservation).retryAt },
       });
@@ -110,7 +114,7 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
   async listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage> {
     const queue = this.rowsOf(accountId)
       .filter((row) => row.queued)
-      .sort((a, b) => queueOrder(b.article).localeCompare(queueOrder(a.article)));
+      .sort((a, b) => (b.article.queueSeq ?? 0) - (a.article.queueSeq ?? 0));
     return {
       items: queue.slice((page - 1) * perPage, page * perPage).map((row) => copy(row.article)),
       total: queue.length,
@@ -299,8 +303,4 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
   private rowsOf(accountId: string): ArticleRow[] {
     return [...this.tables.articles.values()].filter((row) => row.article.accountId === accountId);
   }
-}
-
-function queueOrder(article: Article): string {
-  return `${article.createdAt}#${article.articleUuid}`;
 }

@@ -28,6 +28,8 @@ export class InMemoryTables {
   readonly tokens = new Map<string, ApiTokenRecord>();
   /** `accountId/articleUuid` -> row. */
   readonly articles = new Map<string, ArticleRow>();
+  /** accountId -> the last queue number taken. */
+  readonly queueSeqs = new Map<string, number>();
   /** `accountId/day` -> generations started (reserved) that day. */
   readonly dailyStarts = new Map<string, number>();
   /** `accountId/day` -> generated articles and credits that day. */
