@@ -15,6 +15,13 @@ import {
   FakePasswordCipher,
 } from './fake-services';
 import { FakeUsageStore } from './fake-usage';
+import {
+  FakeReceiverUrlPolicy,
+  FakeSecretCipher,
+  FakeWebhookQueue,
+  FakeWebhookSender,
+  FakeWebhookStore,
+} from './fake-webhooks';
 import { FakeCategoryStore, FakeWebsiteStore } from './fake-websites';
 import { InMemoryTables } from './tables';
 
@@ -23,6 +30,7 @@ export * from './fake-articles';
 export * from './fake-publications';
 export * from './fake-services';
 export * from './fake-usage';
+export * from './fake-webhooks';
 export * from './fake-websites';
 export { InMemoryTables } from './tables';
 
@@ -44,6 +52,11 @@ export function createFakes(start?: string) {
     models: new FakeModelProvider(),
     cms: new FakeCmsClient(),
     cipher: new FakePasswordCipher(),
+    webhooks: new FakeWebhookStore(),
+    webhookQueue: new FakeWebhookQueue(),
+    secretCipher: new FakeSecretCipher(),
+    sender: new FakeWebhookSender(),
+    receiverUrls: new FakeReceiverUrlPolicy(),
   };
   return {
     ...fakes,
