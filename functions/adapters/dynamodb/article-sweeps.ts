@@ -2,7 +2,7 @@
  * The sweeper's view of article items: the `reservation` and `generation` buckets of the sweep
  * index (due at `sweepAt`), and the bookkeeping of generation messages.
  */
-import { type DynamoDBDocumentClient, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import type {
   ArticleKey,
@@ -15,6 +15,7 @@ import type {
 import { articleFromItem, articleKey, generationBucket, refFromItem } from './article-item';
 import { type ConditionalUpdate, updateIfCondition } from './conditional-update';
 import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
+import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
 
 export interface SweepTables {
@@ -28,24 +29,8 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
   ) {}
 
   async listDue(kind: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {
-    const pages = await Promise.all(
-      sweepBucketsOf(SWEEP_BUCKET[kind]).map((bucket) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tables.articles,
-            IndexName: ARTICLE_INDEX.sweep,
-            KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
-            ExpressionAttributeValues: { ':bucket': bucket, ':dueBy': dueBy },
-            Limit: limit,
-          }),
-        ),
-      ),
-    );
-    return pages
-      .flatMap(({ Items }) => Items ?? [])
-      .sort((a, b) => String(a.sweepAt).localeCompare(String(b.sweepAt)))
-      .slice(0, limit)
-      .map(articleFromItem);
+    const due = await dueInSweepIndex(this.client, this.tables.articles, SWEEP_BUCKET[kind], dueBy, limit);
+    return due.map(articleFromItem);
   }
 
   async markSent(article: ArticleKey, recheckAt: string): Promise<void> {

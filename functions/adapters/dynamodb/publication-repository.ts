@@ -3,7 +3,7 @@
  * the generated articles still to be published, due at `sweepAt`. Every change is conditional
  * on the article not being published yet, so concurrent attempts cannot undo a success.
  */
-import { type DynamoDBDocumentClient, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { errorText } from '../../core/articles/article-rules';
 import type {
   ArticleRef,
@@ -15,6 +15,7 @@ import type {
 import { articleKey, publicationBucket, refFromItem } from './article-item';
 import { type ConditionalUpdate, updateIfCondition } from './conditional-update';
 import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
+import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
 
 const PENDING = 'pending';
@@ -28,25 +29,15 @@ export class DynamoPublicationRepository implements PublicationStore {
   ) {}
 
   async listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
-    const pages = await Promise.all(
-      sweepBucketsOf(SWEEP_BUCKET.publication).map((bucket) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: ARTICLE_INDEX.sweep,
-            KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
-            ExpressionAttributeValues: { ':bucket': bucket, ':dueBy': dueBy },
-            ProjectionExpression: 'accountId, articleUuid, sweepAt',
-            Limit: limit,
-          }),
-        ),
-      ),
+    const due = await dueInSweepIndex(
+      this.client,
+      this.tableName,
+      SWEEP_BUCKET.publication,
+      dueBy,
+      limit,
+      'accountId, articleUuid, sweepAt',
     );
-    return pages
-      .flatMap(({ Items }) => Items ?? [])
-      .sort((a, b) => String(a.sweepAt).localeCompare(String(b.sweepAt)))
-      .slice(0, limit)
-      .map(refFromItem);
+    return due.map(refFromItem);
   }
 
   async markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean> {
