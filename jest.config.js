@@ -1,4 +1,8 @@
-/** Unit tests run alone; integration tests share emulators started once per run. */
+/**
+ * Unit tests run alone, no emulator, no child process (`npm run test:unit`); checks compare
+ * generated or foreign artifacts (the typed client, the plugin's PHP); integration tests share
+ * emulators started once per run.
+ */
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 const common = {
   testEnvironment: 'node',
@@ -11,6 +15,7 @@ const common = {
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'checks', testMatch: ['<rootDir>/test/checks/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',

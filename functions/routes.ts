@@ -169,7 +169,11 @@ export const routes: RouteDefinition[] = [
     path: '/v1/articles/queue',
     entry: 'functions/api/list-queued-articles.ts',
     access: {
-      tables: rateLimited({ articles: ['Query'], websites: ['BatchGetItem'], categories: ['BatchGetItem'] }),
+      tables: rateLimited({
+        articles: ['GetItem', 'Query'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
     },
   },
   {

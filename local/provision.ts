@@ -20,6 +20,7 @@ import {
 } from '@aws-sdk/client-kms';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backfillQueuePositions } from '../functions/adapters/dynamodb/queue-positions';
 import {
   type TableDefinition,
   type TableName,
@@ -78,6 +79,8 @@ export async function provisionTables(
     // Websites stored before the health-check index joined it join it now.
     if (existed && name === 'websites')
       await backfillCheckIndex(DynamoDBDocumentClient.from(dynamodb), tableName);
+    // Queue entries stored before queue numbers get theirs (and are counted).
+    if (existed && name === 'articles') await backfillQueuePositions(DynamoDBDocumentClient.from(dynamodb), tableName);
     tableNames[name] = tableName;
     env[definition.envVar] = tableName;
   }

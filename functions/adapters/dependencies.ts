@@ -3,7 +3,7 @@
  * first use (after the environment is set, which lets tests point it at emulators).
  */
 import type { AccountStore, TokenStore } from '../core/accounts';
-import type { ArticleActionDeps } from '../core/articles/article-actions';
+import type { ArticleActionDeps, CancelArticleDeps } from '../core/articles/article-actions';
 import type { CreateArticleDeps } from '../core/articles/create-article';
 import type {
   ArticleStore,
@@ -125,20 +125,27 @@ export function readArticleDeps(): ReadArticlesDeps {
 
 /** What queueing a new article needs. */
 export function createArticleDeps(): Omit<CreateArticleDeps, 'onEnqueueFailure'> {
-  return { ...readArticleDeps(), accounts: accountStore(), queue: generationQueue(), clock: systemClock };
+  return {
+    ...readArticleDeps(),
+    articles: articleStore(),
+    accounts: accountStore(),
+    queue: generationQueue(),
+    clock: systemClock,
+  };
 }
 
 export { systemClock };
 
 /** What cancelling an article needs. */
-export function cancelArticleDeps(): ReadArticlesDeps & { clock: Clock } {
-  return { ...readArticleDeps(), clock: systemClock };
+export function cancelArticleDeps(): CancelArticleDeps {
+  return { ...readArticleDeps(), articles: articleStore(), clock: systemClock };
 }
 
 /** What retrying an article needs. */
 export function retryArticleDeps(): ArticleActionDeps {
   return {
     ...readArticleDeps(),
+    articles: articleStore(),
     accounts: accountStore(),
     publications: publicationStore(),
     queue: generationQueue(),

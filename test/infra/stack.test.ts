@@ -404,7 +404,7 @@ describe('functions', () => {
     },
     ListQueuedArticles: {
       rateLimits: ['UpdateItem'],
-      articles: ['Query'],
+      articles: ['GetItem', 'Query'],
       websites: ['BatchGetItem'],
       categories: ['BatchGetItem'],
     },

@@ -10,8 +10,6 @@ export const websiteKeys = {
 
 export const articleKeys = {
   article: (accountId: string, articleUuid: string) => ({ accountId, articleUuid }),
-  /** Sort key of the (newest-first) queue index; present only until the article is generated. */
-  queueSortKey: (createdAt: string, articleUuid: string) => `${createdAt}#${articleUuid}`,
 };
 
 /** Kinds of work the sweeper does; each is spread over `SWEEP_SHARDS` partitions of the sweep index. */

@@ -3,26 +3,24 @@
  * the generated articles still to be published, due at `sweepAt`. Every change is conditional
  * on the article not being published yet, so concurrent attempts cannot undo a success.
  */
-import {
-  type DynamoDBDocumentClient,
-  paginateQuery,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { errorText } from '../../core/articles/article-rules';
 import type {
   ArticleRef,
+  PublicationFailure,
   PublicationRetry,
   PublicationStore,
   PublishedPost,
 } from '../../core/publishing/ports';
-import { articleKeys, SWEEP_BUCKET, sweepBucketOf, sweepBucketsOf } from './keys';
+import { articleKey, publicationBucket, refFromItem } from './article-item';
+import { type ConditionalUpdate, updateIfCondition } from './conditional-update';
+import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
+import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
-import { isConditionalCheckFailure } from './transactions';
 
 const PENDING = 'pending';
 const PUBLISHED = 'published';
 const FAILED = 'failed';
-const MAX_ERROR_LENGTH = 500;
 
 export class DynamoPublicationRepository implements PublicationStore {
   constructor(
@@ -31,25 +29,15 @@ export class DynamoPublicationRepository implements PublicationStore {
   ) {}
 
   async listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
-    const pages = await Promise.all(
-      sweepBucketsOf(SWEEP_BUCKET.publication).map((bucket) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: ARTICLE_INDEX.sweep,
-            KeyConditionExpression: 'sweepBucket = :bucket AND sweepAt <= :dueBy',
-            ExpressionAttributeValues: { ':bucket': bucket, ':dueBy': dueBy },
-            ProjectionExpression: 'accountId, articleUuid, sweepAt',
-            Limit: limit,
-          }),
-        ),
-      ),
+    const due = await dueInSweepIndex(
+      this.client,
+      this.tableName,
+      SWEEP_BUCKET.publication,
+      dueBy,
+      limit,
+      'accountId, articleUuid, sweepAt',
     );
-    return pages
-      .flatMap(({ Items }) => Items ?? [])
-      .sort((a, b) => String(a.sweepAt).localeCompare(String(b.sweepAt)))
-      .slice(0, limit)
-      .map((item) => ({ accountId: String(item.accountId), articleUuid: String(item.articleUuid) }));
+    return due.map(refFromItem);
   }
 
   async markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean> {
@@ -85,18 +73,15 @@ export class DynamoPublicationRepository implements PublicationStore {
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':attempts': retry.attempts,
-        ':bucket': sweepBucketOf(SWEEP_BUCKET.publication, ref.articleUuid),
+        ':bucket': publicationBucket(ref.articleUuid),
         ':next': retry.nextAttemptAt,
-        ':error': retry.lastError.slice(0, MAX_ERROR_LENGTH),
+        ':error': errorText(retry.lastError),
         ':pending': PENDING,
       },
     });
   }
 
-  async markFailed(
-    ref: ArticleRef,
-    failure: { attempts: number; lastError: string; failedAt: string },
-  ): Promise<boolean> {
+  async markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean> {
     return this.conditionalUpdate(ref, {
       UpdateExpression:
         'SET publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at REMOVE sweepBucket, sweepAt, publishRetryAt',
@@ -104,7 +89,7 @@ export class DynamoPublicationRepository implements PublicationStore {
       ExpressionAttributeValues: {
         ':failed': FAILED,
         ':attempts': failure.attempts,
-        ':error': failure.lastError.slice(0, MAX_ERROR_LENGTH),
+        ':error': errorText(failure.lastError),
         ':at': failure.failedAt,
         ':pending': PENDING,
       },
@@ -119,7 +104,7 @@ export class DynamoPublicationRepository implements PublicationStore {
       ExpressionAttributeValues: {
         ':pending': PENDING,
         ':zero': 0,
-        ':bucket': sweepBucketOf(SWEEP_BUCKET.publication, ref.articleUuid),
+        ':bucket': publicationBucket(ref.articleUuid),
         ':due': dueAt,
         ':failed': FAILED,
       },
@@ -151,9 +136,7 @@ export class DynamoPublicationRepository implements PublicationStore {
         },
       );
       for await (const page of pages) {
-        for (const item of page.Items ?? []) {
-          refs.push({ accountId: String(item.accountId), articleUuid: String(item.articleUuid) });
-        }
+        refs.push(...(page.Items ?? []).map(refFromItem));
       }
     }
     let moved = 0;
@@ -173,26 +156,7 @@ export class DynamoPublicationRepository implements PublicationStore {
     return moved;
   }
 
-  private async conditionalUpdate(
-    ref: ArticleRef,
-    update: {
-      UpdateExpression: string;
-      ConditionExpression: string;
-      ExpressionAttributeValues: Record<string, unknown>;
-    },
-  ): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: articleKeys.article(ref.accountId, ref.articleUuid),
-          ...update,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+  private conditionalUpdate(ref: ArticleRef, update: ConditionalUpdate): Promise<boolean> {
+    return updateIfCondition(this.client, this.tableName, articleKey(ref), update);
   }
 }

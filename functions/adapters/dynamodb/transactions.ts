@@ -31,16 +31,6 @@ export function conditionFailed(failure: unknown, item?: number): boolean {
   return codes?.[item] === 'ConditionalCheckFailed';
 }
 
-/** @deprecated Use `conditionFailed(error)`; kept until the article and publication stores switch. */
-export function isConditionalCheckFailure(error: unknown): boolean {
-  return conditionFailed(error);
-}
-
-/** @deprecated Use `conditionFailed(codes, item)`; kept until the article store switches. */
-export function isConditionFailure(code: string | undefined): boolean {
-  return conditionFailed([code], 0);
-}
-
 /** True when another transaction on the same items got in the way: try again. */
 export function isRetryableCancellation(codes: CancellationCodes): boolean {
   return codes.some((code) => code === 'TransactionConflict' || code === 'ThrottlingError');

@@ -1,16 +1,17 @@
 /** A client's second thoughts: retry what failed, cancel what has not started. */
 import type { AccountStore } from '../accounts';
 import { ConflictError, UnauthenticatedError } from '../errors';
-import type { PublicationStore } from '../publishing/ports';
+import type { Publications } from '../publishing/ports';
 import type { Article } from './article';
 import { sendForGeneration } from './generation-messages';
-import type { Clock, GenerationQueue } from './ports';
+import type { ArticleReads, ArticleReservations, Clock, GenerationDispatch, GenerationQueue } from './ports';
 import { findArticle, type ReadArticlesDeps, showArticle } from './read-articles';
 import { reservationAt } from './reservation-policy';
 
 export interface ArticleActionDeps extends ReadArticlesDeps {
+  articles: ArticleReads & Pick<ArticleReservations, 'retryReservation'> & GenerationDispatch;
   accounts: AccountStore;
-  publications: Pick<PublicationStore, 'requeueFailed'>;
+  publications: Pick<Publications, 'requeueFailed'>;
   queue: GenerationQueue;
   clock: Clock;
 }
@@ -44,15 +45,16 @@ export async function retryArticle(deps: ArticleActionDeps, accountId: string, a
   return showArticle(deps, accountId, article.articleUuid);
 }
 
+export interface CancelArticleDeps extends ReadArticlesDeps {
+  articles: ArticleReads & Pick<ArticleReservations, 'cancel'>;
+  clock: Clock;
+}
+
 /**
  * Cancels an article whose generation has not started (waiting in the queue, or deferred for
  * credits or the daily limit) and refunds what it holds, exactly once. Any other state is a 409.
  */
-export async function cancelArticle(
-  deps: ReadArticlesDeps & { clock: Clock },
-  accountId: string,
-  articleUuid: string,
-) {
+export async function cancelArticle(deps: CancelArticleDeps, accountId: string, articleUuid: string) {
   const article = await findArticle(deps, accountId, articleUuid);
   if (!(await deps.articles.cancel(article, deps.clock().toISOString()))) {
     throw conflict((await deps.articles.get(accountId, article.articleUuid)) ?? article, 'cancelled');

@@ -67,6 +67,8 @@ export interface Article extends ArticleRequest {
   providerModel?: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** Number in the account's queue, taken at creation (order of creation; leaving it leaves a hole). */
+  queueSeq?: number;
   /** Position in the account's generated list (1..n, dense). */
   generatedSeq?: number;
   /** Last generation failure, for the operator. */

@@ -7,11 +7,18 @@ import { slugify } from '../slug';
 import type { Article, ArticleRequest } from './article';
 import type { CreateArticleInput } from './create-article-input';
 import { sendForGeneration } from './generation-messages';
-import type { ArticleStore, CategoryLookup, Clock, GenerationQueue, WebsiteLookup } from './ports';
+import type {
+  ArticleReservations,
+  CategoryLookup,
+  Clock,
+  GenerationDispatch,
+  GenerationQueue,
+  WebsiteLookup,
+} from './ports';
 import { reservationAt } from './reservation-policy';
 
 export interface CreateArticleDeps {
-  articles: ArticleStore;
+  articles: Pick<ArticleReservations, 'createWithReservation'> & GenerationDispatch;
   accounts: AccountStore;
   websites: WebsiteLookup;
   categories: CategoryLookup;

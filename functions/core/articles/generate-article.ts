@@ -16,7 +16,7 @@ import {
   MAX_GENERATION_ATTEMPTS,
   RETRY_DELIVERY_GRACE_MS,
 } from './lifecycle-policy';
-import type { ArticleStore, Clock, GenerationDelivery, GenerationMessage } from './ports';
+import type { Clock, GenerationDelivery, GenerationLifecycle, GenerationMessage } from './ports';
 import { writeArticle } from './write-article';
 
 export type GenerationOutcome =
@@ -35,7 +35,7 @@ export type GenerationOutcome =
   | 'failed';
 
 export interface GenerateArticleDeps {
-  articles: ArticleStore;
+  articles: GenerationLifecycle;
   models: ArticleModelProvider;
   clock: Clock;
 }

@@ -1,10 +1,10 @@
 /** Sending an article's generation message, the same way from every place that does it. */
 import type { Article } from './article';
 import { WAITING_RECHECK_MS } from './lifecycle-policy';
-import type { ArticleStore, GenerationQueue } from './ports';
+import type { GenerationDispatch, GenerationQueue } from './ports';
 
 export interface SendDeps {
-  articles: Pick<ArticleStore, 'markSent' | 'postponeCheck'>;
+  articles: GenerationDispatch;
   queue: GenerationQueue;
 }
 
@@ -23,12 +23,12 @@ export async function sendForGeneration(
     await deps.queue.enqueue({ accountId: article.accountId, articleUuid: article.articleUuid });
   } catch (error) {
     onFailure?.(error);
-    await deps.articles.postponeCheck(article as Article, now.toISOString()).catch(() => undefined);
+    await deps.articles.postponeCheck(article, now.toISOString()).catch(() => undefined);
     return false;
   }
   // Unrecorded, the sweeper sends it once more after the send grace: a harmless duplicate.
   await deps.articles
-    .markSent(article as Article, new Date(now.getTime() + WAITING_RECHECK_MS).toISOString())
+    .markSent(article, new Date(now.getTime() + WAITING_RECHECK_MS).toISOString())
     .catch(() => undefined);
   return true;
 }

@@ -47,61 +47,102 @@ export type LeaseOutcome =
   /** Not queued (generated, failed, cancelled, deferred) or unknown. */
   | { kind: 'not_queued'; article?: Article };
 
+export type ArticleKey = Pick<Article, 'accountId' | 'articleUuid'>;
+
 /** States from which a reservation may be (re-)attempted. */
 export type ReservableState = DeferredState | 'error';
 
-export interface ArticleStore {
+/** Create and reserve: a new article, a reservation tried again, and a cancel that gives it back. */
+export interface ArticleReservations {
   /** Stores a new article and, atomically with it, reserves credits and a daily slot when possible. */
   createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome>;
   /**
-   * Re-attempts the reservation of an article in one of `from` (deferred, or `error` for a
-   * client's retry, which also resets its attempts); `undefined` when it is no longer in them.
+   * Re-attempts the reservation of an article in one of `from` (deferred by default, or `error`
+   * for a client's retry, which also resets its attempts); `undefined` when it is no longer in them.
    */
   retryReservation(
     article: Article,
     reservation: Reservation,
     from?: ReservableState[],
   ): Promise<ReservationOutcome | undefined>;
+  /**
+   * Cancels an article whose generation has not started (`canCancel`), refunding what it holds
+   * in the same write; false when it is in any other state.
+   */
+  cancel(article: Article, cancelledAt: string): Promise<boolean>;
+}
+
+/** Read and list: one article, the generated list and the queue, newest first. */
+export interface ArticleReads {
   get(accountId: string, articleUuid: string): Promise<Article | undefined>;
+  /** Generated articles, newest first. */
+  listGenerated(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
+  /** Articles not generated (yet), newest first. */
+  listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
+}
+
+/** Bookkeeping of a generation message: sent, or due for the next sweep to send. */
+export interface GenerationDispatch {
   /** The article's message is out: the sweeper looks at it again only at `recheckAt`. */
-  markSent(article: Article, recheckAt: string): Promise<void>;
+  markSent(article: ArticleKey, recheckAt: string): Promise<void>;
+  /** Moves a queued article's next sweeper check to `nextCheckAt`. */
+  postponeCheck(article: ArticleKey, nextCheckAt: string): Promise<void>;
+}
+
+/** Generation lifecycle: the worker's lease, its attempts, and the final success or failure. */
+export interface GenerationLifecycle {
+  get(accountId: string, articleUuid: string): Promise<Article | undefined>;
   /** Takes the generation lease for `owner` until `leaseUntil`, counting one attempt. */
   takeLease(
-    article: Pick<Article, 'accountId' | 'articleUuid'>,
+    article: ArticleKey,
     owner: string,
     now: string,
     leaseUntil: string,
     maxAttempts: number,
   ): Promise<LeaseOutcome>;
   /** Extends `owner`'s lease; false when it holds it no more. */
-  renewLease(article: Article, owner: string, leaseUntil: string): Promise<boolean>;
+  renewLease(article: ArticleKey, owner: string, leaseUntil: string): Promise<boolean>;
   /** Gives the lease back after a failed attempt; the sweeper looks again at `recheckAt`. */
-  releaseLease(article: Article, owner: string, reason: string, recheckAt: string): Promise<void>;
+  releaseLease(article: ArticleKey, owner: string, reason: string, recheckAt: string): Promise<void>;
   /**
    * Records the generated article, gives it the next place in the account's list and counts it
-   * on its website; false when it was already completed (or failed) by another delivery.
+   * on its website and in the day's usage; false when it was already completed (or failed) by
+   * another delivery.
    */
   completeGeneration(article: Article, result: GenerationResult): Promise<boolean>;
   /** Marks a queued article failed and refunds its credits; false when it was not queued any more. */
-  failGeneration(article: Article, reason: string, failedAt: string): Promise<boolean>;
-  /**
-   * Cancels an article whose generation has not started (deferred, or queued with no attempt),
-   * refunding what it holds; false when it is in any other state.
-   */
-  cancel(article: Article, cancelledAt: string): Promise<boolean>;
-  /** Moves a queued article's next sweeper check to `nextCheckAt`. */
-  postponeCheck(article: Article, nextCheckAt: string): Promise<void>;
-  /** Records that the sweeper re-sent the article's message; next check at `nextCheckAt`. */
-  markResent(article: Article, nextCheckAt: string): Promise<void>;
-  /** Generated articles, newest first. */
-  listGenerated(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
-  /** Articles not generated (yet), newest first. */
-  listQueued(accountId: string, page: number, perPage: number): Promise<ArticlePage>;
+  failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean>;
+}
+
+/** Sweeping: what is due for the sweeper, and what it records. */
+export interface ArticleSweeps {
   /** Articles due for the sweeper in one kind of work (`reservation` or `generation`), at most `limit`. */
   listDue(kind: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]>;
+  /** Records that the sweeper re-sent the article's message; next check at `nextCheckAt`. */
+  markResent(article: ArticleKey, nextCheckAt: string): Promise<void>;
   /** Makes the account's articles deferred in `state` due for a new reservation attempt now. */
   makeDeferralsDue(accountId: string, state: DeferredState, now: string): Promise<number>;
 }
+
+/** A queued article, and the worker that held it when the queue was lost, if any. */
+export interface QueuedGeneration extends GenerationMessage {
+  leaseOwner?: string;
+}
+
+/** The local runtime's recovery of a queue that lost its messages. */
+export interface QueuedGenerations {
+  /** Every article in state `queued` (all accounts), a page at a time. */
+  listQueuedGenerations(): AsyncIterable<QueuedGeneration[]>;
+  /** Ends a lease whose worker is known to be dead (the only process that had it stopped). */
+  breakLease(article: QueuedGeneration): Promise<void>;
+}
+
+/** Every article port at once: what the DynamoDB adapter implements. Use cases take the narrow ones. */
+export type ArticleStore = ArticleReservations &
+  ArticleReads &
+  GenerationDispatch &
+  GenerationLifecycle &
+  ArticleSweeps;
 
 export interface GenerationMessage {
   accountId: string;

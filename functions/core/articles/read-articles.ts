@@ -8,10 +8,10 @@ import {
   presentGeneratedArticle,
   presentQueuedArticle,
 } from './article-presenter';
-import type { ArticleStore, CategoryLookup, WebsiteLookup } from './ports';
+import type { ArticleReads, CategoryLookup, WebsiteLookup } from './ports';
 
 export interface ReadArticlesDeps {
-  articles: ArticleStore;
+  articles: ArticleReads;
   websites: WebsiteLookup;
   categories: CategoryLookup;
 }
@@ -20,7 +20,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 /** The account's article with this uuid (any case); NotFoundError for anything else. */
 export async function findArticle(
-  deps: { articles: Pick<ArticleStore, 'get'> },
+  deps: { articles: Pick<ArticleReads, 'get'> },
   accountId: string,
   articleUuid: string,
 ): Promise<Article> {

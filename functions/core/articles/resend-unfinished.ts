@@ -4,19 +4,9 @@
  * moto empties it). Safe to repeat: generation is idempotent, so a message that arrives for an
  * article already generated does nothing.
  */
-import type { GenerationMessage, GenerationQueue } from './ports';
+import type { GenerationQueue, QueuedGenerations } from './ports';
 
-/** A queued article, and the worker that held it when the queue was lost, if any. */
-export interface QueuedGeneration extends GenerationMessage {
-  leaseOwner?: string;
-}
-
-export interface QueuedGenerations {
-  /** Every article in state `queued` (all accounts), a page at a time. */
-  listQueuedGenerations(): AsyncIterable<QueuedGeneration[]>;
-  /** Ends a lease whose worker is known to be dead (the only process that had it stopped). */
-  breakLease(article: QueuedGeneration): Promise<void>;
-}
+export type { QueuedGeneration, QueuedGenerations } from './ports';
 
 export interface ResendUnfinishedDeps {
   articles: QueuedGenerations;

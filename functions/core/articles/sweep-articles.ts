@@ -2,11 +2,23 @@
 import type { AccountStore } from '../accounts';
 import { sendForGeneration } from './generation-messages';
 import { MAX_GENERATION_ATTEMPTS, WAITING_RECHECK_MS } from './lifecycle-policy';
-import type { ArticleStore, Clock, DeferredState, GenerationQueue, ReservationOutcome } from './ports';
+import type {
+  ArticleReservations,
+  ArticleSweeps,
+  Clock,
+  DeferredState,
+  GenerationDispatch,
+  GenerationLifecycle,
+  GenerationQueue,
+  ReservationOutcome,
+} from './ports';
 import { reservationAt } from './reservation-policy';
 
 export interface SweepArticlesDeps {
-  articles: ArticleStore;
+  articles: ArticleSweeps &
+    GenerationDispatch &
+    Pick<ArticleReservations, 'retryReservation'> &
+    Pick<GenerationLifecycle, 'failGeneration'>;
   accounts: AccountStore;
   queue: GenerationQueue;
   clock: Clock;

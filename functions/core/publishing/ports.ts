@@ -25,10 +25,8 @@ export interface PublicationRetry {
   lastError: string;
 }
 
-/** Publication bookkeeping on article items (the sweep index's `publication` bucket). */
-export interface PublicationStore {
-  /** Articles whose publication attempt is due by `dueBy`, oldest due first. */
-  listDue(dueBy: string, limit: number): Promise<ArticleRef[]>;
+/** Publication: what each attempt (or a client's retry) records on the article. */
+export interface Publications {
   /** Records the post and takes the article out of the sweep; false when it was already published. */
   markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean>;
   /** Schedules the next attempt; false when the article was published meanwhile. */
@@ -37,15 +35,27 @@ export interface PublicationStore {
    * Stops trying: the publication is `failed` (permanent rejection, attempts used up, website
    * deleted); false when it was published meanwhile.
    */
-  markFailed(
-    ref: ArticleRef,
-    failure: { attempts: number; lastError: string; failedAt: string },
-  ): Promise<boolean>;
+  markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean>;
   /** A client's retry of a `failed` publication: pending again, attempts reset, due at `dueAt`. */
   requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean>;
+}
+
+/** Sweeping publications: what is due, and bringing a website's pending ones forward. */
+export interface PublicationSweeps {
+  /** Articles whose publication attempt is due by `dueBy`, oldest due first. */
+  listDue(dueBy: string, limit: number): Promise<ArticleRef[]>;
   /**
    * Makes the pending publications of one website due at `dueAt` (those due later), so the
    * next sweep attempts them; returns how many were moved.
    */
   makeDueForWebsite(accountId: string, websiteUuid: string, dueAt: string): Promise<number>;
 }
+
+export interface PublicationFailure {
+  attempts: number;
+  lastError: string;
+  failedAt: string;
+}
+
+/** Publication bookkeeping on article items (the sweep index's `publication` bucket). */
+export type PublicationStore = Publications & PublicationSweeps;

@@ -6,19 +6,20 @@
  */
 import type { Article } from '../articles/article';
 import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
-import type { Clock } from '../articles/ports';
+import type { ArticleReads, Clock } from '../articles/ports';
 import { type CmsClient, CmsError, type CmsPost, type CmsPostResult } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
 import { siteAccessOf } from '../websites/site-access';
 import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
-import type { ArticleRef, PublicationStore } from './ports';
+import type { ArticleRef, PublicationSweeps, Publications } from './ports';
 import { postStructure } from './post-structure';
 
-export interface PublishDeps {
-  articles: { get(accountId: string, articleUuid: string): Promise<Article | undefined> };
-  publications: PublicationStore;
+/** What one publication attempt needs. */
+export interface PublishArticleDeps {
+  articles: Pick<ArticleReads, 'get'>;
+  publications: Publications;
   websites: WebsiteStore;
   categories: CategoryStore;
   cipher: PasswordCipher;
@@ -28,6 +29,11 @@ export interface PublishDeps {
   onFailure?: (ref: ArticleRef, reason: string, nextAttemptAt: string) => void;
   /** Told when a publication ends in `failed` (for the operator's metric and log). */
   onFinalFailure?: (ref: ArticleRef, reason: string) => void;
+}
+
+/** Publishing as the worker and the sweeper do it (the sweeper also lists what is due). */
+export interface PublishDeps extends PublishArticleDeps {
+  publications: Publications & Pick<PublicationSweeps, 'listDue'>;
 }
 
 export type PublishOutcome =
@@ -67,7 +73,7 @@ export function postFor(article: Article, now: Date, categoryCmsId?: string): Cm
   };
 }
 
-export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promise<PublishOutcome> {
+export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef): Promise<PublishOutcome> {
   const article = await deps.articles.get(ref.accountId, ref.articleUuid);
   if (article?.state !== 'generated' || !article.websiteUuid) return 'skipped';
   if (article.publishState === 'published' || article.publishState === 'failed') return 'skipped';
@@ -122,7 +128,7 @@ export async function publishArticle(deps: PublishDeps, ref: ArticleRef): Promis
   }
 }
 
-async function send(deps: PublishDeps, article: Article, website: Website): Promise<CmsPostResult> {
+async function send(deps: PublishArticleDeps, article: Article, website: Website): Promise<CmsPostResult> {
   const site = await siteAccessOf(deps, website);
   const category = article.categoryUuid
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)

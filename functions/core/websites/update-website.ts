@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { NotFoundError } from '../errors';
-import type { PublicationStore } from '../publishing/ports';
+import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
 import { removeAllCategories, syncCategories } from './categories';
 import { createWebsiteSchema, verifySite, type WebsiteDeps } from './create-website';
@@ -17,7 +17,7 @@ import { presentWebsite } from './website';
 
 export interface UpdateWebsiteDeps
   extends Pick<WebsiteDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'now'> {
-  publications: Pick<PublicationStore, 'makeDueForWebsite'>;
+  publications: Pick<PublicationSweeps, 'makeDueForWebsite'>;
 }
 
 export const updateWebsiteSchema = z.pick(createWebsiteSchema, { login: true, password: true });

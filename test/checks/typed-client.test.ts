@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-const root = path.join(__dirname, '..', '..', '..');
+const root = path.join(__dirname, '..', '..');
 
 describe('the typed client', () => {
   it('is generated from the current OpenAPI document (run npm run client:generate)', () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const PLUGIN_DIR = path.join(__dirname, '..', '..', '..', 'wordpress-plugin');
+const PLUGIN_DIR = path.join(__dirname, '..', '..', 'wordpress-plugin');
 const phpAvailable = spawnSync('php', ['--version']).status === 0;
 const describeWithPhp = phpAvailable || process.env.CI ? describe : describe.skip;
 

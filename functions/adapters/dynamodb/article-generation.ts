@@ -1,0 +1,275 @@
+/**
+ * The generation lifecycle on article items: the worker's lease and attempts, and the final
+ * success (the list sequence, website counters and the day's usage in the same transaction) or
+ * failure (with its refund).
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Article } from '../../core/articles/article';
+import { canFailGeneration, completion, errorText, leaseRefusal } from '../../core/articles/article-rules';
+import type {
+  ArticleKey,
+  GenerationLifecycle,
+  GenerationResult,
+  LeaseOutcome,
+} from '../../core/articles/ports';
+import { articleFromItem, articleKey, generationBucket, type Item, publicationBucket } from './article-item';
+import { endWithRefund, readArticle } from './article-refund';
+import { updateIfCondition } from './conditional-update';
+import { websiteKeys } from './keys';
+import { queueCountUpdates } from './queue-positions';
+import { conditionFailed, transactWithRetry } from './transactions';
+import { usageKeys } from './usage-repository';
+
+export interface GenerationTables {
+  articles: string;
+  accounts: string;
+  websites: string;
+  /** Generated articles and credits per UTC day (`GET /v1/account/usage`), counted at completion. */
+  usageDays: string;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export class DynamoGenerationLifecycle implements GenerationLifecycle {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: GenerationTables,
+  ) {}
+
+  get(accountId: string, articleUuid: string): Promise<Article | undefined> {
+    return readArticle(this.client, this.tables.articles, { accountId, articleUuid });
+  }
+
+  async takeLease(
+    ref: ArticleKey,
+    owner: string,
+    now: string,
+    leaseUntil: string,
+    maxAttempts: number,
+  ): Promise<LeaseOutcome> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.articles,
+          Key: articleKey(ref),
+          UpdateExpression:
+            'SET leaseOwner = :owner, leaseExpiresAt = :until, generationAttempts = if_not_exists(generationAttempts, :zero) + :one, sweepBucket = :bucket, sweepAt = :until',
+          // canTakeLease, as a condition.
+          ConditionExpression:
+            '#state = :queued AND (attribute_not_exists(leaseExpiresAt) OR leaseExpiresAt < :now) AND (attribute_not_exists(generationAttempts) OR generationAttempts < :max)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':owner': owner,
+            ':until': leaseUntil,
+            ':zero': 0,
+            ':one': 1,
+            ':bucket': generationBucket(ref.articleUuid),
+            ':queued': 'queued',
+            ':now': now,
+            ':max': maxAttempts,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { kind: 'leased', article: articleFromItem(Attributes ?? {}) };
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+    return leaseRefusal(await this.get(ref.accountId, ref.articleUuid), now);
+  }
+
+  renewLease(article: ArticleKey, owner: string, leaseUntil: string): Promise<boolean> {
+    return this.update(article, {
+      UpdateExpression: 'SET leaseExpiresAt = :until, sweepAt = :until',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':until': leaseUntil, ':queued': 'queued', ':owner': owner },
+    });
+  }
+
+  async releaseLease(article: ArticleKey, owner: string, reason: string, recheckAt: string): Promise<void> {
+    await this.update(article, {
+      UpdateExpression: 'SET lastError = :reason, sweepAt = :at REMOVE leaseOwner, leaseExpiresAt',
+      ConditionExpression: '#state = :queued AND leaseOwner = :owner',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':reason': errorText(reason),
+        ':at': recheckAt,
+        ':queued': 'queued',
+        ':owner': owner,
+      },
+    });
+  }
+
+  async completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
+    let countOnWebsite = article.websiteUuid !== undefined;
+    return transactWithRetry<boolean>(
+      this.client,
+      async () => {
+        const previous = await this.generatedCount(article.accountId);
+        const transactItems: TransactItem[] = [
+          this.completedArticle(article, result, previous + 1),
+          {
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { accountId: article.accountId },
+              UpdateExpression: 'SET generatedCount = :seq',
+              ConditionExpression:
+                previous === 0
+                  ? 'attribute_not_exists(generatedCount) OR generatedCount = :previous'
+                  : 'generatedCount = :previous',
+              ExpressionAttributeValues: { ':seq': previous + 1, ':previous': previous },
+            },
+          },
+        ];
+        if (countOnWebsite && article.websiteUuid) {
+          transactItems.push({
+            Update: {
+              TableName: this.tables.websites,
+              Key: websiteKeys.website(article.accountId, article.websiteUuid),
+              UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
+              ConditionExpression: 'attribute_exists(websiteKey)',
+              ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+            },
+          });
+        }
+        transactItems.push(usageDayUpdate(this.tables.usageDays, article, result.generatedAt));
+        // It leaves the queue listing.
+        if (article.queueSeq !== undefined) {
+          transactItems.push(
+            ...queueCountUpdates(this.tables.articles, article.accountId, article.queueSeq, -1),
+          );
+        }
+        return { TransactItems: transactItems };
+      },
+      true,
+      (codes) => {
+        // Completed (or failed) by another delivery.
+        if (conditionFailed(codes, 0)) return { result: false };
+        // The website was deleted meanwhile: the article is still generated, just not counted there.
+        if (conditionFailed(codes, 2)) {
+          countOnWebsite = false;
+          return 'retry';
+        }
+        // Another article of the account took this place in the list first: read it again.
+        if (conditionFailed(codes, 1)) return 'retry';
+        return undefined;
+      },
+    );
+  }
+
+  failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean> {
+    return endWithRefund(
+      this.client,
+      this.tables,
+      article,
+      (current) =>
+        !canFailGeneration(current)
+          ? undefined
+          : {
+              UpdateExpression:
+                'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt',
+              ConditionExpression: '#state = :queued AND creditsCharged = :refund',
+              ExpressionAttributeValues: {
+                ':error': 'error',
+                ':zero': 0,
+                ':reason': errorText(reason),
+                ':failedAt': failedAt,
+                ':queued': 'queued',
+              },
+            },
+      // Not queued any more (failed or completed by another delivery): nothing to refund.
+      { result: false },
+    );
+  }
+
+  private async generatedCount(accountId: string): Promise<number> {
+    const { Item: account } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.accounts,
+        Key: { accountId },
+        ProjectionExpression: 'generatedCount',
+        ConsistentRead: true,
+      }),
+    );
+    return Number(account?.generatedCount ?? 0);
+  }
+
+  /** The article's move to `generated`, at place `seq` of the list; with a website, publication pending. */
+  private completedArticle(article: Article, result: GenerationResult, seq: number): TransactItem {
+    const { slug, publishCheckAt } = completion(article, result);
+    const values: Item = {
+      ':generated': 'generated',
+      ':queued': 'queued',
+      ':title': result.title,
+      ':content': result.content,
+      ':words': result.totalWords,
+      ':providerModel': result.providerModel,
+      ':promptTokens': result.promptTokens,
+      ':completionTokens': result.completionTokens,
+      ':generatedAt': result.generatedAt,
+      ':seq': seq,
+    };
+    let update =
+      'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
+    if (result.seo) {
+      update += ', seo = :seo';
+      values[':seo'] = result.seo;
+    }
+    if (publishCheckAt) {
+      update +=
+        ', slug = :slug, publishState = :pending, publishAttempts = :zero, sweepBucket = :publication, sweepAt = :publishCheck, publishRetryAt = :publishCheck REMOVE queueSortKey, leaseOwner, leaseExpiresAt';
+      Object.assign(values, {
+        ':slug': slug,
+        ':pending': 'pending',
+        ':zero': 0,
+        ':publication': publicationBucket(article.articleUuid),
+        ':publishCheck': publishCheckAt,
+      });
+    } else {
+      update += ' REMOVE queueSortKey, sweepBucket, sweepAt, leaseOwner, leaseExpiresAt';
+    }
+    return {
+      Update: {
+        TableName: this.tables.articles,
+        Key: articleKey(article),
+        UpdateExpression: update,
+        ConditionExpression: '#state = :queued',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: values,
+      },
+    };
+  }
+
+  private update(article: ArticleKey, update: Parameters<typeof updateIfCondition>[3]): Promise<boolean> {
+    return updateIfCondition(this.client, this.tables.articles, articleKey(article), update);
+  }
+}
+
+/**
+ * Adds one generated article and its credits to the day it was generated on (UTC), in total and
+ * for its website (`usageKeys`), in the transaction that completes it: counted exactly once.
+ */
+function usageDayUpdate(tableName: string, article: Article, generatedAt: string): TransactItem {
+  const names: Record<string, string> = {};
+  let update = 'ADD articlesGenerated :one, creditsUsed :credits';
+  if (article.websiteUuid) {
+    const keys = usageKeys.website(article.websiteUuid);
+    Object.assign(names, { '#websiteArticles': keys.articles, '#websiteCredits': keys.credits });
+    update += ', #websiteArticles :one, #websiteCredits :credits';
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { accountId: article.accountId, day: generatedAt.slice(0, 10) },
+      UpdateExpression: update,
+      ...(article.websiteUuid ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+    },
+  };
+}

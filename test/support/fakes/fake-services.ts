@@ -1,0 +1,187 @@
+/**
+ * In-memory stand-ins for what is not storage: the generation queue and a delivery of it, the
+ * clock, the language model, the site (CMS) client and the password cipher.
+ */
+import { OfflineArticleModel } from '../../../functions/adapters/model/offline-article-model';
+import type { ArticleModel, ArticleModelProvider } from '../../../functions/core/articles/article-model';
+import type {
+  GenerationDelivery,
+  GenerationMessage,
+  GenerationQueue,
+} from '../../../functions/core/articles/ports';
+import type {
+  CmsCategory,
+  CmsClient,
+  CmsPost,
+  CmsPostResult,
+  CmsStatus,
+  SiteAccess,
+} from '../../../functions/core/websites/cms-client';
+import type {
+  LegacyPasswordContext,
+  PasswordCipher,
+  PasswordContext,
+} from '../../../functions/core/websites/password-cipher';
+
+/** Records every message; `failNext` makes the next sends throw (the queue is down). */
+export class FakeGenerationQueue implements GenerationQueue {
+  readonly sent: GenerationMessage[] = [];
+  private failures = 0;
+
+  failNext(count = 1): void {
+    this.failures = count;
+  }
+
+  async enqueue(message: GenerationMessage): Promise<void> {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('The queue is unavailable.');
+    }
+    this.sent.push({ ...message });
+  }
+}
+
+/** One delivery of a generation message: remembers the delays it was asked back after. */
+export class FakeDelivery implements GenerationDelivery {
+  readonly retries: number[] = [];
+
+  async retryAfter(delaySeconds: number): Promise<void> {
+    this.retries.push(delaySeconds);
+  }
+}
+
+/** A clock that moves only when told to. */
+export class FakeClock {
+  private now: number;
+
+  constructor(start = '2026-03-01T10:00:00.000Z') {
+    this.now = Date.parse(start);
+  }
+
+  /** The port (`Clock`): a fresh Date each call. */
+  readonly clock = (): Date => new Date(this.now);
+
+  advance(ms: number): void {
+    this.now += ms;
+  }
+
+  set(iso: string): void {
+    this.now = Date.parse(iso);
+  }
+}
+
+/**
+ * The offline writer behind the model port (deterministic, no network); `failNext` makes the
+ * next articles' outline calls throw, like a provider that is down.
+ */
+export class FakeModelProvider implements ArticleModelProvider {
+  readonly requested: string[] = [];
+  private failures = 0;
+  private readonly writer = new OfflineArticleModel();
+
+  failNext(count = 1): void {
+    this.failures = count;
+  }
+
+  async modelFor(aiModel: string): Promise<ArticleModel> {
+    this.requested.push(aiModel);
+    const writer: ArticleModel = this.writer;
+    const failing = this.failures > 0;
+    if (failing) this.failures--;
+    return {
+      providerModel: `fake-${aiModel}`,
+      outline: async (...args) => {
+        if (failing) throw new Error('The model provider is unavailable.');
+        return writer.outline(...args);
+      },
+      write: (...args) => writer.write(...args),
+      meta: (...args) => writer.meta(...args),
+    };
+  }
+}
+
+/**
+ * A WordPress site with the plugin: one post per article uuid (a repeated publish returns the
+ * post made earlier, as the plugin's idempotency does), and scripted failures.
+ */
+export class FakeCmsClient implements CmsClient {
+  readonly posts = new Map<string, { post: CmsPost; result: CmsPostResult }>();
+  readonly calls: { kind: 'status' | 'categories' | 'createPost'; site: SiteAccess }[] = [];
+  siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
+  private readonly failures: Error[] = [];
+  /** When set, the post is made but the answer is lost (like a timeout after the site wrote it). */
+  loseNextAnswer = false;
+
+  /** The next calls fail with these errors, in order. */
+  failWith(...errors: Error[]): void {
+    this.failures.push(...errors);
+  }
+
+  async status(site: SiteAccess): Promise<CmsStatus> {
+    this.record('status', site);
+    return {
+      userLogin: site.login,
+      roles: ['inkpress_editor'],
+      cmsVersion: '6.1',
+      pluginVersion: '1.2.0',
+    };
+  }
+
+  async categories(site: SiteAccess): Promise<CmsCategory[]> {
+    this.record('categories', site);
+    return this.siteCategories.map((category) => ({ ...category }));
+  }
+
+  async createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult> {
+    this.record('createPost', site);
+    const existing = this.posts.get(post.articleUuid);
+    if (existing) return { ...existing.result, created: false };
+    const id = String(100 + this.posts.size);
+    const result: CmsPostResult = {
+      cmsId: id,
+      permalink: `${site.url}/?p=${id}`,
+      status: post.status,
+      slug: post.slug ?? null,
+      dateGmt: post.dateGmt ?? null,
+      created: true,
+    };
+    this.posts.set(post.articleUuid, { post: structuredClone(post), result });
+    if (this.loseNextAnswer) {
+      this.loseNextAnswer = false;
+      throw new Error('The answer was lost.');
+    }
+    return result;
+  }
+
+  private record(kind: 'status' | 'categories' | 'createPost', site: SiteAccess): void {
+    this.calls.push({ kind, site: { ...site } });
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+  }
+}
+
+/**
+ * Encryption bound to its context, like KMS with an EncryptionContext: decrypting under any
+ * other context fails. The "ciphertext" is readable, which tests may use to look inside.
+ */
+export class FakePasswordCipher implements PasswordCipher {
+  async encrypt(password: string, context: PasswordContext): Promise<string> {
+    return Buffer.from(JSON.stringify({ password, context: contextKey(context) })).toString('base64');
+  }
+
+  async decrypt(ciphertext: string, context: PasswordContext | LegacyPasswordContext): Promise<string> {
+    const sealed = JSON.parse(Buffer.from(ciphertext, 'base64').toString('utf8')) as {
+      password: string;
+      context: string;
+    };
+    if (sealed.context !== contextKey(context)) throw new Error('InvalidCiphertextException');
+    return sealed.password;
+  }
+}
+
+function contextKey(context: PasswordContext | LegacyPasswordContext): string {
+  const { accountId, websiteUuid } = context;
+  return JSON.stringify(
+    'url' in context ? { accountId, websiteUuid, url: context.url } : { accountId, websiteUuid },
+  );
+}

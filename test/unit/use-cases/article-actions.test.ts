@@ -1,0 +1,138 @@
+/** A client's cancel and retry: refunds exactly once, re-reservations like a new article. */
+import { cancelArticle, retryArticle } from '../../../functions/core/articles/article-actions';
+import { createArticle } from '../../../functions/core/articles/create-article';
+import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import { MAX_GENERATION_ATTEMPTS } from '../../../functions/core/articles/lifecycle-policy';
+import { ConflictError } from '../../../functions/core/errors';
+import { publishArticle } from '../../../functions/core/publishing/publish-article';
+import { CmsError } from '../../../functions/core/websites/cms-client';
+import { createFakes, FakeDelivery } from '../../support/fakes';
+import { actionDeps, articleInput, createDeps, generateDeps, PRICE, publishDeps } from './helpers';
+
+describe('cancelArticle', () => {
+  it('refunds a queued article once; a second cancel is a 409 and refunds nothing', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const article = await createArticle(createDeps(fakes), accountId, articleInput());
+
+    const shown = await cancelArticle(actionDeps(fakes), accountId, article.articleUuid);
+
+    expect(shown.status).toBe('cancelled');
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
+    await expect(cancelArticle(actionDeps(fakes), accountId, article.articleUuid)).rejects.toThrow(
+      'Only an article whose generation has not started can be cancelled; this article was cancelled.',
+    );
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
+    // Out of the queue listing.
+    expect((await fakes.articles.listQueued(accountId, 1, 20)).total).toBe(0);
+  });
+
+  it('cancels a deferred article without a refund (it holds nothing)', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(1);
+    const article = await createArticle(createDeps(fakes), accountId, articleInput());
+
+    await cancelArticle(actionDeps(fakes), accountId, article.articleUuid);
+
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(1);
+    expect(fakes.articles.row(article)?.sweep).toBeUndefined();
+  });
+
+  it('refuses an article whose generation started, and keeps its credits held', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const article = await createArticle(createDeps(fakes), accountId, articleInput());
+    fakes.models.failNext();
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+
+    await expect(cancelArticle(actionDeps(fakes), accountId, article.articleUuid)).rejects.toThrow(
+      'this article is being generated.',
+    );
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10 - PRICE);
+  });
+
+  it('answers 404 for another account’s article and for a malformed uuid', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const other = await fakes.account(10);
+    const article = await createArticle(createDeps(fakes), accountId, articleInput());
+    await expect(cancelArticle(actionDeps(fakes), other, article.articleUuid)).rejects.toThrow('not found');
+    await expect(cancelArticle(actionDeps(fakes), accountId, 'nope')).rejects.toThrow('not found');
+  });
+});
+
+describe('retryArticle', () => {
+  async function failedArticle(credits: number) {
+    const fakes = createFakes();
+    const accountId = await fakes.account(credits);
+    const article = await createArticle(createDeps(fakes), accountId, articleInput());
+    fakes.models.failNext(MAX_GENERATION_ATTEMPTS);
+    for (let attempt = 0; attempt < MAX_GENERATION_ATTEMPTS; attempt++) {
+      await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    }
+    return { fakes, accountId, article };
+  }
+
+  it('reserves a failed generation again and sends it, with its attempts reset', async () => {
+    const { fakes, accountId, article } = await failedArticle(10);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
+    fakes.queue.sent.length = 0;
+
+    const shown = await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+
+    expect(shown.status).toBe('in_progress');
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10 - PRICE);
+    expect(fakes.articles.row(article)?.article).toMatchObject({ state: 'queued', generationAttempts: 0 });
+    expect(fakes.queue.sent).toEqual([{ accountId, articleUuid: article.articleUuid }]);
+  });
+
+  it('defers the retry like a new article when the credits are short', async () => {
+    const { fakes, accountId, article } = await failedArticle(PRICE);
+    const account = fakes.tables.accounts.get(accountId);
+    if (account) account.credits = PRICE - 1;
+    fakes.queue.sent.length = 0;
+
+    await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+
+    expect(fakes.articles.row(article)?.article.state).toBe('not_enough_credits');
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(PRICE - 1);
+    expect(fakes.queue.sent).toEqual([]);
+  });
+
+  it('makes a failed publication pending again and sends it to the worker', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid }),
+    );
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    fakes.cms.failWith(new CmsError('invalid_request', 'Bad post', 400, 'rest_invalid_param'));
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('failed');
+    fakes.queue.sent.length = 0;
+
+    await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishState: 'pending',
+      publishAttempts: 0,
+    });
+    expect(fakes.queue.sent).toEqual([{ accountId, articleUuid: article.articleUuid }]);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+  });
+
+  it('refuses anything else with a 409', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const article = await createArticle(createDeps(fakes), accountId, articleInput());
+    await expect(retryArticle(actionDeps(fakes), accountId, article.articleUuid)).rejects.toThrow(
+      ConflictError,
+    );
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    await expect(retryArticle(actionDeps(fakes), accountId, article.articleUuid)).rejects.toThrow(
+      'this article is generated.',
+    );
+  });
+});

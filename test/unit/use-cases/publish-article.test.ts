@@ -1,0 +1,183 @@
+/** Publishing: one post per article whatever the retries, backoff, and a final failure. */
+import { createArticle } from '../../../functions/core/articles/create-article';
+import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import {
+  MAX_PUBLISH_ATTEMPTS,
+  PUBLISH_GRACE_MS,
+  publishRetryDelayMs,
+} from '../../../functions/core/articles/lifecycle-policy';
+import { publishArticle } from '../../../functions/core/publishing/publish-article';
+import { retryDuePublications } from '../../../functions/core/publishing/sweep-publishing';
+import { CmsError } from '../../../functions/core/websites/cms-client';
+import { createFakes, FakeDelivery, type Fakes } from '../../support/fakes';
+import { articleInput, createDeps, generateDeps, publishDeps } from './helpers';
+
+async function generatedOnWebsite(fakes: Fakes, fields: Record<string, unknown> = {}) {
+  const accountId = await fakes.account(10);
+  const website = await fakes.website(accountId);
+  const article = await createArticle(
+    createDeps(fakes),
+    accountId,
+    articleInput({ website_uuid: website.websiteUuid, ...fields }),
+  );
+  await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+  return { accountId, website, article };
+}
+
+const unreachable = () => new CmsError('unreachable', 'Connection refused');
+
+describe('publishArticle', () => {
+  it('publishes live and records the post, clearing the sweep', async () => {
+    const fakes = createFakes();
+    const { website, article } = await generatedOnWebsite(fakes);
+
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+
+    const post = fakes.cms.posts.get(article.articleUuid);
+    expect(post?.post).toMatchObject({ status: 'publish', articleUuid: article.articleUuid });
+    expect(fakes.cms.calls[0]?.site).toEqual({ url: website.url, login: 'inkpress', password: 'secret' });
+    expect(fakes.articles.row(article)).toMatchObject({
+      article: {
+        publishState: 'published',
+        cmsId: post?.result.cmsId,
+        publishedAt: fakes.clock().toISOString(),
+      },
+      sweep: undefined,
+    });
+  });
+
+  it('makes one post when the answer was lost: the retry finds it and marks it published', async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    fakes.cms.loseNextAnswer = true;
+
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    fakes.time.advance(publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('skipped');
+
+    expect(fakes.cms.posts.size).toBe(1);
+    expect(fakes.cms.calls.filter((call) => call.kind === 'createPost')).toHaveLength(2);
+  });
+
+  it('flags an unreachable site, retries with backoff, and clears the flag once it publishes', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(unreachable());
+
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(true);
+    const retryAt = new Date(fakes.clock().getTime() + publishRetryDelayMs(1)).toISOString();
+    expect(fakes.articles.row(article)).toMatchObject({
+      article: { publishState: 'pending', publishAttempts: 1, publishRetryAt: retryAt },
+      sweep: { kind: 'publication', at: retryAt },
+    });
+    expect(fakes.articles.row(article)?.article.publishError).toContain('unreachable');
+    // Not due yet: the sweep leaves it.
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 0 });
+
+    fakes.time.advance(publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(false);
+  });
+
+  it(`fails for good after ${MAX_PUBLISH_ATTEMPTS} attempts, and reports it once`, async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    const finalFailures: string[] = [];
+    const deps = {
+      ...publishDeps(fakes),
+      onFinalFailure: (ref: { articleUuid: string }) => finalFailures.push(ref.articleUuid),
+    };
+    const outcomes: string[] = [];
+    for (let attempt = 1; attempt <= MAX_PUBLISH_ATTEMPTS; attempt++) {
+      fakes.cms.failWith(unreachable());
+      outcomes.push(await publishArticle(deps, article));
+      fakes.time.advance(publishRetryDelayMs(attempt));
+    }
+
+    expect(outcomes).toEqual([...Array(MAX_PUBLISH_ATTEMPTS - 1).fill('retry_scheduled'), 'failed']);
+    expect(fakes.articles.row(article)).toMatchObject({
+      article: { publishState: 'failed', publishAttempts: MAX_PUBLISH_ATTEMPTS },
+      sweep: undefined,
+    });
+    expect(finalFailures).toEqual([article.articleUuid]);
+    expect(await publishArticle(deps, article)).toBe('skipped');
+    // The generation stays as it was: generated, charged.
+    expect(fakes.articles.row(article)?.article).toMatchObject({ state: 'generated', creditsCharged: 3 });
+  });
+
+  it('fails at once on a permanent rejection, keeping the site’s message', async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(new CmsError('invalid_request', 'Invalid slug.', 400, 'rest_invalid_param'));
+
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('failed');
+    expect(fakes.articles.row(article)?.article.publishError).toBe('invalid_request: Invalid slug.');
+  });
+
+  it('does not retry a throttled or refused login as permanent', async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(new CmsError('unauthorized', 'Login failed', 401));
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    fakes.cms.failWith(new CmsError('throttled', 'Slow down', 429, 'inkpress_throttled', 60));
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+  });
+
+  it('fails the publication of an article whose website was deleted', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    await fakes.websites.delete(accountId, website.websiteUuid);
+
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('website_gone');
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishState: 'failed',
+      publishError: 'The website was deleted before the article was published.',
+    });
+  });
+
+  it('schedules a future post for publish_at and a draft for draft', async () => {
+    const fakes = createFakes();
+    const publishAt = '2026-03-05T09:00:00.000Z';
+    const future = await generatedOnWebsite(fakes, { publish_at: publishAt });
+    const draft = await generatedOnWebsite(fakes, { draft: true });
+    await publishArticle(publishDeps(fakes), future.article);
+    await publishArticle(publishDeps(fakes), draft.article);
+    expect(fakes.cms.posts.get(future.article.articleUuid)?.post).toMatchObject({
+      status: 'future',
+      dateGmt: publishAt,
+    });
+    expect(fakes.articles.row(future.article)?.article.publishedAt).toBe(publishAt);
+    expect(fakes.cms.posts.get(draft.article.articleUuid)?.post.status).toBe('draft');
+    expect(fakes.articles.row(draft.article)?.article.publishedAt).toBeUndefined();
+  });
+
+  it('publishes without a category the site removed since the last refresh', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    const categoryUuid = '7b0c9b4e-1d2a-4f3b-8c5d-6e7f8a9b0c1d';
+    await fakes.categories.putAll([
+      { websiteUuid: website.websiteUuid, categoryUuid, cmsId: '7', name: 'Bread', slug: 'bread' },
+    ]);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid, category_uuid: categoryUuid }),
+    );
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    fakes.cms.failWith(new CmsError('invalid_request', 'Unknown category', 400, 'inkpress_unknown_category'));
+
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect(fakes.cms.posts.get(article.articleUuid)?.post.categoryCmsId).toBeUndefined();
+  });
+
+  it('leaves the first attempt to the worker: the sweeper steps in after the grace period', async () => {
+    const fakes = createFakes();
+    await generatedOnWebsite(fakes);
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 0 });
+    fakes.time.advance(PUBLISH_GRACE_MS);
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+  });
+});

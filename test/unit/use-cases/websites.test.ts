@@ -1,0 +1,114 @@
+/** Website use cases against the fakes: registration, new credentials, checks, delete. */
+import { createArticle } from '../../../functions/core/articles/create-article';
+import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import { checkWebsites } from '../../../functions/core/publishing/sweep-publishing';
+import { CmsError } from '../../../functions/core/websites/cms-client';
+import { createWebsite } from '../../../functions/core/websites/create-website';
+import { deleteWebsite } from '../../../functions/core/websites/delete-website';
+import { siteAccessOf } from '../../../functions/core/websites/site-access';
+import { updateWebsite } from '../../../functions/core/websites/update-website';
+import { createFakes, FakeDelivery, type Fakes } from '../../support/fakes';
+import { articleInput, createDeps, generateDeps } from './helpers';
+
+const websiteDeps = (fakes: Fakes) => ({
+  websites: fakes.websites,
+  categories: fakes.categories,
+  cipher: fakes.cipher,
+  cms: fakes.cms,
+  now: fakes.clock,
+});
+
+const fields = { url: 'https://blog.example.com/', login: 'inkpress', password: 'secret' };
+
+describe('website use cases', () => {
+  it('registers a site once per account, its password encrypted for that site, its categories kept', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    fakes.cms.siteCategories = [
+      { cmsId: '1', name: 'News', slug: 'news' },
+      { cmsId: '2', name: 'Recipes', slug: 'recipes' },
+    ];
+
+    const created = await createWebsite(websiteDeps(fakes), accountId, fields);
+
+    expect(created.data).toMatchObject({ url: 'https://blog.example.com', categories_count: 2 });
+    const stored = await fakes.websites.get(accountId, created.data.uuid);
+    expect(stored?.passwordCiphertext).not.toContain('secret');
+    expect(stored && (await siteAccessOf(fakes, stored))).toEqual({
+      url: 'https://blog.example.com',
+      login: 'inkpress',
+      password: 'secret',
+    });
+    expect(await fakes.categories.listAll(created.data.uuid)).toHaveLength(2);
+    await expect(createWebsite(websiteDeps(fakes), accountId, fields)).rejects.toThrow();
+    expect((await fakes.websites.list(accountId, 1, 20)).total).toBe(1);
+  });
+
+  it('stores nothing for a site whose login is refused', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    fakes.cms.failWith(new CmsError('unauthorized', 'Refused', 401));
+
+    await expect(createWebsite(websiteDeps(fakes), accountId, fields)).rejects.toThrow();
+    expect((await fakes.websites.list(accountId, 1, 20)).total).toBe(0);
+  });
+
+  it('new credentials clear the flags and bring pending publications forward', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId, { loginIsUnauthorized: true });
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid }),
+    );
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    expect(fakes.articles.row(article)?.sweep?.at).not.toBe(fakes.clock().toISOString());
+
+    const updated = await updateWebsite(
+      { ...websiteDeps(fakes), publications: fakes.publications },
+      accountId,
+      website.websiteUuid,
+      { login: 'editor', password: 'new-secret' },
+    );
+
+    expect(updated.status).toEqual({ login_is_unauthorized: 0, is_unreachable: 0 });
+    const stored = await fakes.websites.get(accountId, website.websiteUuid);
+    expect(stored && (await siteAccessOf(fakes, stored))).toMatchObject({
+      login: 'editor',
+      password: 'new-secret',
+    });
+  });
+
+  it('the hourly check flags a failing site and clears it when it answers again', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const website = await fakes.website(accountId);
+    fakes.time.advance(61 * 60_000);
+    fakes.cms.failWith(new CmsError('unreachable', 'Timeout'));
+
+    expect(await checkWebsites(fakes)).toEqual({ healthy: 0, failing: 1, gone: 0, errors: 0 });
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(true);
+    // Checked now: not due again within the hour.
+    expect(await checkWebsites(fakes)).toEqual({ healthy: 0, failing: 0, gone: 0, errors: 0 });
+    fakes.time.advance(61 * 60_000);
+    expect(await checkWebsites(fakes)).toEqual({ healthy: 1, failing: 0, gone: 0, errors: 0 });
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(false);
+  });
+
+  it('deletes a website with its categories; its URL can be registered again', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const created = await createWebsite(websiteDeps(fakes), accountId, fields);
+
+    await deleteWebsite(
+      { websites: fakes.websites, categories: fakes.categories },
+      accountId,
+      created.data.uuid,
+    );
+
+    expect(await fakes.websites.get(accountId, created.data.uuid)).toBeUndefined();
+    expect(await fakes.categories.listAll(created.data.uuid)).toEqual([]);
+    await expect(createWebsite(websiteDeps(fakes), accountId, fields)).resolves.toBeDefined();
+  });
+});
