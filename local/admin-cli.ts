@@ -3,11 +3,13 @@
  * Exit codes: 0 done, 1 failed (one line on stderr), 2 wrong command line.
  */
 import './process-defaults';
-import { accountStore, articleStore, tokenStore } from '../functions/adapters/dependencies';
+import { accountStore, tokenStore } from '../functions/composition/accounts';
+import { articleStore } from '../functions/composition/articles';
 import { makeDeferralsDue } from '../functions/core/articles/sweep-articles';
 import { DomainError } from '../functions/core/errors';
+import { loadConfig } from '../functions/shared/config';
 import { parseCommand, runCommand, USAGE, UsageError } from './admin-commands';
-import { IncompleteDeploymentError, openAdminConnection } from './admin-connection';
+import { DEPLOYED_TABLES, IncompleteDeploymentError, openAdminConnection } from './admin-connection';
 import { MissingPrerequisiteError } from './emulators';
 
 async function main(argv: string[]): Promise<number> {
@@ -18,10 +20,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const connection = await openAdminConnection();
   try {
+    const config = loadConfig(process.env, {
+      tables: Object.fromEntries(DEPLOYED_TABLES.map((table) => [table, []])),
+    });
     const output = await runCommand(parsed, {
-      accounts: accountStore(),
-      tokens: tokenStore(),
-      afterAllowanceRaised: makeDeferredArticlesDue,
+      accounts: accountStore(config),
+      tokens: tokenStore(config),
+      afterAllowanceRaised: (accountId, waitingFor) =>
+        makeDeferredArticlesDue(articleStore(config), accountId, waitingFor),
     });
     await print(process.stdout, output);
     return 0;
@@ -32,14 +38,11 @@ async function main(argv: string[]): Promise<number> {
 
 /** Articles waiting for credits or the daily limit become due; the next sweep re-attempts them. */
 async function makeDeferredArticlesDue(
+  articles: ReturnType<typeof articleStore>,
   accountId: string,
   waitingFor: 'not_enough_credits' | 'daily_limit_reached',
 ): Promise<string> {
-  const count = await makeDeferralsDue(
-    { articles: articleStore(), clock: () => new Date() },
-    accountId,
-    waitingFor,
-  );
+  const count = await makeDeferralsDue({ articles, clock: () => new Date() }, accountId, waitingFor);
   const reason = waitingFor === 'not_enough_credits' ? 'credits' : 'the daily limit';
   return `${count} article(s) waiting for ${reason} will be retried at the next sweep.`;
 }

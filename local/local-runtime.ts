@@ -9,11 +9,13 @@ import { createServer } from 'node:net';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { accountStore, resendUnfinishedDeps, tokenStore } from '../functions/adapters/dependencies';
+import { accountStore, tokenStore } from '../functions/composition/accounts';
+import { articleStore, generationQueue } from '../functions/composition/articles';
 import { authenticate, createAccount } from '../functions/core/accounts';
 import { resendUnfinishedGenerations } from '../functions/core/articles/resend-unfinished';
 import { UnauthenticatedError } from '../functions/core/errors';
-import { routes, webhookDispatcher } from '../functions/routes';
+import { combinedAccess, routes, webhookDispatcher } from '../functions/routes';
+import { loadConfig } from '../functions/shared/config';
 import { runtimeSettings, webhookSettings } from '../functions/shared/runtime-settings';
 import { createApiServer } from './api-server';
 import { lockWhenFree, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './data-lock';
@@ -332,7 +334,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
  * moto alone (this process's workers still hold theirs).
  */
 async function resendQueuedArticles(leasesAreDead: boolean): Promise<number> {
-  const { resent, failed } = await resendUnfinishedGenerations(resendUnfinishedDeps(), { leasesAreDead });
+  const config = localConfig();
+  const { resent, failed } = await resendUnfinishedGenerations(
+    { articles: articleStore(config), queue: generationQueue(config) },
+    { leasesAreDead },
+  );
   if (failed > 0) throw new Error(`${failed} queued article(s) could not be sent to the generation queue.`);
   return resent;
 }
@@ -366,6 +372,11 @@ function isPortFree(port: number): Promise<boolean> {
   });
 }
 
+/** The configuration of every function, from the environment this process set for them. */
+function localConfig() {
+  return loadConfig(process.env, combinedAccess());
+}
+
 function clientSettings() {
   return { region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 }
@@ -382,7 +393,7 @@ async function ensureLocalAccount(
   const saved = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
   if (saved !== '') {
     try {
-      const accountId = await authenticate({ tokens: tokenStore() }, `Bearer ${saved}`);
+      const accountId = await authenticate({ tokens: tokenStore(localConfig()) }, `Bearer ${saved}`);
       return { token: saved, accountId, created: false };
     } catch (error) {
       if (!(error instanceof UnauthenticatedError)) throw error;
@@ -390,7 +401,7 @@ async function ensureLocalAccount(
     }
   }
   const { account, token } = await createAccount(
-    { accounts: accountStore(), tokens: tokenStore() },
+    { accounts: accountStore(localConfig()), tokens: tokenStore(localConfig()) },
     { name: localDefaults.account.name, credits: localDefaults.account.credits },
   );
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });

@@ -17,6 +17,8 @@ function scriptSafe(json: string): string {
 
 /** `GET /docs`: the API reference, rendered by Redoc from the OpenAPI document. No token needed. */
 export const handler = apiHandler(
+  'DocsPage',
+  () => ({}),
   async ({ baseUrl }) =>
     htmlPage(
       `<!doctype html>
@@ -38,5 +40,4 @@ Redoc.init(${scriptSafe(JSON.stringify(openApiDocument(baseUrl)))}, { hideDownlo
 `,
       { cacheSeconds: 300, contentSecurityPolicy: CONTENT_SECURITY_POLICY },
     ),
-  { public: true },
 );

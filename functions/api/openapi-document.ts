@@ -3,4 +3,8 @@ import { ok } from './http/responses';
 import { openApiDocument } from './openapi/document';
 
 /** `GET /v1/openapi.json`, no token needed. */
-export const handler = apiHandler(async ({ baseUrl }) => ok(openApiDocument(baseUrl)), { public: true });
+export const handler = apiHandler(
+  'OpenApiDocument',
+  () => ({}),
+  async ({ baseUrl }) => ok(openApiDocument(baseUrl)),
+);

@@ -1,22 +1,11 @@
-/** Environment access, read once at cold start by the modules that need it. */
-export function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') {
-    throw new Error(`Missing required environment variable ${name}`);
-  }
-  return value;
-}
+import { parseFlag } from './config';
 
-export function optionalEnv(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/** `1`/`true`/`yes`/`on` are true, `0`/`false`/`no`/`off` false, anything else the fallback. */
+/**
+ * `1`/`true`/`yes`/`on` are true, `0`/`false`/`no`/`off` false, anything else the fallback. For
+ * settings read where they are used (Powertools' own variables, the local runtime's options);
+ * a function's configuration is read by `loadConfig` (config.ts).
+ */
 export function envFlag(name: string, fallback: boolean): boolean {
-  const value = process.env[name]?.trim().toLowerCase();
-  if (value === undefined || value === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-  if (['0', 'false', 'no', 'off'].includes(value)) return false;
-  return fallback;
+  const value = parseFlag(process.env[name]);
+  return typeof value === 'boolean' ? value : fallback;
 }

@@ -6,7 +6,6 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as cancelArticleHandler } from '../../functions/api/cancel-article';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as retryArticleHandler } from '../../functions/api/retry-article';
@@ -22,6 +21,7 @@ import { resendUnfinishedGenerations } from '../../functions/core/articles/resen
 import { recoverStalledGenerations } from '../../functions/core/articles/sweep-articles';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue, lambdaContext, receive, sqsEventOf } from '../support/generation-queue';

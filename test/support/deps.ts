@@ -1,0 +1,67 @@
+/**
+ * The production adapters for tests that seed or inspect data beside the handlers: composed by
+ * the same functions the handlers use, from the environment `provisionTestResources` set, with
+ * the access of every function. Each call composes anew (cheap: clients are shared).
+ */
+import * as accounts from '../../functions/composition/accounts';
+import * as articles from '../../functions/composition/articles';
+import { systemClock } from '../../functions/composition/clock';
+import * as publishing from '../../functions/composition/publishing';
+import * as webhooks from '../../functions/composition/webhooks';
+import * as websites from '../../functions/composition/websites';
+import { combinedAccess } from '../../functions/routes';
+import { type Config, loadConfig } from '../../functions/shared/config';
+
+const config = (): Config => loadConfig(process.env, combinedAccess());
+
+export const accountStore = () => accounts.accountStore(config());
+export const tokenStore = () => accounts.tokenStore(config());
+export const websiteStore = () => websites.websiteStore(config());
+export const categoryStore = () => websites.categoryStore(config());
+export const passwordCipher = () => websites.passwordCipher(config());
+export const cmsClient = () => websites.cmsClient(config());
+export const websiteDeps = () => websites.websiteDeps(config());
+export const articleStore = () => articles.articleStore(config());
+export const generationQueue = () => articles.generationQueue(config());
+export const readArticleDeps = () => articles.readArticleDeps(config());
+export const publicationStore = () => publishing.publicationStore(config());
+export const publishDeps = () => publishing.publishDeps(config());
+export const webhookStore = () => webhooks.webhookStore(config());
+export const webhookDeliveryDeps = () => webhooks.webhookDeliveryDeps(config());
+export const webhookAttemptDeps = () => webhooks.webhookAttemptDeps(config());
+
+/** What queueing a new article needs (as CreateArticle composes it). */
+export function createArticleDeps() {
+  const current = config();
+  return {
+    ...articles.readArticleDeps(current),
+    accounts: accounts.accountStore(current),
+    queue: articles.generationQueue(current),
+    clock: systemClock,
+  };
+}
+
+/** The article store of the worker and the sweeper: generated and failed articles record events. */
+export function articlesWithEvents() {
+  const current = config();
+  return webhooks
+    .articleEvents(current, articles.readArticleDeps(current))
+    .articles(articles.articleStore(current));
+}
+
+/** What the sweeper's article steps need (as the Sweeper composes them). */
+export function sweepDeps() {
+  const current = config();
+  return {
+    articles: articlesWithEvents(),
+    accounts: accounts.accountStore(current),
+    queue: articles.generationQueue(current),
+    clock: systemClock,
+  };
+}
+
+/** What re-sending the messages of a queue that lost them needs. */
+export function resendUnfinishedDeps() {
+  const current = config();
+  return { articles: articles.articleStore(current), queue: articles.generationQueue(current) };
+}
