@@ -11,8 +11,8 @@ import { handler as listWebsitesHandler } from '../../functions/api/list-website
 import { createAccount } from '../../functions/core/accounts';
 import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import type { ProvisionedResources } from '../../local/provision';
-import * as deps from '../support/deps';
 import { coldStartHandler } from '../support/cold-start';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
 
