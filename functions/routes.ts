@@ -4,6 +4,7 @@
  */
 import type { TableName } from './adapters/dynamodb/table-definitions';
 import { DOCS_VIEWER_FILE } from './api/openapi/docs-viewer';
+import { OPENAPI_DOCUMENT_FILE } from './api/openapi/served-document';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -313,6 +314,7 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/openapi-document.ts',
     access: { tables: {} },
     public: true,
+    bundledFiles: [OPENAPI_DOCUMENT_FILE],
   },
   {
     name: 'DocsPage',
@@ -321,7 +323,7 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/docs-page.ts',
     access: { tables: {} },
     public: true,
-    bundledFiles: [DOCS_VIEWER_FILE],
+    bundledFiles: [DOCS_VIEWER_FILE, OPENAPI_DOCUMENT_FILE],
   },
 ];
 

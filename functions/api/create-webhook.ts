@@ -1,4 +1,4 @@
-import { manageWebhookDeps } from '../composition/webhooks';
+import { manageWebhookDeps } from '../composition/webhook-delivery';
 import { createWebhook } from '../core/webhooks/manage-webhooks';
 import { apiHandler } from './http/api-handler';
 import { created } from './http/responses';

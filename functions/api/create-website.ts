@@ -1,5 +1,5 @@
 import { idempotencyStore } from '../adapters/dynamodb/idempotency-store';
-import { websiteDeps } from '../composition/websites';
+import { websiteDeps } from '../composition/site-access';
 import { parseOrThrow } from '../core/schema-helpers';
 import { createWebsite, createWebsiteSchema } from '../core/websites/create-website';
 import { apiHandler } from './http/api-handler';

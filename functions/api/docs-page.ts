@@ -1,7 +1,7 @@
 import { apiHandler } from './http/api-handler';
 import { htmlPage } from './http/responses';
 import { docsViewerScript } from './openapi/docs-viewer';
-import { openApiDocument } from './openapi/document';
+import { servedDocument } from './openapi/served-document';
 
 /** Scripts are inline (the viewer and the document); Redoc styles inline and searches in a blob worker. */
 const CONTENT_SECURITY_POLICY =
@@ -33,7 +33,7 @@ export const handler = apiHandler(
 <div id="reference"></div>
 <script>${docsViewerScript()}</script>
 <script>
-Redoc.init(${scriptSafe(JSON.stringify(openApiDocument(baseUrl)))}, { hideDownloadButton: false, expandResponses: '200,201,202' }, document.getElementById('reference'));
+Redoc.init(${scriptSafe(JSON.stringify(servedDocument(baseUrl)))}, { hideDownloadButton: false, expandResponses: '200,201,202' }, document.getElementById('reference'));
 </script>
 </body>
 </html>

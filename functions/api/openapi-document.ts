@@ -1,10 +1,10 @@
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
-import { openApiDocument } from './openapi/document';
+import { servedDocument } from './openapi/served-document';
 
 /** `GET /v1/openapi.json`, no token needed. */
 export const handler = apiHandler(
   'OpenApiDocument',
   () => ({}),
-  async ({ baseUrl }) => ok(openApiDocument(baseUrl)),
+  async ({ baseUrl }) => ok(servedDocument(baseUrl)),
 );

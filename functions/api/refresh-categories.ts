@@ -1,5 +1,5 @@
-import { websitesWithEvents } from '../composition/webhooks';
-import { websiteDeps } from '../composition/websites';
+import { websitesWithEvents } from '../composition/events';
+import { websiteDeps } from '../composition/site-access';
 import { refreshCategories } from '../core/websites/site-check';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';

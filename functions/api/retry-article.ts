@@ -1,7 +1,8 @@
 import { accountStore } from '../composition/accounts';
-import { generationQueue, readArticleDeps } from '../composition/articles';
+import { readArticleDeps } from '../composition/articles';
 import { systemClock } from '../composition/clock';
-import { publicationStore } from '../composition/publishing';
+import { generationQueue } from '../composition/generation-queue';
+import { publicationStore } from '../composition/publications';
 import { retryArticle } from '../core/articles/article-actions';
 import { apiHandler } from './http/api-handler';
 import { accepted } from './http/responses';

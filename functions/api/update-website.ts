@@ -1,6 +1,6 @@
-import { publicationStore } from '../composition/publishing';
-import { websitesWithEvents } from '../composition/webhooks';
-import { websiteDeps } from '../composition/websites';
+import { websitesWithEvents } from '../composition/events';
+import { publicationStore } from '../composition/publications';
+import { websiteDeps } from '../composition/site-access';
 import { updateWebsite } from '../core/websites/update-website';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';

@@ -1,21 +1,15 @@
-/** Articles: the article store, the generation queue and what reading articles needs. */
+/** Articles: the article store and what reading articles needs. */
 import { DynamoArticleRepository } from '../adapters/dynamodb/article-repository';
-import { SqsGenerationQueue } from '../adapters/sqs/sqs-generation-queue';
 import type { ArticleStore } from '../core/articles/ports';
 import type { ReadArticlesDeps } from '../core/articles/read-articles';
 import type { QueuedGenerations } from '../core/articles/resend-unfinished';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
-import { sqsClient } from '../shared/aws/sqs';
-import { type Config, declared } from '../shared/config';
+import type { Config } from '../shared/config';
 import { categoryStore, websiteStore } from './websites';
 
 /** Reads only the tables the function declares (an undeclared one throws when used). */
 export function articleStore(config: Config): ArticleStore & QueuedGenerations {
   return new DynamoArticleRepository(dynamoDocumentClient(), config.tables);
-}
-
-export function generationQueue(config: Config): SqsGenerationQueue {
-  return new SqsGenerationQueue(sqsClient(), declared(config.generationQueueUrl, 'The generation queue'));
 }
 
 /** What reading articles needs (show, list, queue), and the base of what changing them needs. */

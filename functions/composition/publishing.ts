@@ -1,19 +1,14 @@
 /** Publishing (the worker's second step and the sweeper's retries and health checks). */
-import { DynamoPublicationRepository } from '../adapters/dynamodb/publication-repository';
-import type { PublicationStore } from '../core/publishing/ports';
 import type { PublishDeps } from '../core/publishing/publish-article';
-import { dynamoDocumentClient } from '../shared/aws/dynamodb';
 import type { Config } from '../shared/config';
 import { logger } from '../shared/logger';
 import { recordFinalPublishFailure } from '../shared/metrics';
 import { articleStore } from './articles';
 import { systemClock } from './clock';
-import { articleEvents, websitesWithEvents } from './webhooks';
-import { categoryStore, cmsClient, passwordCipher, websiteStore } from './websites';
-
-export function publicationStore(config: Config): PublicationStore {
-  return new DynamoPublicationRepository(dynamoDocumentClient(), config.tables.articles);
-}
+import { articleEvents, websitesWithEvents } from './events';
+import { publicationStore } from './publications';
+import { cmsClient, passwordCipher } from './site-access';
+import { categoryStore, websiteStore } from './websites';
 
 /**
  * Everything publishing and the sweeper's website work need; published and failed publications

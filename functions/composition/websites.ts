@@ -1,17 +1,10 @@
-/** Websites: their stores, the site-password cipher and the WordPress client. */
+/** Websites and their categories: the DynamoDB repositories. */
 import { DynamoCategoryRepository } from '../adapters/dynamodb/category-repository';
 import { DynamoWebsiteRepository } from '../adapters/dynamodb/website-repository';
-import { KmsPasswordCipher } from '../adapters/kms/site-password-cipher';
-import { systemResolver } from '../adapters/wordpress/ssrf-guard';
-import { DEFAULT_SITE_LIMITS, WordPressClient } from '../adapters/wordpress/wordpress-client';
 import type { CategoryLookup, WebsiteLookup } from '../core/articles/ports';
-import type { CmsClient } from '../core/websites/cms-client';
-import type { WebsiteDeps } from '../core/websites/create-website';
-import type { PasswordCipher } from '../core/websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
-import { kmsClient } from '../shared/aws/kms';
-import { type Config, declared } from '../shared/config';
+import type { Config } from '../shared/config';
 
 /** The repository class satisfies both the websites' store and the articles' lookup. */
 export function websiteStore(config: Config): WebsiteStore & WebsiteLookup {
@@ -20,28 +13,4 @@ export function websiteStore(config: Config): WebsiteStore & WebsiteLookup {
 
 export function categoryStore(config: Config): CategoryStore & CategoryLookup {
   return new DynamoCategoryRepository(dynamoDocumentClient(), config.tables.categories);
-}
-
-export function passwordCipher(config: Config): PasswordCipher {
-  return new KmsPasswordCipher(kmsClient(), declared(config.sitePasswordKeyId, 'The site-password key'));
-}
-
-/** Calls to customer sites through the SSRF guard; private addresses only in local mode. */
-export function cmsClient(config: Config): CmsClient {
-  return new WordPressClient({
-    ...DEFAULT_SITE_LIMITS,
-    allowPrivate: config.allowPrivateUrls,
-    resolve: systemResolver,
-  });
-}
-
-/** Everything the website use cases need; plain http site URLs only in local mode. */
-export function websiteDeps(config: Config): WebsiteDeps {
-  return {
-    websites: websiteStore(config),
-    categories: categoryStore(config),
-    cipher: passwordCipher(config),
-    cms: cmsClient(config),
-    allowPlainHttp: config.allowPrivateUrls,
-  };
 }

@@ -6,11 +6,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { articleStore, generationQueue } from '../composition/articles';
+import { articleStore } from '../composition/articles';
 import { systemClock } from '../composition/clock';
+import { articleEvents } from '../composition/events';
+import { generationQueue } from '../composition/generation-queue';
 import { modelProvider } from '../composition/model';
 import { publishDeps } from '../composition/publishing';
-import { articleEvents } from '../composition/webhooks';
 import { categoryStore, websiteStore } from '../composition/websites';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';

@@ -1,9 +1,11 @@
 /** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
 import { accountStore } from '../composition/accounts';
-import { articleStore, generationQueue } from '../composition/articles';
+import { articleStore } from '../composition/articles';
 import { systemClock } from '../composition/clock';
+import { articleEvents } from '../composition/events';
+import { generationQueue } from '../composition/generation-queue';
 import { publishDeps } from '../composition/publishing';
-import { articleEvents, webhookDeliveryDeps } from '../composition/webhooks';
+import { webhookDeliveryDeps } from '../composition/webhook-delivery';
 import { categoryStore, websiteStore } from '../composition/websites';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
