@@ -8,7 +8,9 @@ import type { WebhookEvents } from '../core/webhooks/ports';
 import type { WebsiteStore } from '../core/websites/ports';
 import { showWebsite } from '../core/websites/read-websites';
 import type { Config } from '../shared/config';
+import { articleStore } from './articles';
 import { webhookDeliveryDeps } from './webhook-delivery';
+import { categoryStore, websiteStore } from './websites';
 
 function webhookEvents(config: Config): WebhookEvents {
   const deps = webhookDeliveryDeps(config);
@@ -33,4 +35,11 @@ export function articleEvents(config: Config, read: ReadArticlesDeps) {
     articles: (store: ArticleStore) => withArticleEvents(store, events, reader),
     publications: (store: PublicationStore) => withPublicationEvents(store, events, reader),
   };
+}
+
+/** The article store of the worker and the sweeper: generated and failed articles record events. */
+export function articlesWithEvents(config: Config): ArticleStore {
+  const articles = articleStore(config);
+  const read = { articles, websites: websiteStore(config), categories: categoryStore(config) };
+  return articleEvents(config, read).articles(articles);
 }

@@ -6,13 +6,11 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { articleStore } from '../composition/articles';
 import { systemClock } from '../composition/clock';
-import { articleEvents } from '../composition/events';
+import { articlesWithEvents } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
 import { modelProvider } from '../composition/model';
 import { publishDeps } from '../composition/publishing';
-import { categoryStore, websiteStore } from '../composition/websites';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
@@ -21,15 +19,9 @@ import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
 
 const composed = composition('GenerationWorker', (config) => {
-  const articles = articleStore(config);
-  const events = articleEvents(config, {
-    articles,
-    websites: websiteStore(config),
-    categories: categoryStore(config),
-  });
   return {
     /** Generated and failed articles record webhook events. */
-    generation: { articles: events.articles(articles), models: modelProvider(config), clock: systemClock },
+    generation: { articles: articlesWithEvents(config), models: modelProvider(config), clock: systemClock },
     publishing: publishDeps(config),
     /** The worker's handle on its own deliveries (retry backoff). */
     deliveries: generationQueue(config),

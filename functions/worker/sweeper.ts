@@ -1,12 +1,10 @@
 /** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
 import { accountStore } from '../composition/accounts';
-import { articleStore } from '../composition/articles';
 import { systemClock } from '../composition/clock';
-import { articleEvents } from '../composition/events';
+import { articlesWithEvents } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
 import { publishDeps } from '../composition/publishing';
 import { webhookDeliveryDeps } from '../composition/webhook-delivery';
-import { categoryStore, websiteStore } from '../composition/websites';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
@@ -15,16 +13,10 @@ import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
 
 const composed = composition('Sweeper', (config) => {
-  const articles = articleStore(config);
-  const events = articleEvents(config, {
-    articles,
-    websites: websiteStore(config),
-    categories: categoryStore(config),
-  });
   return {
     /** Failed articles record webhook events. */
     articles: {
-      articles: events.articles(articles),
+      articles: articlesWithEvents(config),
       accounts: accountStore(config),
       queue: generationQueue(config),
       clock: systemClock,

@@ -6,7 +6,7 @@
 import * as accounts from '../../functions/composition/accounts';
 import * as articles from '../../functions/composition/articles';
 import { systemClock } from '../../functions/composition/clock';
-import { articleEvents } from '../../functions/composition/events';
+import * as events from '../../functions/composition/events';
 import * as queue from '../../functions/composition/generation-queue';
 import * as publications from '../../functions/composition/publications';
 import * as publishing from '../../functions/composition/publishing';
@@ -49,10 +49,7 @@ export function createArticleDeps() {
 }
 
 /** The article store of the worker and the sweeper: generated and failed articles record events. */
-export function articlesWithEvents() {
-  const current = config();
-  return articleEvents(current, articles.readArticleDeps(current)).articles(articles.articleStore(current));
-}
+export const articlesWithEvents = () => events.articlesWithEvents(config());
 
 /** What the sweeper's article steps need (as the Sweeper composes them). */
 export function sweepDeps() {
