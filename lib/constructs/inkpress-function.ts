@@ -36,8 +36,8 @@ function copyNextToBundle(files: string[]): ICommandHooks {
 
 /**
  * Environment every function gets. No `--enable-source-maps`: Node then reads and parses the
- * bundle's source map at load, which cost 40 ms of a 66 ms cold start on the floor's 333 KB bundle
- * (`npm run bench:cold`); the maps are still deployed beside the bundles to decode a stack trace.
+ * bundle's source map at load (+34 ms on a bundled DynamoDB client, docs/decisions.md); the maps
+ * are still deployed beside the bundles to decode a stack trace.
  */
 export const BASE_ENVIRONMENT = {
   POWERTOOLS_SERVICE_NAME: 'inkpress',
