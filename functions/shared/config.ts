@@ -7,6 +7,7 @@
 import { type TableName, tableDefinitions } from '../adapters/dynamodb/table-definitions';
 import { DEFAULT_RATE_LIMIT, type RateLimitPolicy } from '../core/rate-limit';
 import type { FunctionAccess } from '../routes';
+import { parseFlag } from './env';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -129,15 +130,6 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
     }
   }
   return config;
-}
-
-/** `1`/`true`/`yes`/`on` and `0`/`false`/`no`/`off`, any case; undefined when unset. */
-export function parseFlag(raw: string | undefined): boolean | undefined | 'invalid' {
-  const value = raw?.trim().toLowerCase();
-  if (value === undefined || value === '') return undefined;
-  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-  if (['0', 'false', 'no', 'off'].includes(value)) return false;
-  return 'invalid';
 }
 
 function tableNames(declared: Partial<Record<TableName, string>>): TableNames {
