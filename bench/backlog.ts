@@ -15,7 +15,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import * as deps from '../functions/adapters/dependencies';
 import { createAccount } from '../functions/core/accounts';
 import { createArticle } from '../functions/core/articles/create-article';
 import { recoverStalledGenerations } from '../functions/core/articles/sweep-articles';
@@ -24,6 +23,7 @@ import { handler as worker } from '../functions/worker/generation-worker';
 import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
 import { provision } from '../local/provision';
 import { sqsRecord } from '../local/queue-poller';
+import * as deps from '../test/support/deps';
 import { startFakeOpenAi } from '../test/support/fake-openai-server';
 
 const ARTICLES = Number(process.env.BACKLOG_ARTICLES ?? '10000');

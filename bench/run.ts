@@ -8,15 +8,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import OpenAI from 'openai';
-import * as deps from '../functions/adapters/dependencies';
 import { OpenAiArticleModel } from '../functions/adapters/model/openai-article-model';
 import { createAccount } from '../functions/core/accounts';
 import { listGeneratedArticles } from '../functions/core/articles/read-articles';
 import { writeArticle } from '../functions/core/articles/write-article';
-import { dynamoDocumentClient } from '../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../functions/shared/aws/dynamodb';
 import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
 import { provision } from '../local/provision';
 import { fixtureUuid, seedGeneratedArticles } from '../test/support/article-fixtures';
+import * as deps from '../test/support/deps';
 import { startFakeOpenAi } from '../test/support/fake-openai-server';
 import { withReadLog } from '../test/support/read-log';
 

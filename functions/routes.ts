@@ -4,6 +4,7 @@
  */
 import type { TableName } from './adapters/dynamodb/table-definitions';
 import { DOCS_VIEWER_FILE } from './api/openapi/docs-viewer';
+import { OPENAPI_DOCUMENT_FILE } from './api/openapi/served-document';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -317,6 +318,7 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/openapi-document.ts',
     access: { tables: {} },
     public: true,
+    bundledFiles: [OPENAPI_DOCUMENT_FILE],
   },
   {
     name: 'DocsPage',
@@ -325,7 +327,7 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/docs-page.ts',
     access: { tables: {} },
     public: true,
-    bundledFiles: [DOCS_VIEWER_FILE],
+    bundledFiles: [DOCS_VIEWER_FILE, OPENAPI_DOCUMENT_FILE],
   },
 ];
 
@@ -400,3 +402,34 @@ export const webhookDispatcher: FunctionDefinition = {
     callsCustomerSites: true,
   },
 };
+
+/** Every function of the service: the stack makes one Lambda of each. */
+export const allFunctions: readonly FunctionDefinition[] = [
+  ...routes,
+  authorizer,
+  generationWorker,
+  sweeper,
+  webhookDispatcher,
+];
+
+/** The route or background function named `name` (its handler composes what its `access` declares). */
+export function functionNamed(name: string): FunctionDefinition & { public?: boolean } {
+  const definition = allFunctions.find((candidate) => candidate.name === name);
+  if (!definition) throw new Error(`No function named ${name} in functions/routes.ts`);
+  return definition;
+}
+
+/** What one process running all of `definitions` needs (the local runtime, the admin CLI, tests). */
+export function combinedAccess(definitions: readonly FunctionDefinition[] = allFunctions): FunctionAccess {
+  const combined: FunctionAccess = { tables: {} };
+  for (const { access } of definitions) {
+    for (const [table, actions] of Object.entries(access.tables) as [TableName, TableAccess][]) {
+      combined.tables[table] = [...new Set([...(combined.tables[table] ?? []), ...actions])];
+    }
+    const { tables: _tables, ...flags } = access;
+    for (const [flag, value] of Object.entries(flags)) {
+      if (value) Object.assign(combined, { [flag]: value });
+    }
+  }
+  return combined;
+}

@@ -9,8 +9,9 @@
 import './process-defaults';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { accountStore, articleStore, tokenStore } from '../functions/adapters/dependencies';
 import { type TableName, tableDefinitions } from '../functions/adapters/dynamodb/table-definitions';
+import { accountStore, tokenStore } from '../functions/composition/accounts';
+import { articleStore } from '../functions/composition/articles';
 import {
   addCredits,
   createAccount,
@@ -21,6 +22,7 @@ import {
 import { makeDeferralsDue } from '../functions/core/articles/sweep-articles';
 import { DomainError, NotFoundError } from '../functions/core/errors';
 import { toWireTime } from '../functions/core/wire';
+import { loadConfig } from '../functions/shared/config';
 import { lockDataFolder } from './data-lock';
 import { MissingPrerequisiteError, startDynamoDbLocal } from './emulators';
 import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir } from './local-config';
@@ -55,12 +57,23 @@ interface Input {
   json: boolean;
 }
 
-const deps = () => ({ accounts: accountStore(), tokens: tokenStore() });
+/** The stores the commands use, built once the environment names the tables. */
+function openStores() {
+  const config = loadConfig(process.env, {
+    tables: Object.fromEntries(DEPLOYED_TABLES.map((table) => [table, []])),
+  });
+  return { accounts: accountStore(config), tokens: tokenStore(config), articles: articleStore(config) };
+}
+type Stores = ReturnType<typeof openStores>;
 
 /** Articles waiting for credits or the daily limit become due; the next sweep re-attempts them. */
-async function wake(accountId: string, waitingFor: 'not_enough_credits' | 'daily_limit_reached') {
+async function wake(
+  stores: Stores,
+  accountId: string,
+  waitingFor: 'not_enough_credits' | 'daily_limit_reached',
+) {
   const count = await makeDeferralsDue(
-    { articles: articleStore(), clock: () => new Date() },
+    { articles: stores.articles, clock: () => new Date() },
     accountId,
     waitingFor,
   );
@@ -69,35 +82,35 @@ async function wake(accountId: string, waitingFor: 'not_enough_credits' | 'daily
 }
 
 /** What each command of USAGE does; it returns what to print on stdout. */
-const commands: Record<string, (input: Input) => Promise<string>> = {
-  'account create': async ({ name, credits, dailyLimit, json }) => {
+const commands: Record<string, (input: Input, stores: Stores) => Promise<string>> = {
+  'account create': async ({ name, credits, dailyLimit, json }, stores) => {
     const input = { name, credits, ...(dailyLimit !== undefined ? { dailyLimit } : {}) };
-    const { account, token } = await createAccount(deps(), input);
+    const { account, token } = await createAccount(stores, input);
     if (json) return JSON.stringify({ account_id: account.accountId, token });
     const created = `Account ${account.accountId} created: "${account.name}", ${account.credits} credits, daily limit ${account.dailyLimit}.`;
     return `${created}\nToken (shown only now, keep it): ${token}`;
   },
-  'account show': async ({ accountId }) => {
-    const account = await accountStore().get(accountId);
+  'account show': async ({ accountId }, stores) => {
+    const account = await stores.accounts.get(accountId);
     if (!account) throw new NotFoundError('Account');
     const { name, credits, dailyLimit: daily_limit, createdAt } = account; // never token hashes
     const view = { account_id: accountId, name, credits, daily_limit, created_at: toWireTime(createdAt) };
     return JSON.stringify(view, null, 2);
   },
-  'credits add': async ({ accountId, amount }) => {
-    const { credits } = await addCredits(deps(), { accountId, amount });
-    return `Added ${amount} credits to ${accountId}: balance ${credits}.\n${await wake(accountId, 'not_enough_credits')}`;
+  'credits add': async ({ accountId, amount }, stores) => {
+    const { credits } = await addCredits(stores, { accountId, amount });
+    return `Added ${amount} credits to ${accountId}: balance ${credits}.\n${await wake(stores, accountId, 'not_enough_credits')}`;
   },
-  'limit set': async ({ accountId, dailyLimit = 0 }) => {
-    const account = await setDailyLimit(deps(), { accountId, dailyLimit });
-    return `Daily limit of ${accountId} set to ${account.dailyLimit}.\n${await wake(accountId, 'daily_limit_reached')}`;
+  'limit set': async ({ accountId, dailyLimit = 0 }, stores) => {
+    const account = await setDailyLimit(stores, { accountId, dailyLimit });
+    return `Daily limit of ${accountId} set to ${account.dailyLimit}.\n${await wake(stores, accountId, 'daily_limit_reached')}`;
   },
-  'token create': async ({ accountId, json }) => {
-    const token = await issueToken(deps(), accountId);
+  'token create': async ({ accountId, json }, stores) => {
+    const token = await issueToken(stores, accountId);
     return json ? JSON.stringify({ account_id: accountId, token }) : token;
   },
-  'token revoke': async ({ token }) => {
-    await revokeToken(deps(), token);
+  'token revoke': async ({ token }, stores) => {
+    await revokeToken(stores, token);
     return 'Token revoked.';
   },
 };
@@ -164,7 +177,7 @@ function parseCommand(argv: string[]) {
     token: values.token?.trim() ?? '',
     json: values.json ?? false,
   };
-  return () => run(input);
+  return (stores: Stores) => run(input, stores);
 }
 
 /** The deployed tables the admin commands use (accounts, tokens, and articles to wake). */
@@ -235,7 +248,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const close = await openTables(process.env);
   try {
-    await print(process.stdout, await parsed());
+    await print(process.stdout, await parsed(openStores()));
     return 0;
   } finally {
     await close();

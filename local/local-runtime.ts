@@ -9,11 +9,14 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { accountStore, resendUnfinishedDeps, tokenStore } from '../functions/adapters/dependencies';
+import { accountStore, tokenStore } from '../functions/composition/accounts';
+import { articleStore } from '../functions/composition/articles';
+import { generationQueue } from '../functions/composition/generation-queue';
 import { authenticate, createAccount } from '../functions/core/accounts';
 import { resendUnfinishedGenerations } from '../functions/core/articles/resend-unfinished';
 import { UnauthenticatedError } from '../functions/core/errors';
-import { generationWorker, routes, sweeper, webhookDispatcher } from '../functions/routes';
+import { combinedAccess, generationWorker, routes, sweeper, webhookDispatcher } from '../functions/routes';
+import { loadConfig } from '../functions/shared/config';
 import { webhookSettings } from '../functions/shared/runtime-settings';
 import { createApiServer } from './api-server';
 import { lockDataFolder } from './data-lock';
@@ -238,7 +241,11 @@ function messageOf(error: unknown): string {
  * moto alone (this process's workers still hold theirs).
  */
 async function resendQueuedArticles(leasesAreDead: boolean): Promise<number> {
-  const { resent, failed } = await resendUnfinishedGenerations(resendUnfinishedDeps(), { leasesAreDead });
+  const config = localConfig();
+  const { resent, failed } = await resendUnfinishedGenerations(
+    { articles: articleStore(config), queue: generationQueue(config) },
+    { leasesAreDead },
+  );
   if (failed > 0) throw new Error(`${failed} queued article(s) could not be sent to the generation queue.`);
   return resent;
 }
@@ -261,7 +268,7 @@ async function ensureLocalAccount(tokenFile: string, log: (line: string) => void
   const saved = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
   if (saved !== '') {
     try {
-      const accountId = await authenticate({ tokens: tokenStore() }, `Bearer ${saved}`);
+      const accountId = await authenticate({ tokens: tokenStore(localConfig()) }, `Bearer ${saved}`);
       return { token: saved, accountId, created: false };
     } catch (error) {
       if (!(error instanceof UnauthenticatedError)) throw error;
@@ -269,10 +276,15 @@ async function ensureLocalAccount(tokenFile: string, log: (line: string) => void
     }
   }
   const { account, token } = await createAccount(
-    { accounts: accountStore(), tokens: tokenStore() },
+    { accounts: accountStore(localConfig()), tokens: tokenStore(localConfig()) },
     { name: localDefaults.account.name, credits: localDefaults.account.credits },
   );
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   chmodSync(tokenFile, 0o600);
   return { token, accountId: account.accountId, created: true };
+}
+
+/** The configuration of every function, from the environment this process set for them. */
+function localConfig() {
+  return loadConfig(process.env, combinedAccess());
 }

@@ -80,7 +80,8 @@ export async function provisionTables(
     if (existed && name === 'websites')
       await backfillCheckIndex(DynamoDBDocumentClient.from(dynamodb), tableName);
     // Queue entries stored before queue numbers get theirs (and are counted).
-    if (existed && name === 'articles') await backfillQueuePositions(DynamoDBDocumentClient.from(dynamodb), tableName);
+    if (existed && name === 'articles')
+      await backfillQueuePositions(DynamoDBDocumentClient.from(dynamodb), tableName);
     tableNames[name] = tableName;
     env[definition.envVar] = tableName;
   }

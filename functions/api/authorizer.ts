@@ -7,9 +7,12 @@
  * failures, such as the token table being unreachable, which API Gateway answers with a 500.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { tokenStore } from '../adapters/dependencies';
+import { tokenStore } from '../composition/accounts';
 import { authenticate } from '../core/accounts';
 import { UnauthenticatedError } from '../core/errors';
+import { composition } from '../shared/composition';
+
+const composed = composition('Authorizer', (config) => ({ tokens: tokenStore(config) }));
 
 /** Principal of a denied decision (shown as the account in the access log). */
 export const UNAUTHENTICATED_PRINCIPAL = 'unauthenticated';
@@ -17,7 +20,7 @@ export const UNAUTHENTICATED_PRINCIPAL = 'unauthenticated';
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   let accountId: string;
   try {
-    accountId = await authenticate({ tokens: tokenStore() }, event.authorizationToken);
+    accountId = await authenticate(composed().deps, event.authorizationToken);
   } catch (error) {
     if (error instanceof UnauthenticatedError) return decision(UNAUTHENTICATED_PRINCIPAL, 'Deny', event);
     throw error;

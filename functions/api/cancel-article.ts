@@ -1,8 +1,12 @@
-import { cancelArticleDeps } from '../adapters/dependencies';
+import { readArticleDeps } from '../composition/articles';
+import { systemClock } from '../composition/clock';
 import { cancelArticle } from '../core/articles/article-actions';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, pathParameters }) =>
-  ok(await cancelArticle(cancelArticleDeps(), accountId, pathParameters.article_uuid ?? '')),
+export const handler = apiHandler(
+  'CancelArticle',
+  (config) => ({ ...readArticleDeps(config), clock: systemClock }),
+  async ({ accountId, pathParameters }, deps) =>
+    ok(await cancelArticle(deps, accountId, pathParameters.article_uuid ?? '')),
 );

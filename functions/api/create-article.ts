@@ -1,4 +1,8 @@
-import { createArticleDeps } from '../adapters/dependencies';
+import { idempotencyStore } from '../adapters/dynamodb/idempotency-store';
+import { accountStore } from '../composition/accounts';
+import { readArticleDeps } from '../composition/articles';
+import { systemClock } from '../composition/clock';
+import { generationQueue } from '../composition/generation-queue';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
 import { parseOrThrow } from '../core/schema-helpers';
@@ -8,13 +12,21 @@ import { idempotentOperation } from './http/idempotent-operation';
 import { accepted } from './http/responses';
 
 export const handler = apiHandler(
+  'CreateArticle',
+  (config) => ({
+    ...readArticleDeps(config),
+    accounts: accountStore(config),
+    queue: generationQueue(config),
+    clock: systemClock,
+    idempotency: idempotencyStore(config),
+  }),
   idempotentOperation({
     scope: 'articles.create',
     parse: ({ fields }) => parseOrThrow(createArticleSchema, fields),
-    run: async ({ accountId, baseUrl }, input, keyedId) => {
+    run: async ({ accountId, baseUrl }, deps, input, keyedId) => {
       const article = await createArticle(
         {
-          ...createArticleDeps(),
+          ...deps,
           onEnqueueFailure: (error, failed) =>
             logger.error('Could not send the generation message; the sweeper will re-send it', {
               error: error instanceof Error ? error : String(error),

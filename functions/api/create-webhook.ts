@@ -1,8 +1,8 @@
-import { manageWebhookDeps } from '../adapters/dependencies';
+import { manageWebhookDeps } from '../composition/webhook-delivery';
 import { createWebhook } from '../core/webhooks/manage-webhooks';
 import { apiHandler } from './http/api-handler';
 import { created } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, fields }) =>
-  created(await createWebhook(manageWebhookDeps(), accountId, fields)),
+export const handler = apiHandler('CreateWebhook', manageWebhookDeps, async ({ accountId, fields }, deps) =>
+  created(await createWebhook(deps, accountId, fields)),
 );

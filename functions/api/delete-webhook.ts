@@ -1,8 +1,11 @@
-import { webhookStore } from '../adapters/dependencies';
+import { webhookStore } from '../composition/webhooks';
 import { deleteWebhook } from '../core/webhooks/manage-webhooks';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, pathParameters }) =>
-  ok(await deleteWebhook({ webhooks: webhookStore() }, accountId, pathParameters.webhook_uuid)),
+export const handler = apiHandler(
+  'DeleteWebhook',
+  (config) => ({ webhooks: webhookStore(config) }),
+  async ({ accountId, pathParameters }, deps) =>
+    ok(await deleteWebhook(deps, accountId, pathParameters.webhook_uuid)),
 );

@@ -1,14 +1,11 @@
-import { categoryStore, websiteStore } from '../adapters/dependencies';
+import { categoryStore, websiteStore } from '../composition/websites';
 import { deleteWebsite } from '../core/websites/delete-website';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, pathParameters }) =>
-  ok(
-    await deleteWebsite(
-      { websites: websiteStore(), categories: categoryStore() },
-      accountId,
-      pathParameters.website_uuid,
-    ),
-  ),
+export const handler = apiHandler(
+  'DeleteWebsite',
+  (config) => ({ websites: websiteStore(config), categories: categoryStore(config) }),
+  async ({ accountId, pathParameters }, deps) =>
+    ok(await deleteWebsite(deps, accountId, pathParameters.website_uuid)),
 );

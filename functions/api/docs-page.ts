@@ -1,7 +1,7 @@
 import { apiHandler } from './http/api-handler';
 import { htmlPage } from './http/responses';
 import { docsViewerScript } from './openapi/docs-viewer';
-import { openApiDocument } from './openapi/document';
+import { servedDocument } from './openapi/served-document';
 
 /** Scripts are inline (the viewer and the document); Redoc styles inline and searches in a blob worker. */
 const CONTENT_SECURITY_POLICY =
@@ -17,6 +17,8 @@ function scriptSafe(json: string): string {
 
 /** `GET /docs`: the API reference, rendered by Redoc from the OpenAPI document. No token needed. */
 export const handler = apiHandler(
+  'DocsPage',
+  () => ({}),
   async ({ baseUrl }) =>
     htmlPage(
       `<!doctype html>
@@ -31,12 +33,11 @@ export const handler = apiHandler(
 <div id="reference"></div>
 <script>${docsViewerScript()}</script>
 <script>
-Redoc.init(${scriptSafe(JSON.stringify(openApiDocument(baseUrl)))}, { hideDownloadButton: false, expandResponses: '200,201,202' }, document.getElementById('reference'));
+Redoc.init(${scriptSafe(JSON.stringify(servedDocument(baseUrl)))}, { hideDownloadButton: false, expandResponses: '200,201,202' }, document.getElementById('reference'));
 </script>
 </body>
 </html>
 `,
       { cacheSeconds: 300, contentSecurityPolicy: CONTENT_SECURITY_POLICY },
     ),
-  { public: true },
 );

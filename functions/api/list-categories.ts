@@ -1,18 +1,16 @@
-import { categoryStore, websiteStore } from '../adapters/dependencies';
+import { categoryStore, websiteStore } from '../composition/websites';
 import { PER_PAGE, paginationEnvelope } from '../core/pagination';
 import { parsePage } from '../core/schema-helpers';
 import { listCategories } from '../core/websites/read-websites';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, baseUrl, query, pathParameters }) => {
-  const websiteUuid = pathParameters.website_uuid;
-  const page = await listCategories(
-    { websites: websiteStore(), categories: categoryStore() },
-    accountId,
-    websiteUuid,
-    parsePage(query),
-    PER_PAGE,
-  );
-  return ok(paginationEnvelope(page, `${baseUrl}/v1/websites/${websiteUuid}/categories`));
-});
+export const handler = apiHandler(
+  'ListCategories',
+  (config) => ({ websites: websiteStore(config), categories: categoryStore(config) }),
+  async ({ accountId, baseUrl, query, pathParameters }, deps) => {
+    const websiteUuid = pathParameters.website_uuid;
+    const page = await listCategories(deps, accountId, websiteUuid, parsePage(query), PER_PAGE);
+    return ok(paginationEnvelope(page, `${baseUrl}/v1/websites/${websiteUuid}/categories`));
+  },
+);

@@ -2,4 +2,8 @@ import { listLanguages } from '../core/languages';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async () => ok({ data: listLanguages() }));
+export const handler = apiHandler(
+  'ListLanguages',
+  () => ({}),
+  async () => ok({ data: listLanguages() }),
+);

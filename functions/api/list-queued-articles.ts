@@ -1,4 +1,4 @@
-import { readArticleDeps } from '../adapters/dependencies';
+import { readArticleDeps } from '../composition/articles';
 import { listQueuedArticles } from '../core/articles/read-articles';
 import { paginationEnvelope } from '../core/pagination';
 import { parsePage } from '../core/schema-helpers';
@@ -6,7 +6,11 @@ import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
 /** GET with `?page=` or POST with `page` as form data, as docs/api-contract.md describes. */
-export const handler = apiHandler(async ({ accountId, baseUrl, query, fields }) => {
-  const page = await listQueuedArticles(readArticleDeps(), accountId, parsePage(query, fields));
-  return ok(paginationEnvelope(page, `${baseUrl}/v1/articles/queue`));
-});
+export const handler = apiHandler(
+  'ListQueuedArticles',
+  readArticleDeps,
+  async ({ accountId, baseUrl, query, fields }, deps) => {
+    const page = await listQueuedArticles(deps, accountId, parsePage(query, fields));
+    return ok(paginationEnvelope(page, `${baseUrl}/v1/articles/queue`));
+  },
+);

@@ -1,8 +1,10 @@
-import { webhookStore } from '../adapters/dependencies';
+import { webhookStore } from '../composition/webhooks';
 import { listWebhooks } from '../core/webhooks/manage-webhooks';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId }) =>
-  ok(await listWebhooks({ webhooks: webhookStore() }, accountId)),
+export const handler = apiHandler(
+  'ListWebhooks',
+  (config) => ({ webhooks: webhookStore(config) }),
+  async ({ accountId }, deps) => ok(await listWebhooks(deps, accountId)),
 );

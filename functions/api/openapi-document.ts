@@ -1,6 +1,10 @@
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
-import { openApiDocument } from './openapi/document';
+import { servedDocument } from './openapi/served-document';
 
 /** `GET /v1/openapi.json`, no token needed. */
-export const handler = apiHandler(async ({ baseUrl }) => ok(openApiDocument(baseUrl)), { public: true });
+export const handler = apiHandler(
+  'OpenApiDocument',
+  () => ({}),
+  async ({ baseUrl }) => ok(servedDocument(baseUrl)),
+);

@@ -1,14 +1,15 @@
-import { websiteDeps, websitesWithEvents } from '../adapters/dependencies';
+import { websitesWithEvents } from '../composition/events';
+import { websiteDeps } from '../composition/site-access';
 import { refreshCategories } from '../core/websites/site-check';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, pathParameters }) =>
-  ok(
-    await refreshCategories(
-      { ...websiteDeps(), websites: websitesWithEvents() },
-      accountId,
-      pathParameters.website_uuid,
-    ),
-  ),
+export const handler = apiHandler(
+  'RefreshCategories',
+  (config) => {
+    const deps = websiteDeps(config);
+    return { ...deps, websites: websitesWithEvents(config, deps.websites) };
+  },
+  async ({ accountId, pathParameters }, deps) =>
+    ok(await refreshCategories(deps, accountId, pathParameters.website_uuid)),
 );

@@ -1,15 +1,20 @@
-import { publicationStore, websiteDeps, websitesWithEvents } from '../adapters/dependencies';
+import { websitesWithEvents } from '../composition/events';
+import { publicationStore } from '../composition/publications';
+import { websiteDeps } from '../composition/site-access';
 import { updateWebsite } from '../core/websites/update-website';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
-export const handler = apiHandler(async ({ accountId, pathParameters, fields }) =>
-  ok(
-    await updateWebsite(
-      { ...websiteDeps(), websites: websitesWithEvents(), publications: publicationStore() },
-      accountId,
-      pathParameters.website_uuid,
-      fields,
-    ),
-  ),
+export const handler = apiHandler(
+  'UpdateWebsite',
+  (config) => {
+    const deps = websiteDeps(config);
+    return {
+      ...deps,
+      websites: websitesWithEvents(config, deps.websites),
+      publications: publicationStore(config),
+    };
+  },
+  async ({ accountId, pathParameters, fields }, deps) =>
+    ok(await updateWebsite(deps, accountId, pathParameters.website_uuid, fields)),
 );

@@ -1,22 +1,19 @@
-/** Environment access, read once at cold start by the modules that need it. */
-export function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') {
-    throw new Error(`Missing required environment variable ${name}`);
-  }
-  return value;
-}
+/**
+ * Boolean settings read where they are used (Powertools' own variables, the local runtime's
+ * options). A function's configuration is read once by `loadConfig` (config.ts).
+ */
 
-export function optionalEnv(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/** `1`/`true`/`yes`/`on` are true, `0`/`false`/`no`/`off` false, anything else the fallback. */
-export function envFlag(name: string, fallback: boolean): boolean {
-  const value = process.env[name]?.trim().toLowerCase();
-  if (value === undefined || value === '') return fallback;
+/** `1`/`true`/`yes`/`on` and `0`/`false`/`no`/`off`, any case; undefined when unset. */
+export function parseFlag(raw: string | undefined): boolean | undefined | 'invalid' {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '') return undefined;
   if (['1', 'true', 'yes', 'on'].includes(value)) return true;
   if (['0', 'false', 'no', 'off'].includes(value)) return false;
-  return fallback;
+  return 'invalid';
+}
+
+/** The flag `name` of this process's environment; the fallback when unset or not a flag. */
+export function envFlag(name: string, fallback: boolean): boolean {
+  const value = parseFlag(process.env[name]);
+  return typeof value === 'boolean' ? value : fallback;
 }

@@ -6,13 +6,27 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { generationDeliveries, publishDeps } from '../adapters/dependencies';
-import { generationDeps } from '../adapters/model-dependencies';
+import { systemClock } from '../composition/clock';
+import { articlesWithEvents } from '../composition/events';
+import { generationQueue } from '../composition/generation-queue';
+import { modelProvider } from '../composition/model';
+import { publishDeps } from '../composition/publishing';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
+import { composition } from '../shared/composition';
 import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
+
+const composed = composition('GenerationWorker', (config) => {
+  return {
+    /** Generated and failed articles record webhook events. */
+    generation: { articles: articlesWithEvents(config), models: modelProvider(config), clock: systemClock },
+    publishing: publishDeps(config),
+    /** The worker's handle on its own deliveries (retry backoff). */
+    deliveries: generationQueue(config),
+  };
+});
 
 const messageSchema = z.object({ accountId: z.string().min(1), articleUuid: z.string().min(1) });
 
@@ -27,11 +41,12 @@ async function processRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const { articleUuid } = parsed.data;
+  const { deps } = composed();
   const retryAfter = (delaySeconds: number) =>
-    generationDeliveries().retryDelivery(record.receiptHandle, delaySeconds);
+    deps.deliveries.retryDelivery(record.receiptHandle, delaySeconds);
   let result: Awaited<ReturnType<typeof generateQueuedArticle>>;
   try {
-    result = await generateQueuedArticle(generationDeps(), parsed.data, { retryAfter });
+    result = await generateQueuedArticle(deps.generation, parsed.data, { retryAfter });
   } catch (error) {
     // Storage failed before an attempt could be counted: back after the same backoff, by
     // receive count (after maxReceiveCount receives the message goes to the dead-letter queue).
@@ -80,7 +95,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
  */
 async function publishNow(message: z.infer<typeof messageSchema>): Promise<void> {
   try {
-    const outcome = await publishArticle(publishDeps(), message);
+    const outcome = await publishArticle(composed().deps.publishing, message);
     logger.info('publication', { articleUuid: message.articleUuid, outcome });
   } catch (error) {
     logger.error('Publication attempt failed; the sweeper will retry it', {

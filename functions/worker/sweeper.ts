@@ -1,10 +1,30 @@
 /** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
-import { publishDeps, sweepDeps, webhookDeliveryDeps } from '../adapters/dependencies';
+import { accountStore } from '../composition/accounts';
+import { systemClock } from '../composition/clock';
+import { articlesWithEvents } from '../composition/events';
+import { generationQueue } from '../composition/generation-queue';
+import { publishDeps } from '../composition/publishing';
+import { webhookDeliveryDeps } from '../composition/webhook-delivery';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
+import { composition } from '../shared/composition';
 import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
+
+const composed = composition('Sweeper', (config) => {
+  return {
+    /** Failed articles record webhook events. */
+    articles: {
+      articles: articlesWithEvents(config),
+      accounts: accountStore(config),
+      queue: generationQueue(config),
+      clock: systemClock,
+    },
+    publishing: publishDeps(config),
+    webhooks: webhookDeliveryDeps(config),
+  };
+});
 
 type StepResult = unknown;
 
@@ -13,16 +33,17 @@ type StepResult = unknown;
  * a failed step is logged and the run then fails (for the function-error alarm).
  */
 export async function handler(): Promise<Record<string, StepResult>> {
+  const { deps } = composed();
   const steps: Record<string, () => Promise<StepResult>> = {
-    reservations: () => retryDeferredReservations(sweepDeps()),
+    reservations: () => retryDeferredReservations(deps.articles),
     generations: async () => {
-      const recovered = await recoverStalledGenerations(sweepDeps());
+      const recovered = await recoverStalledGenerations(deps.articles);
       recordFinalGenerationFailure(recovered.failed);
       return recovered;
     },
-    publications: () => retryDuePublications(publishDeps()),
-    websites: () => checkWebsites(publishDeps()),
-    webhooks: () => resendDueWebhooks(webhookDeliveryDeps()),
+    publications: () => retryDuePublications(deps.publishing),
+    websites: () => checkWebsites(deps.publishing),
+    webhooks: () => resendDueWebhooks(deps.webhooks),
   };
   const results: Record<string, StepResult> = {};
   const failed: string[] = [];

@@ -6,9 +6,13 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { webhookAttemptDeps, webhookDeliveryDeps } from '../adapters/dependencies';
+import { webhookAttemptDeps } from '../composition/webhook-delivery';
 import { attemptDelivery, fanOut } from '../core/webhooks/deliver-webhooks';
+import { composition } from '../shared/composition';
 import { logger } from '../shared/logger';
+
+/** Fan-out uses the attempt's store, queue and clock (a subset of it). */
+const composed = composition('WebhookDispatcher', webhookAttemptDeps);
 
 const messageSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('event'), accountId: nonEmpty(), eventId: nonEmpty() }),
@@ -38,11 +42,11 @@ async function processRecord(record: SQSRecord): Promise<void> {
   }
   const message = parsed.data;
   if (message.kind === 'event') {
-    const deliveries = await fanOut(webhookDeliveryDeps(), message);
+    const deliveries = await fanOut(composed().deps, message);
     logger.info('webhook event', { eventId: message.eventId, deliveries });
     return;
   }
-  const outcome = await attemptDelivery(webhookAttemptDeps(), message);
+  const outcome = await attemptDelivery(composed().deps, message);
   logger.info('webhook delivery', { eventId: message.eventId, webhookUuid: message.webhookUuid, outcome });
 }
 

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { createInkpressClient, type InkpressClient } from '../../clients/typescript';
-import * as deps from '../../functions/adapters/dependencies';
 import { createAccount } from '../../functions/core/accounts';
 import { utcDay } from '../../functions/core/wire';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import * as deps from '../support/deps';
 import {
   type ReceivedWebhook,
   startWebhookReceiver,

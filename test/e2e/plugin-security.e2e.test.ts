@@ -6,10 +6,10 @@
  * through Inkpress refusing an administrator that holds the role.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { createAccount } from '../../functions/core/accounts';
 import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';

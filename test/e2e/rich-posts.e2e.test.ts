@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { chromium } from 'playwright-core';
-import * as deps from '../../functions/adapters/dependencies';
 import { OpenAiModelProvider } from '../../functions/adapters/model/openai-article-model';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
@@ -24,6 +23,7 @@ import { postFor, publishArticle } from '../../functions/core/publishing/publish
 import type { CmsPost } from '../../functions/core/websites/cms-client';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue } from '../support/generation-queue';

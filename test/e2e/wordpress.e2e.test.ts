@@ -7,7 +7,6 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as deleteWebsiteHandler } from '../../functions/api/delete-website';
@@ -20,6 +19,7 @@ import { retryDuePublications } from '../../functions/core/publishing/sweep-publ
 import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { drainQueue } from '../support/generation-queue';
 import { executableFindings, plainTextFindings } from '../support/hostile-text';

@@ -1,11 +1,13 @@
 /**
  * What each function's bundle contains, built by esbuild with the stack's settings: every
- * entry of the route table bundles, and only the generation worker carries the language-model
- * client (docs/design.md: API handlers must not bundle it) and zod's full API.
+ * entry of the route table bundles, only the generation worker carries the language-model
+ * client (docs/design.md: API handlers must not bundle it) and zod's full API, and each function
+ * bundles the AWS SDK clients its route-table `access` declares and no other.
  */
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import {
+  allFunctions,
   authorizer,
   type FunctionDefinition,
   generationWorker,
@@ -56,8 +58,7 @@ describe('function bundles', () => {
   });
 
   it.each(
-    // The two public routes still build the OpenAPI document with zod-openapi on this branch.
-    [...routes.filter((route) => !route.public), authorizer, sweeper, webhookDispatcher].map(
+    [...routes, authorizer, sweeper, webhookDispatcher].map(
       (definition) => [definition.name, definition] as const,
     ),
   )('%s bundles neither zod-openapi nor zod beyond zod/mini', async (_name, definition) => {
@@ -71,6 +72,29 @@ describe('function bundles', () => {
   it('the generation worker bundles the openai client', async () => {
     const packages = await bundledPackages(generationWorker);
     expect(packages.has('openai')).toBe(true);
-    expect([...packages].filter((name) => name.startsWith('@aws-sdk/'))).toEqual([]);
   });
+
+  it.each(allFunctions.map((definition) => [definition.name, definition] as const))(
+    '%s bundles the SDK clients its access declares and no other',
+    async (_name, definition) => {
+      const { access } = definition;
+      const isRoute = routes.some((route) => route.name === definition.name);
+      const expected = [
+        // Every route takes its rate-limit token from DynamoDB (public routes import the wrapper too).
+        ...(isRoute || Object.keys(access.tables).length > 0 ? ['@aws-sdk/client-dynamodb'] : []),
+        ...(access.sitePasswordKey ? ['@aws-sdk/client-kms'] : []),
+        ...(access.readsModelSecret ? ['@aws-sdk/client-secrets-manager'] : []),
+        ...(access.sendsToQueue ||
+        access.consumesQueue ||
+        access.sendsToWebhookQueue ||
+        access.consumesWebhookQueue
+          ? ['@aws-sdk/client-sqs']
+          : []),
+      ];
+      const clients = [...(await bundledPackages(definition))].filter((name) =>
+        name.startsWith('@aws-sdk/client-'),
+      );
+      expect(clients.sort()).toEqual(expected.sort());
+    },
+  );
 });

@@ -1,7 +1,7 @@
 /**
  * Each function runs with exactly the environment the stack gives it (stack.test.ts pins the
- * template to `functionEnvironment`): invoked with its sample event from `events/`, no handler
- * may need a variable it does not get. AWS endpoints point at a closed local port, so every
+ * template to `functionEnvironment`): loaded as in Lambda (composed at init) and invoked with
+ * its sample event from `events/`, no handler may need a variable or a table it does not get. AWS endpoints point at a closed local port, so every
  * AWS call fails fast; only configuration errors are checked here, not results.
  */
 import { readFileSync } from 'node:fs';
@@ -82,21 +82,28 @@ describe('function environment', () => {
         modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:placeholder',
       }),
     };
-    const missing: string[] = [];
+    // As in Lambda: the handler composes at init, so a missing variable fails the require.
+    process.env.AWS_LAMBDA_FUNCTION_NAME = `Inkpress-${definition.name}`;
+    const configErrors: string[] = [];
+    const collect = (error: unknown) => {
+      if (error instanceof Error && error.name === 'ConfigError') configErrors.push(error.message);
+    };
     await jest.isolateModulesAsync(async () => {
-      const env = require('../../functions/shared/env') as typeof import('../../functions/shared/env');
-      const requireEnv = env.requireEnv;
-      jest.spyOn(env, 'requireEnv').mockImplementation((name: string) => {
-        if (process.env[name] === undefined || process.env[name] === '') missing.push(name);
-        return requireEnv(name);
-      });
+      const { logger } =
+        require('../../functions/shared/logger') as typeof import('../../functions/shared/logger');
+      for (const level of ['error', 'warn'] as const) {
+        jest.spyOn(logger, level).mockImplementation((_message: unknown, ...extras: unknown[]) => {
+          for (const extra of extras) collect((extra as { error?: unknown } | undefined)?.error);
+        });
+      }
       const { handler } = require(path.join(repositoryRoot, definition.entry)) as { handler: Handler };
       try {
         await handler(sampleEvent(definition), { awsRequestId: 'environment-test' });
-      } catch {
-        // Failed AWS calls are expected here; only missing variables count.
+      } catch (error) {
+        // Failed AWS calls are expected here; only configuration errors count.
+        collect(error);
       }
     });
-    expect(missing).toEqual([]);
+    expect(configErrors).toEqual([]);
   });
 });

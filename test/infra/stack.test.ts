@@ -328,7 +328,6 @@ describe('functions', () => {
       );
       expect(Object.keys(environment).sort()).toEqual(
         [
-          'NODE_OPTIONS',
           'POWERTOOLS_SERVICE_NAME',
           'INKPRESS_ALLOW_PRIVATE_URLS',
           'INKPRESS_HSTS',
@@ -344,7 +343,6 @@ describe('functions', () => {
         ].sort(),
       );
       expect(environment).toMatchObject({
-        NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'inkpress',
         INKPRESS_ALLOW_PRIVATE_URLS: 'false',
         INKPRESS_HSTS: 'true',

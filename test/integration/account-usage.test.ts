@@ -4,7 +4,6 @@
  * and the usage totals (per day and per website) are those of the article records.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as usageHandler } from '../../functions/api/account-usage';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
@@ -14,6 +13,7 @@ import { createAccount } from '../../functions/core/accounts';
 import { utcDay } from '../../functions/core/wire';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { drainQueue } from '../support/generation-queue';

@@ -6,7 +6,7 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
+import { SqsGenerationQueue } from '../../functions/adapters/sqs/sqs-generation-queue';
 import { handler as cancelArticleHandler } from '../../functions/api/cancel-article';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as retryArticleHandler } from '../../functions/api/retry-article';
@@ -22,6 +22,7 @@ import { resendUnfinishedGenerations } from '../../functions/core/articles/resen
 import { recoverStalledGenerations } from '../../functions/core/articles/sweep-articles';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue, lambdaContext, receive, sqsEventOf } from '../support/generation-queue';
@@ -240,16 +241,15 @@ describe('retries and final states', () => {
 
   it('sends the message of an article whose create could not send it', async () => {
     const accountId = await newAccount(100);
-    const sqs = deps.generationQueue();
-    const original = sqs.enqueue.bind(sqs);
-    sqs.enqueue = async () => {
-      throw new Error('Simulated SQS outage');
-    };
+    // Every queue the handlers composed is one of these.
+    const outage = jest
+      .spyOn(SqsGenerationQueue.prototype, 'enqueue')
+      .mockRejectedValue(new Error('Simulated SQS outage'));
     let uuid: string;
     try {
       uuid = await create(accountId);
     } finally {
-      sqs.enqueue = original;
+      outage.mockRestore();
     }
     expect(await receive(resources.queueUrl)).toHaveLength(0);
     expect(await sweepAt(0)).toMatchObject({ resent: 1 });

@@ -2,12 +2,13 @@
  * Page N of the article list costs one Query of at most 20 items plus one small read, whatever
  * N and however many articles the account has; the envelope's links and meta are exact.
  */
-import * as deps from '../../functions/adapters/dependencies';
+
 import { handler as listArticlesHandler } from '../../functions/api/list-articles';
 import { createAccount } from '../../functions/core/accounts';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import type { ProvisionedResources } from '../../local/provision';
 import { fixtureUuid, seedGeneratedArticles } from '../support/article-fixtures';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { withReadLog } from '../support/read-log';
 import { provisionTestResources } from '../support/test-resources';

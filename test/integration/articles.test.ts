@@ -5,7 +5,6 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as listArticlesHandler } from '../../functions/api/list-articles';
 import { handler as listQueueHandler } from '../../functions/api/list-queued-articles';
@@ -14,10 +13,12 @@ import { addCredits, createAccount } from '../../functions/core/accounts';
 import { createArticle } from '../../functions/core/articles/create-article';
 import { retryDeferredReservations } from '../../functions/core/articles/sweep-articles';
 import { priceOf } from '../../functions/core/pricing';
-import { dynamoDocumentClient, sqsClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
+import { sqsClient } from '../../functions/shared/aws/sqs';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import { handler as sweeper } from '../../functions/worker/sweeper';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue, lambdaContext, receive, sqsEventOf } from '../support/generation-queue';

@@ -4,11 +4,11 @@
  * and a failing site is flagged as on any other call and answers with what failed.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as listCategoriesHandler } from '../../functions/api/list-categories';
 import { handler as refreshHandler } from '../../functions/api/refresh-categories';
 import { createAccount } from '../../functions/core/accounts';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { urlencodedBody } from '../support/multipart';

@@ -4,11 +4,11 @@
  * reports nothing. Real DynamoDB Local, moto SQS and a fake OpenAI server.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { createAccount } from '../../functions/core/accounts';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue } from '../support/generation-queue';

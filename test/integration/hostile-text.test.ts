@@ -7,7 +7,6 @@
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as listArticlesHandler } from '../../functions/api/list-articles';
@@ -16,6 +15,7 @@ import { handler as listQueueHandler } from '../../functions/api/list-queued-art
 import { createAccount } from '../../functions/core/accounts';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';

@@ -6,17 +6,16 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
-import { tableNameOf } from '../../functions/adapters/dynamodb/table-names';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as listQueueHandler } from '../../functions/api/list-queued-articles';
 import { handler as listWebsitesHandler } from '../../functions/api/list-websites';
 import { createAccount } from '../../functions/core/accounts';
 import { priceOf } from '../../functions/core/pricing';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import { lambdaContext } from '../../local/lambda-context';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { multipartBody } from '../support/multipart';
@@ -134,7 +133,10 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as { TableName?: string };
-        if (context.commandName === 'UpdateItemCommand' && input.TableName === tableNameOf('idempotency')) {
+        if (
+          context.commandName === 'UpdateItemCommand' &&
+          input.TableName === resources.tableNames.idempotency
+        ) {
           throw new Error('Simulated crash before the answer was stored');
         }
         return next(args);

@@ -17,7 +17,6 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { MAX_BODY_BYTES } from '../../functions/api/http/form-body';
 import { errorBodies } from '../../functions/api/http/responses';
 import * as accounts from '../../functions/core/accounts';
@@ -28,6 +27,7 @@ import { dataPaths, loadHandler } from '../../local/local-config';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
 import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
+import * as deps from '../support/deps';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
 import * as slowWorker from '../support/local-fixtures/slow-worker';

@@ -12,13 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as deps from '../../functions/adapters/dependencies';
 import { DynamoAccountRepository } from '../../functions/adapters/dynamodb/account-repository';
 import { tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
 import { priceOf } from '../../functions/core/pricing';
 import { currentOwner } from '../../local/data-lock';
 import { LOCAL_PREFIX, localDefaults } from '../../local/local-config';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import * as deps from '../support/deps';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 
 const repoRoot = path.resolve(__dirname, '..', '..');

@@ -1,9 +1,9 @@
 import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as authorize } from '../../functions/api/authorizer';
 import { handler as listLanguages } from '../../functions/api/list-languages';
 import * as accounts from '../../functions/core/accounts';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
+import * as deps from '../support/deps';
 import { apiEvent, loadEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
 

@@ -4,14 +4,14 @@
  * ranges; entries stored before queue numbers are numbered by the local provisioning.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as deps from '../../functions/adapters/dependencies';
 import { backfillQueuePositions } from '../../functions/adapters/dynamodb/queue-positions';
 import { handler as listQueueHandler } from '../../functions/api/list-queued-articles';
 import { createAccount } from '../../functions/core/accounts';
 import { createArticle } from '../../functions/core/articles/create-article';
 import { createArticleSchema } from '../../functions/core/articles/create-article-input';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { withReadLog } from '../support/read-log';
 import { provisionTestResources } from '../support/test-resources';

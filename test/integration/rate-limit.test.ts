@@ -4,13 +4,15 @@
  * bucket exactly, other accounts are unaffected; and the headers every response carries. The
  * refill is set so slow (one token per 20 s) that no assertion depends on timing.
  */
-import * as deps from '../../functions/adapters/dependencies';
+
 import { DynamoRateLimitStore } from '../../functions/adapters/dynamodb/rate-limit-store';
 import { handler as listLanguagesHandler } from '../../functions/api/list-languages';
 import { handler as listWebsitesHandler } from '../../functions/api/list-websites';
 import { createAccount } from '../../functions/core/accounts';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import type { ProvisionedResources } from '../../local/provision';
+import { coldStartHandler } from '../support/cold-start';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
 
@@ -99,12 +101,13 @@ describe('response headers', () => {
     expect(local.headers?.['Strict-Transport-Security']).toBeUndefined();
 
     process.env.INKPRESS_HSTS = 'true';
-    const deployed = await listWebsitesHandler(apiEvent('list-websites', { accountId: await newAccount() }));
+    const deployedHandler = coldStartHandler<typeof listWebsitesHandler>('functions/api/list-websites.ts');
+    const deployed = await deployedHandler(apiEvent('list-websites', { accountId: await newAccount() }));
     expect(deployed.headers).toMatchObject({
       'X-Content-Type-Options': 'nosniff',
       'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
     });
-    const unauthenticated = await listWebsitesHandler(apiEvent('list-websites', { accountId: '' }));
+    const unauthenticated = await deployedHandler(apiEvent('list-websites', { accountId: '' }));
     expect(unauthenticated.statusCode).toBe(401);
     expect(unauthenticated.headers).toMatchObject({ 'X-Content-Type-Options': 'nosniff' });
   });

@@ -3,12 +3,12 @@
  * moto: every queued article of every account once (past one page of the index), nothing else.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import * as deps from '../../functions/adapters/dependencies';
 import { createAccount } from '../../functions/core/accounts';
 import { createArticle } from '../../functions/core/articles/create-article';
 import { resendUnfinishedGenerations } from '../../functions/core/articles/resend-unfinished';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { drainQueue, receive } from '../support/generation-queue';
 import { provisionTestResources } from '../support/test-resources';
 

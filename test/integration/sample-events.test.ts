@@ -13,10 +13,10 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { parseFormBody } from '../../functions/api/http/form-body';
 import { generationWorker, type RouteDefinition, routes, sweeper } from '../../functions/routes';
 import { lambdaContext } from '../../local/lambda-context';
+import * as deps from '../support/deps';
 import { loadEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
 

@@ -6,16 +6,16 @@
 import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { websiteKeys } from '../../functions/adapters/dynamodb/keys';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { createAccount } from '../../functions/core/accounts';
 import { checkWebsite } from '../../functions/core/publishing/sweep-publishing';
 import { siteAccessOf } from '../../functions/core/websites/site-access';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { drainQueue } from '../support/generation-queue';

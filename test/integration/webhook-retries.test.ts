@@ -13,7 +13,6 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
 import { createAccount } from '../../functions/core/accounts';
@@ -26,6 +25,7 @@ import {
 import type { DeliveryKey, WebhookMessage } from '../../functions/core/webhooks/ports';
 import { RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';

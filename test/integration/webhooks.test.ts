@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import * as deps from '../../functions/adapters/dependencies';
 import { createAccount } from '../../functions/core/accounts';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import * as deps from '../support/deps';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import {
   type ReceivedWebhook,

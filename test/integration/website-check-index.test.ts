@@ -6,12 +6,12 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as deps from '../../functions/adapters/dependencies';
 import { websiteKeys } from '../../functions/adapters/dynamodb/keys';
 import { CHECK_SHARDS, checkShardOf } from '../../functions/adapters/dynamodb/website-repository';
 import type { Website } from '../../functions/core/websites/website';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import { type ProvisionedResources, provisionTables } from '../../local/provision';
+import * as deps from '../support/deps';
 import { withReadLog } from '../support/read-log';
 import { provisionTestResources } from '../support/test-resources';
 

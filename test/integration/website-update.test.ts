@@ -6,7 +6,6 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
@@ -17,6 +16,7 @@ import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failure
 import { logger } from '../../functions/shared/logger';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeCategory, type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { drainQueue } from '../support/generation-queue';

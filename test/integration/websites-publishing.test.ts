@@ -7,7 +7,6 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as deleteWebsiteHandler } from '../../functions/api/delete-website';
@@ -28,6 +27,7 @@ import type { SiteAccess } from '../../functions/core/websites/cms-client';
 import type { Category } from '../../functions/core/websites/website';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { drainQueue } from '../support/generation-queue';

@@ -6,7 +6,6 @@
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as deps from '../../functions/adapters/dependencies';
 import { KmsPasswordCipher } from '../../functions/adapters/kms/site-password-cipher';
 import { systemResolver } from '../../functions/adapters/wordpress/ssrf-guard';
 import { DEFAULT_SITE_LIMITS, WordPressClient } from '../../functions/adapters/wordpress/wordpress-client';
@@ -22,8 +21,10 @@ import { ValidationError } from '../../functions/core/errors';
 import { categoryUuidFor } from '../../functions/core/websites/categories';
 import { createWebsite } from '../../functions/core/websites/create-website';
 import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
-import { dynamoDocumentClient } from '../../functions/shared/aws-clients';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import type { ProvisionedResources } from '../../local/provision';
+import { coldStartHandler } from '../support/cold-start';
+import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { multipartBody, urlencodedBody } from '../support/multipart';
@@ -66,6 +67,7 @@ function register(
   accountId: string,
   fields: Record<string, string>,
   encoding: 'multipart' | 'urlencoded' | 'json' = 'multipart',
+  handler = createWebsiteHandler,
 ) {
   const encoded =
     encoding === 'multipart'
@@ -73,7 +75,7 @@ function register(
       : encoding === 'urlencoded'
         ? urlencodedBody(fields)
         : { body: JSON.stringify(fields), contentType: 'application/json' };
-  return createWebsiteHandler(apiEvent('create-website', { accountId, ...encoded }));
+  return handler(apiEvent('create-website', { accountId, ...encoded }));
 }
 
 const validFields = (path = '') => ({ url: `${site.url}${path}`, login: 'inkpress', password: PASSWORD });
@@ -335,7 +337,8 @@ describe('POST /v1/websites/create', () => {
       const before = process.env.INKPRESS_ALLOW_PRIVATE_URLS;
       process.env.INKPRESS_ALLOW_PRIVATE_URLS = 'false';
       try {
-        const response = await register(accountId, validFields());
+        const deployed = coldStartHandler<typeof createWebsiteHandler>('functions/api/create-website.ts');
+        const response = await register(accountId, validFields(), 'multipart', deployed);
         expect(response.statusCode).toBe(422);
         const message = 'The url must use https:// (plain http would send the site password unencrypted).';
         expect(body(response)).toEqual({ message, errors: { url: [message] } });

@@ -1,14 +1,14 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { dynamoDbClient } from '../../shared/aws-clients';
-import { tableNameOf } from './table-names';
+import { dynamoDbClient } from '../../shared/aws/dynamodb';
+import type { Config } from '../../shared/config';
 
 /**
  * A Powertools persistence layer on the Idempotency table. Powertools configures a layer once
  * (with the first operation's settings), so each idempotent operation needs its own.
  */
-export function idempotencyStore(): DynamoDBPersistenceLayer {
+export function idempotencyStore(config: Config): DynamoDBPersistenceLayer {
   return new DynamoDBPersistenceLayer({
-    tableName: tableNameOf('idempotency'),
+    tableName: config.tables.idempotency,
     awsSdkV3Client: dynamoDbClient(),
   });
 }

@@ -64,7 +64,7 @@ function afterCalls<T extends object>(
 export function withArticleEvents(
   store: ArticleStore,
   events: WebhookEvents,
-  read: EventReaders,
+  read: Pick<EventReaders, 'article'>,
 ): ArticleStore {
   const emit = (type: WebhookEventType, ref: Pick<ArticleRef, 'accountId' | 'articleUuid'>) =>
     record(events, ref.accountId, type, () => read.article(ref.accountId, ref.articleUuid));
@@ -81,7 +81,7 @@ export function withArticleEvents(
 export function withPublicationEvents(
   store: PublicationStore,
   events: WebhookEvents,
-  read: EventReaders,
+  read: Pick<EventReaders, 'article'>,
 ): PublicationStore {
   const emit = (type: WebhookEventType, ref: ArticleRef) =>
     record(events, ref.accountId, type, () => read.article(ref.accountId, ref.articleUuid));
@@ -101,7 +101,7 @@ const isHealthy = (website: Pick<Website, 'loginIsUnauthorized' | 'isUnreachable
 export function withHealthEvents(
   store: WebsiteStore,
   events: WebhookEvents,
-  read: EventReaders,
+  read: Pick<EventReaders, 'website'>,
 ): WebsiteStore {
   const emitOnChange = async (accountId: string, websiteUuid: string, before: Website | undefined) => {
     if (!before) return;

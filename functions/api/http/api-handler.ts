@@ -1,14 +1,16 @@
 /**
- * Turns an operation (request in, result out) into an API Gateway proxy handler: reads the
- * account set by the authorizer, applies its rate limit, parses the body, maps errors, adds the
- * request id.
+ * Turns an operation (request and dependencies in, result out) into an API Gateway proxy handler
+ * for one route of the route table: composes what the route declares, reads the account set by
+ * the authorizer, applies its rate limit, parses the body, maps errors, adds the request id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { UnauthenticatedError } from '../../core/errors';
-import { optionalEnv } from '../../shared/env';
+import { functionNamed } from '../../routes';
+import { composition } from '../../shared/composition';
+import type { Config } from '../../shared/config';
 import { logger } from '../../shared/logger';
 import { type FormFields, parseFormBody } from './form-body';
-import { enforceAccountRateLimit } from './rate-limit';
+import { accountRateLimit } from './rate-limit';
 import { type ApiResult, errorResult, toProxyResult } from './responses';
 
 export interface ApiRequest {
@@ -26,46 +28,59 @@ export interface ApiRequest {
   lambdaContext?: Context;
 }
 
-export type Operation = (request: ApiRequest) => Promise<ApiResult>;
+export type Operation<Deps> = (request: ApiRequest, deps: Deps) => Promise<ApiResult>;
 
-export interface HandlerOptions {
-  /** A route without a token (`public` in the route table): `accountId` is empty. */
-  public?: boolean;
-}
-
-let publicBaseUrl: string | null | undefined;
-
-export function apiHandler(operation: Operation, options: HandlerOptions = {}) {
+/**
+ * The handler of the route named `routeName`: `build` makes the dependencies the operation uses
+ * (the adapters the route's `access` declares); a `public` route is answered without a token
+ * (`accountId` is empty) and without the rate limit.
+ */
+export function apiHandler<Deps>(
+  routeName: string,
+  build: (config: Config) => Deps,
+  operation: Operation<Deps>,
+) {
+  const route = functionNamed(routeName);
+  const composed = composition(routeName, (config) => ({
+    operation: build(config),
+    rateLimit: route.public ? undefined : accountRateLimit(config),
+  }));
   return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? context?.awsRequestId ?? 'unknown';
     logger.appendKeys({ requestId });
+    let hsts = false;
     try {
+      const { config, deps } = composed();
+      hsts = config.hsts;
       const accountId = event.requestContext?.authorizer?.accountId;
-      if (!options.public) {
+      if (deps.rateLimit) {
         if (typeof accountId !== 'string' || accountId === '') throw new UnauthenticatedError();
-        await enforceAccountRateLimit(accountId);
+        await deps.rateLimit(accountId);
       }
       const fields = await parseFormBody({
         body: event.body,
         isBase64Encoded: event.isBase64Encoded,
         contentType: header(event, 'content-type'),
       });
-      const result = await operation({
-        accountId: typeof accountId === 'string' ? accountId : '',
-        requestId,
-        baseUrl: baseUrlOf(event),
-        pathParameters: definedValues(event.pathParameters),
-        query: definedValues(event.queryStringParameters),
-        headers: lowerCaseNames(event.headers),
-        fields,
-        lambdaContext: context,
-      });
+      const result = await operation(
+        {
+          accountId: typeof accountId === 'string' ? accountId : '',
+          requestId,
+          baseUrl: config.publicBaseUrl || baseUrlOf(event),
+          pathParameters: definedValues(event.pathParameters),
+          query: definedValues(event.queryStringParameters),
+          headers: lowerCaseNames(event.headers),
+          fields,
+          lambdaContext: context,
+        },
+        deps.operation,
+      );
       logger.info('request', {
         method: event.httpMethod,
         resource: event.resource,
         status: result.statusCode,
       });
-      return toProxyResult(result, requestId);
+      return toProxyResult(result, requestId, hsts);
     } catch (error) {
       const result = errorResult(error, requestId);
       logger.info('request', {
@@ -73,7 +88,7 @@ export function apiHandler(operation: Operation, options: HandlerOptions = {}) {
         resource: event.resource,
         status: result.statusCode,
       });
-      return toProxyResult(result, requestId);
+      return toProxyResult(result, requestId, hsts);
     } finally {
       logger.removeKeys(['requestId']);
     }
@@ -87,10 +102,8 @@ function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   return undefined;
 }
 
-/** The public API root: host as the client used it, plus any stage or base-path prefix. */
+/** The API root as the client used it: its host, plus any stage or base-path prefix. */
 function baseUrlOf(event: APIGatewayProxyEvent): string {
-  publicBaseUrl ??= optionalEnv('PUBLIC_BASE_URL')?.replace(/\/+$/, '') ?? null;
-  if (publicBaseUrl) return publicBaseUrl;
   const proto = header(event, 'x-forwarded-proto') ?? 'https';
   const host = header(event, 'host') ?? event.requestContext.domainName ?? 'localhost';
   const fullPath = event.requestContext.path ?? event.path;

@@ -19,8 +19,8 @@ import {
   IdempotencyValidationError,
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
-import { idempotencyStore } from '../../adapters/dynamodb/idempotency-store';
 import { RequestInProgressError, ValidationError } from '../../core/errors';
 import type { ApiRequest, Operation } from './api-handler';
 import type { ApiResult } from './responses';
@@ -37,7 +37,12 @@ const FIRST_POLL_MS = 50;
 const MAX_POLL_MS = 500;
 const RETRY_AFTER_SECONDS = 2;
 
-export interface IdempotentOperation<Input> {
+/** What an idempotent operation's dependencies carry: its own persistence layer (idempotency-store.ts). */
+export interface IdempotencyDeps {
+  idempotency: BasePersistenceLayer;
+}
+
+export interface IdempotentOperation<Input, Deps extends IdempotencyDeps> {
   /** Names the operation in stored keys: the same key on two operations is two keys. */
   scope: string;
   /** Parses and validates the request; a request refused here is never stored. */
@@ -50,7 +55,7 @@ export interface IdempotentOperation<Input> {
    * an operation that names what it creates with it stays idempotent even when the stored
    * response was lost (the invocation died after its write).
    */
-  run: (request: ApiRequest, input: Input, keyedId?: string) => Promise<ApiResult>;
+  run: (request: ApiRequest, deps: Deps, input: Input, keyedId?: string) => Promise<ApiResult>;
 }
 
 interface IdempotencyPayload {
@@ -61,16 +66,18 @@ interface IdempotencyPayload {
 type Execute = () => Promise<ApiResult>;
 
 /** Wraps an operation so that the `Idempotency-Key` header makes retries of it safe. */
-export function idempotentOperation<Input>(operation: IdempotentOperation<Input>): Operation {
+export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
+  operation: IdempotentOperation<Input, Deps>,
+): Operation<Deps> {
   let config: IdempotencyConfig | undefined;
   let runOnce: ((payload: IdempotencyPayload, execute: Execute) => Promise<ApiResult>) | undefined;
 
-  return async (request) => {
+  return async (request, deps) => {
     const idempotencyKey = idempotencyKeyOf(request);
     const input = operation.parse(request);
-    if (idempotencyKey === undefined) return operation.run(request, input);
+    if (idempotencyKey === undefined) return operation.run(request, deps, input);
 
-    // Created on first use: the table name is read from the environment then.
+    // Made on the first request that carries a key (the persistence layer comes with the deps).
     config ??= new IdempotencyConfig({
       eventKeyJmesPath: 'key',
       payloadValidationJmesPath: 'request',
@@ -83,7 +90,7 @@ export function idempotentOperation<Input>(operation: IdempotentOperation<Input>
     runOnce ??= makeIdempotent(
       async (_payload: IdempotencyPayload, execute: Execute) =>
         JSON.parse(JSON.stringify(await execute())) as ApiResult,
-      { persistenceStore: idempotencyStore(), config, keyPrefix: operation.scope },
+      { persistenceStore: deps.idempotency, config, keyPrefix: operation.scope },
     );
     // A record left by a crashed invocation expires when that invocation's time is up.
     const lambdaContext = request.lambdaContext ?? noLambdaContext;
@@ -97,7 +104,7 @@ export function idempotentOperation<Input>(operation: IdempotentOperation<Input>
     for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
       try {
         return await runOnce(payload, () =>
-          operation.run(request, input, keyedUuid(operation.scope, request.accountId, idempotencyKey)),
+          operation.run(request, deps, input, keyedUuid(operation.scope, request.accountId, idempotencyKey)),
         );
       } catch (error) {
         if (error instanceof IdempotencyValidationError) {

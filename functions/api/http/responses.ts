@@ -16,7 +16,6 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../core/errors';
-import { envFlag } from '../../shared/env';
 import { logger } from '../../shared/logger';
 
 export interface ApiResult {
@@ -97,7 +96,11 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   return { statusCode: 500, body: { ...errorBodies.serverError, request_id: requestId } };
 }
 
-export function toProxyResult(result: ApiResult, requestId: string): APIGatewayProxyResult {
+/** The proxy result of `result`; `hsts` adds Strict-Transport-Security (deployed, see Config). */
+export function toProxyResult(result: ApiResult, requestId: string, hsts: boolean): APIGatewayProxyResult {
+  const transportSecurity: Record<string, string> = hsts
+    ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY }
+    : {};
   if (result.html) {
     return {
       statusCode: result.statusCode,
@@ -106,9 +109,7 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
         'Cache-Control': `public, max-age=${result.html.cacheSeconds}`,
         'Content-Security-Policy': result.html.contentSecurityPolicy,
         ...SECURITY_HEADERS,
-        ...(envFlag('INKPRESS_HSTS', false)
-          ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY }
-          : {}),
+        ...transportSecurity,
         'X-Request-Id': requestId,
       },
       body: String(result.body),
@@ -121,7 +122,7 @@ export function toProxyResult(result: ApiResult, requestId: string): APIGatewayP
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
       ...SECURITY_HEADERS,
-      ...(envFlag('INKPRESS_HSTS', false) ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY } : {}),
+      ...transportSecurity,
       'X-Request-Id': requestId,
     },
     body: JSON.stringify(result.body),

@@ -1,0 +1,230 @@
+/**
+ * `npm run bench:cold`: each function's bundle, built as the stack builds it (ESBUILD_SETTINGS,
+ * minified, source map), and its cold start: the median time of `require` of the bundle, which
+ * runs its init (composition, at init as in Lambda), over fresh `node` processes. The floor,
+ * measured in the same run, is a bundled, minified DynamoDB document client and nothing else.
+ *
+ * Options: `--runs N` (default 11), `--compare-sdk` (also builds with the AWS SDK bundled and
+ * with it external, resolved from node_modules as the Lambda runtime's copy would be),
+ * `--only Name,Name`. Figures only: nothing here is asserted.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { allFunctions, type FunctionDefinition, generationWorker } from '../functions/routes';
+import { BASE_ENVIRONMENT, ESBUILD_SETTINGS, repositoryRoot } from '../lib/constructs/inkpress-function';
+import { functionEnvironment } from '../lib/constructs/service-functions';
+
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const RUNS = Number(option('--runs') ?? '11');
+const COMPARE_SDK = args.includes('--compare-sdk');
+const ONLY = option('--only')?.split(',');
+
+/** Goals of issue 12: API handlers and the authorizer within 1.2x the floor, the worker 1.5x, API bundles <= 150 KB. */
+const GOAL_RATIO = { api: 1.2, worker: 1.5 };
+const GOAL_API_BYTES = 150 * 1024;
+
+const SDK_EXTERNALS = ['@aws-sdk/*', '@smithy/*'];
+
+type SdkMode = 'external' | 'bundled';
+
+interface Bundle {
+  name: string;
+  file: string;
+  bytes: number;
+  env: Record<string, string>;
+  metafile: Metafile;
+}
+
+const FLOOR_SOURCE = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = async () => client;
+`;
+
+/** What the Lambda runtime sets, besides the function's own environment. */
+const RUNTIME_ENVIRONMENT = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  PATH: process.env.PATH ?? '',
+  /** The runtime's own copy of the SDK, when it is not bundled. */
+  NODE_PATH: path.join(repositoryRoot, 'node_modules'),
+};
+
+/** Placeholders for what the stack would pass (resource names are never called here). */
+function stackEnvironment(definition: FunctionDefinition): Record<string, string> {
+  return {
+    ...BASE_ENVIRONMENT,
+    ...functionEnvironment(definition.access, {
+      tableName: (name) => `bench-${name}`,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/generation',
+      webhookQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks',
+      sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
+      modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+    }),
+    AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${definition.name}`,
+  };
+}
+
+async function bundle(
+  outDir: string,
+  name: string,
+  entry: { file: string } | { source: string },
+  external: string[],
+): Promise<{ file: string; bytes: number; metafile: Metafile }> {
+  const dir = path.join(outDir, name);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'index.js');
+  const result = await build({
+    ...('file' in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.source, resolveDir: repositoryRoot, loader: 'ts' } }),
+    absWorkingDir: repositoryRoot,
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    platform: 'node',
+    format: 'cjs',
+    target: ESBUILD_SETTINGS.target,
+    mainFields: ESBUILD_SETTINGS.mainFields,
+    external,
+    outfile: file,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = result.metafile.outputs[path.relative(repositoryRoot, file)];
+  return { file, bytes: output?.bytes ?? 0, metafile: result.metafile };
+}
+
+async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
+  const external = sdk === 'external' ? SDK_EXTERNALS : [];
+  const functions: Bundle[] = [];
+  for (const definition of allFunctions) {
+    if (ONLY && !ONLY.includes(definition.name)) continue;
+    const built = await bundle(
+      outDir,
+      definition.name,
+      { file: path.join(repositoryRoot, definition.entry) },
+      external,
+    );
+    for (const extra of definition.bundledFiles ?? []) {
+      cpSync(path.join(repositoryRoot, extra), path.join(path.dirname(built.file), path.basename(extra)));
+    }
+    functions.push({ name: `${definition.name} (${sdk})`, ...built, env: stackEnvironment(definition) });
+  }
+  return functions;
+}
+
+/** Milliseconds from before `require` to after it (the module's init included), in a fresh process. */
+function coldStart(target: Bundle): number {
+  const script = `const start = process.hrtime.bigint(); require(${JSON.stringify(target.file)}); process.stdout.write(String(Number(process.hrtime.bigint() - start) / 1e6));`;
+  const output = execFileSync(process.execPath, ['-e', script], {
+    env: { ...RUNTIME_ENVIRONMENT, ...target.env },
+    encoding: 'utf8',
+  });
+  return Number(output);
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+/** Runs are interleaved (one of each bundle per round) so that load on the machine hits all alike. */
+function measure(targets: Bundle[]): Map<string, number> {
+  const samples = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const target of targets) samples.get(target.name)?.push(coldStart(target));
+  }
+  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+}
+
+/** The packages (or our own code) that weigh most in a bundle, the AWS SDK left aside. */
+function heaviest(metafile: Metafile, count: number): string {
+  const bytes = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      if (SDK_INPUT.test(input)) continue;
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+      const owner = match?.[1] ?? 'own code';
+      bytes.set(owner, (bytes.get(owner) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...bytes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([owner, size]) => `${owner} ${kb(size)}`)
+    .join(', ');
+}
+
+const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
+
+/** Bytes of a bundle that are not the AWS SDK (the size goal was set on bundles without it). */
+function bytesWithoutSdk(metafile: Metafile): number {
+  let bytes = 0;
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      if (!SDK_INPUT.test(input)) bytes += bytesInOutput;
+    }
+  }
+  return bytes;
+}
+
+const SDK_INPUT = /node_modules\/@(aws-sdk|smithy|aws-crypto)\//;
+const BACKGROUND = ['GenerationWorker', 'Sweeper', 'WebhookDispatcher', 'Authorizer'];
+
+function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<string, number>): void {
+  const floorMs = times.get(floor.name) ?? Number.NaN;
+  console.log(
+    `\nAWS SDK ${sdk}. Floor (a bundled, minified DynamoDB document client): ${kb(floor.bytes)}, ${floorMs.toFixed(1)} ms. Median of ${RUNS} fresh processes.\n`,
+  );
+  console.log(
+    '| function | minified | without SDK | require + init | x floor | goals | heaviest (without SDK) |',
+  );
+  console.log('|---|---:|---:|---:|---:|---|---|');
+  for (const fn of functions) {
+    const name = fn.name.replace(/ \(.*\)$/, '');
+    const ms = times.get(fn.name) ?? Number.NaN;
+    const ratio = ms / floorMs;
+    const goal = name === generationWorker.name ? GOAL_RATIO.worker : GOAL_RATIO.api;
+    const goals = [`≤${goal}x ${ratio <= goal ? 'ok' : 'missed'}`];
+    if (!BACKGROUND.includes(name)) goals.push(`≤150 KB ${fn.bytes <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
+    console.log(
+      `| ${name} | ${kb(fn.bytes)} | ${kb(bytesWithoutSdk(fn.metafile))} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} |`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-cold-'));
+  try {
+    const configured: SdkMode = ESBUILD_SETTINGS.externalModules.length > 0 ? 'external' : 'bundled';
+    const modes: SdkMode[] = COMPARE_SDK ? ['bundled', 'external'] : [configured];
+    const floor: Bundle = {
+      name: 'Floor',
+      ...(await bundle(outDir, 'Floor', { source: FLOOR_SOURCE }, [])),
+      env: {},
+    };
+    const built = new Map<SdkMode, Bundle[]>();
+    for (const sdk of modes) built.set(sdk, await buildFunctions(path.join(outDir, sdk), sdk));
+    // One loop over the floor and every bundle of every mode, so all share the same machine load.
+    const times = measure([floor, ...[...built.values()].flat()]);
+    for (const [sdk, functions] of built) report(sdk, floor, functions, times);
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,3 @@
+import type { Clock } from '../core/articles/ports';
+
+export const systemClock: Clock = () => new Date();

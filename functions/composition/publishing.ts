@@ -1,0 +1,44 @@
+/** Publishing (the worker's second step and the sweeper's retries and health checks). */
+import type { PublishDeps } from '../core/publishing/publish-article';
+import type { Config } from '../shared/config';
+import { logger } from '../shared/logger';
+import { recordFinalPublishFailure } from '../shared/metrics';
+import { articleStore } from './articles';
+import { systemClock } from './clock';
+import { articleEvents, websitesWithEvents } from './events';
+import { publicationStore } from './publications';
+import { cmsClient, passwordCipher } from './site-access';
+import { categoryStore, websiteStore } from './websites';
+
+/**
+ * Everything publishing and the sweeper's website work need; published and failed publications
+ * and website health changes record webhook events.
+ */
+export function publishDeps(config: Config): PublishDeps {
+  const articles = articleStore(config);
+  const websites = websiteStore(config);
+  const categories = categoryStore(config);
+  const events = articleEvents(config, { articles, websites, categories });
+  return {
+    articles,
+    publications: events.publications(publicationStore(config)),
+    websites: websitesWithEvents(config, websites),
+    categories,
+    cipher: passwordCipher(config),
+    cms: cmsClient(config),
+    clock: systemClock,
+    onFailure: (ref, reason, nextAttemptAt) =>
+      logger.warn('Publication failed; retry scheduled', {
+        articleUuid: ref.articleUuid,
+        reason,
+        nextAttemptAt,
+      }),
+    onFinalFailure: (ref, reason) => {
+      recordFinalPublishFailure();
+      logger.error('Publication failed for good; the article keeps its content', {
+        articleUuid: ref.articleUuid,
+        reason,
+      });
+    },
+  };
+}
