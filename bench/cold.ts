@@ -14,7 +14,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { allFunctions, type FunctionDefinition, generationWorker } from '../functions/routes';
-import { BASE_ENVIRONMENT, ESBUILD_SETTINGS, repositoryRoot } from '../lib/constructs/inkpress-function';
+import {
+  BASE_ENVIRONMENT,
+  ESBUILD_ALIASES,
+  ESBUILD_SETTINGS,
+  repositoryRoot,
+} from '../lib/constructs/inkpress-function';
 import { functionEnvironment } from '../lib/constructs/service-functions';
 
 const args = process.argv.slice(2);
@@ -96,6 +101,7 @@ async function bundle(
     format: 'cjs',
     target: ESBUILD_SETTINGS.target,
     mainFields: ESBUILD_SETTINGS.mainFields,
+    alias: ESBUILD_ALIASES,
     external,
     outfile: file,
     metafile: true,

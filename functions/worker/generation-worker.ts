@@ -5,7 +5,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { systemClock } from '../composition/clock';
 import { articlesWithEvents } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
@@ -28,7 +28,10 @@ const composed = composition('GenerationWorker', (config) => {
   };
 });
 
-const messageSchema = z.object({ accountId: z.string().min(1), articleUuid: z.string().min(1) });
+const messageSchema = z.object({
+  accountId: z.string().check(z.minLength(1)),
+  articleUuid: z.string().check(z.minLength(1)),
+});
 
 /** The attempt failed and its delivery comes back after the backoff: keep the message. */
 class RetryScheduled extends Error {}

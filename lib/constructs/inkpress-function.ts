@@ -12,7 +12,16 @@ export const repositoryRoot = path.resolve(__dirname, '..', '..');
 
 export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
-/** esbuild settings of every function (the bundle tests build with the same ones). */
+/**
+ * One build of a package that a CommonJS dependency `require`s while our code imports it, so a
+ * bundle does not hold both its CommonJS and ES module builds: sanitize-html requires htmlparser2
+ * (and, through it, entities and domutils), `functions/core/text.ts` imports it.
+ */
+export const ESBUILD_ALIASES: Record<string, string> = {
+  htmlparser2: './node_modules/htmlparser2/lib/esm/index.js',
+};
+
+/** esbuild settings of every function (the bundle tests and bench:cold build with the same ones). */
 export const ESBUILD_SETTINGS = {
   target: 'node22',
   /** Prefer the ES module builds of dependencies so esbuild can drop unused code. */
@@ -22,6 +31,9 @@ export const ESBUILD_SETTINGS = {
    * than requiring the runtime's copy (`npm run bench:cold -- --compare-sdk`, docs/decisions.md).
    */
   externalModules: [] as string[],
+  esbuildArgs: {
+    '--alias': Object.entries(ESBUILD_ALIASES).map(([name, replacement]) => `${name}=${replacement}`),
+  },
 };
 
 /** Files a function reads at run time, copied next to its bundle (under their own file name). */

@@ -15,7 +15,7 @@ import {
   sweeper,
   webhookDispatcher,
 } from '../../functions/routes';
-import { ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { ESBUILD_ALIASES, ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
 
 /** The files (under node_modules for packages) that end up in a function's bundle. */
 async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
@@ -31,6 +31,7 @@ async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
     outfile: 'index.js',
     target: ESBUILD_SETTINGS.target,
     mainFields: ESBUILD_SETTINGS.mainFields,
+    alias: ESBUILD_ALIASES,
     external: ESBUILD_SETTINGS.externalModules,
     logLevel: 'silent',
   });

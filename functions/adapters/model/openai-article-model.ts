@@ -1,7 +1,10 @@
 /** Article generation through the `openai` client (OpenAI or any compatible server). */
 import OpenAI from 'openai';
-import { zodResponseFormat } from 'openai/helpers/zod';
-import * as z from 'zod';
+import type { JSONSchema } from 'openai/lib/jsonschema';
+import { makeParseableResponseFormat } from 'openai/lib/parser';
+import { toStrictJsonSchema } from 'openai/lib/transform';
+import * as z from 'zod/mini';
+import { en as english } from 'zod/v4/locales';
 import {
   type ArticleBrief,
   type ArticleMeta,
@@ -15,16 +18,40 @@ import {
 import type { AiModel } from '../../core/pricing';
 
 const outlineSchema = z.object({
-  title: z.string().describe('SEO title of the article'),
-  headings: z.array(z.string()).describe('The H2 headings, in order'),
+  title: z.string().check(z.describe('SEO title of the article')),
+  headings: z.array(z.string()).check(z.describe('The H2 headings, in order')),
 });
 
 const metaSchema = z.object({
-  meta_description: z.string().describe('Meta description, 120-160 characters'),
-  excerpt: z.string().describe('One or two sentences summarising the article'),
-  faq: z.array(z.object({ question: z.string(), answer: z.string() })).describe('FAQ pairs'),
-  tags: z.array(z.string()).describe('Short tags (1-3 words each)'),
+  meta_description: z.string().check(z.describe('Meta description, 120-160 characters')),
+  excerpt: z.string().check(z.describe('One or two sentences summarising the article')),
+  faq: z.array(z.object({ question: z.string(), answer: z.string() })).check(z.describe('FAQ pairs')),
+  tags: z.array(z.string()).check(z.describe('Short tags (1-3 words each)')),
 });
+
+/** English messages for this parse only (zod/mini loads no locale; the global config stays untouched). */
+const englishErrors = english().localeError;
+
+/**
+ * What `zodResponseFormat` of `openai/helpers/zod` builds (the same strict JSON schema and
+ * parser), from a zod/mini schema: that helper pulls full zod and zod v3 into the bundle.
+ */
+function jsonSchemaResponseFormat<T extends z.ZodMiniType>(schema: T, name: string) {
+  return makeParseableResponseFormat(
+    {
+      type: 'json_schema',
+      json_schema: {
+        name,
+        strict: true,
+        schema: toStrictJsonSchema(z.toJSONSchema(schema, { target: 'draft-7' }) as JSONSchema) as Record<
+          string,
+          unknown
+        >,
+      },
+    },
+    (content): z.infer<T> => schema.parse(JSON.parse(content), { error: englishErrors }),
+  );
+}
 
 function usageOf(usage: OpenAI.CompletionUsage | undefined): TokenUsage {
   return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
@@ -95,7 +122,7 @@ export class OpenAiArticleModel implements ArticleModel {
   }
 
   /** One structured-output call; unusable answers are MalformedModelOutputError (retried like errors). */
-  private async structured<T extends z.ZodType>(
+  private async structured<T extends z.ZodMiniType>(
     schema: T,
     name: string,
     prompt: string,
@@ -108,7 +135,7 @@ export class OpenAiArticleModel implements ArticleModel {
           { role: 'system', content: SYSTEM_PROMPT },
           { role: 'user', content: prompt },
         ],
-        response_format: zodResponseFormat(schema, name),
+        response_format: jsonSchemaResponseFormat(schema, name),
       });
     } catch (error) {
       if (error instanceof OpenAI.APIError) throw error;
