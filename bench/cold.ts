@@ -203,7 +203,8 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
     const goal = name === generationWorker.name ? GOAL_RATIO.worker : GOAL_RATIO.api;
     const goals = [`≤${goal}x ${ratio <= goal ? 'ok' : 'missed'}`];
     const withoutSdk = bytesWithoutSdk(fn.metafile);
-    if (!BACKGROUND.includes(name)) goals.push(`≤150 KB without SDK ${withoutSdk <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
+    if (!BACKGROUND.includes(name))
+      goals.push(`≤150 KB without SDK ${withoutSdk <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
     console.log(
       `| ${name} | ${kb(fn.bytes)} | ${kb(withoutSdk)} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} |`,
     );
