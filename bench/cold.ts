@@ -3,6 +3,7 @@
  * minified, source map), and its cold start: the median time of `require` of the bundle, which
  * runs its init (composition, at init as in Lambda), over fresh `node` processes. The floor,
  * measured in the same run, is a bundled, minified DynamoDB document client and nothing else.
+ * The 150 KB goal of API handlers is checked on the bundle without the AWS SDK.
  *
  * Options: `--runs N` (default 11), `--compare-sdk` (also builds with the AWS SDK bundled and
  * with it external, resolved from node_modules as the Lambda runtime's copy would be),
@@ -31,7 +32,11 @@ const RUNS = Number(option('--runs') ?? '11');
 const COMPARE_SDK = args.includes('--compare-sdk');
 const ONLY = option('--only')?.split(',');
 
-/** Goals of issue 12: API handlers and the authorizer within 1.2x the floor, the worker 1.5x, API bundles <= 150 KB. */
+/**
+ * Goals of issue 12: API handlers and the authorizer within 1.2x the floor, the worker 1.5x, API
+ * bundles <= 150 KB. The size goal was set with the AWS SDK external, so it is checked against the
+ * bundle without the SDK (the SDK is bundled: the floor alone is over 300 KB).
+ */
 const GOAL_RATIO = { api: 1.2, worker: 1.5 };
 const GOAL_API_BYTES = 150 * 1024;
 
@@ -203,9 +208,11 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
     const ratio = ms / floorMs;
     const goal = name === generationWorker.name ? GOAL_RATIO.worker : GOAL_RATIO.api;
     const goals = [`≤${goal}x ${ratio <= goal ? 'ok' : 'missed'}`];
-    if (!BACKGROUND.includes(name)) goals.push(`≤150 KB ${fn.bytes <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
+    const withoutSdk = bytesWithoutSdk(fn.metafile);
+    if (!BACKGROUND.includes(name))
+      goals.push(`≤150 KB without SDK ${withoutSdk <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
     console.log(
-      `| ${name} | ${kb(fn.bytes)} | ${kb(bytesWithoutSdk(fn.metafile))} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} |`,
+      `| ${name} | ${kb(fn.bytes)} | ${kb(withoutSdk)} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} |`,
     );
   }
 }

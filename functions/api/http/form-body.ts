@@ -5,7 +5,7 @@
  * silently: such a form value becomes `UndecodableText` (a 422 on its field), such a JSON body
  * is a 400.
  */
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
 import { UndecodableText } from '../../core/undecodable-text';
 
@@ -62,10 +62,13 @@ function parseJson(bytes: Buffer): FormFields {
 }
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
+  // Loaded by the first multipart body, not at init: most requests never use it. require() rather
+  // than import(): ts-jest runs CommonJS, where import() needs an experimental VM flag.
+  const createParser: typeof busboy = require('busboy');
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({
+      parser = createParser({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
         limits: { fields: MAX_FIELDS, fieldSize: MAX_BODY_BYTES, files: 0 },

@@ -70,15 +70,6 @@ export async function syncCategories(
   return wanted.length;
 }
 
-/** Removes every stored category of a website. */
-export async function removeAllCategories(store: CategoryStore, websiteUuid: string): Promise<void> {
-  const stored = await store.listAll(websiteUuid);
-  await store.deleteMany(
-    websiteUuid,
-    stored.map((category) => category.categoryUuid),
-  );
-}
-
 function sameCategory(a: Category | undefined, b: Category): boolean {
   return (
     a !== undefined &&

@@ -1,7 +1,8 @@
 /** `PUT /v1/websites/<uuid>/delete`: the website, its URL guard and its categories go; its articles stay. */
-import { removeAllCategories } from './categories';
+
 import type { ReadWebsitesDeps } from './read-websites';
 import { findWebsite } from './read-websites';
+import { removeAllCategories } from './remove-categories';
 
 export async function deleteWebsite(deps: ReadWebsitesDeps, accountId: string, websiteUuid?: string) {
   const website = await findWebsite(deps.websites, accountId, websiteUuid);

@@ -4,11 +4,12 @@
  * `POST /v1/websites/<uuid>/categories/refresh`. The website's flags are recorded either way.
  */
 import { NotFoundError, SiteCallError } from '../errors';
-import { removeAllCategories, syncCategories } from './categories';
+import { syncCategories } from './categories';
 import { type CmsClient, CmsError } from './cms-client';
 import type { PasswordCipher } from './password-cipher';
 import type { CategoryStore, WebsiteStore } from './ports';
 import { findWebsite } from './read-websites';
+import { removeAllCategories } from './remove-categories';
 import { siteAccessOf } from './site-access';
 import { HEALTHY, healthAfterFailure } from './site-failures';
 import { presentWebsite, type Website } from './website';

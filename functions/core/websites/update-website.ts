@@ -8,10 +8,11 @@ import * as z from 'zod/mini';
 import { NotFoundError } from '../errors';
 import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
-import { removeAllCategories, syncCategories } from './categories';
+import { syncCategories } from './categories';
 import { createWebsiteSchema, verifySite, type WebsiteDeps } from './create-website';
 import { PASSWORD_CONTEXT_VERSION } from './password-cipher';
 import { findWebsite } from './read-websites';
+import { removeAllCategories } from './remove-categories';
 import { HEALTHY } from './site-failures';
 import { presentWebsite } from './website';
 
