@@ -1,30 +1,18 @@
 import { Duration } from 'aws-cdk-lib';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { webhookSettings } from '../../functions/shared/runtime-settings';
+import { QueueWithDeadLetters } from './queue-with-dead-letters';
 
 /**
- * The webhook queue and its dead-letter queue: `event` messages (fan-out) and `delivery`
- * messages (one attempt each, delayed up to 15 min for short retries). Encrypted (SQS-managed
- * keys), TLS only.
+ * The webhook queue: `event` messages (fan-out) and `delivery` messages (one attempt each,
+ * delayed up to 15 min for short retries).
  */
-export class WebhookQueue extends Construct {
-  readonly queue: sqs.Queue;
-  readonly deadLetterQueue: sqs.Queue;
-
+export class WebhookQueue extends QueueWithDeadLetters {
   constructor(scope: Construct, id: string) {
-    super(scope, id);
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    this.queue = new sqs.Queue(this, 'Queue', {
-      visibilityTimeout: Duration.seconds(webhookSettings.visibilityTimeoutSeconds),
+    super(scope, id, {
+      visibilityTimeoutSeconds: webhookSettings.visibilityTimeoutSeconds,
       retentionPeriod: Duration.days(4),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: webhookSettings.maxReceiveCount },
+      maxReceiveCount: webhookSettings.maxReceiveCount,
     });
   }
 }
