@@ -1,8 +1,8 @@
-import { idempotencyStore } from '../adapters/dynamodb/idempotency-store';
 import { accountStore } from '../composition/accounts';
 import { readArticleDeps } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
+import { idempotencyStore } from '../composition/idempotency';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
 import { parseOrThrow } from '../core/schema-helpers';

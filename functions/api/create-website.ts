@@ -1,4 +1,4 @@
-import { idempotencyStore } from '../adapters/dynamodb/idempotency-store';
+import { idempotencyStore } from '../composition/idempotency';
 import { websiteDeps } from '../composition/site-access';
 import { parseOrThrow } from '../core/schema-helpers';
 import { createWebsite, createWebsiteSchema } from '../core/websites/create-website';

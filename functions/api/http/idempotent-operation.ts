@@ -37,7 +37,7 @@ const FIRST_POLL_MS = 50;
 const MAX_POLL_MS = 500;
 const RETRY_AFTER_SECONDS = 2;
 
-/** What an idempotent operation's dependencies carry: its own persistence layer (idempotency-store.ts). */
+/** What an idempotent operation's dependencies carry: its own persistence layer (composition/idempotency.ts). */
 export interface IdempotencyDeps {
   idempotency: BasePersistenceLayer;
 }

@@ -1,6 +1,6 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { dynamoDbClient } from '../../shared/aws/dynamodb';
-import type { Config } from '../../shared/config';
+import { dynamoDbClient } from '../shared/aws/dynamodb';
+import type { Config } from '../shared/config';
 
 /**
  * A Powertools persistence layer on the Idempotency table. Powertools configures a layer once
