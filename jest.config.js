@@ -3,13 +3,7 @@
  * generated or foreign artifacts (the typed client, the plugin's PHP); integration tests share
  * emulators started once per run.
  */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
-const common = {
-  testEnvironment: 'node',
-  transform,
-  moduleFileExtensions: ['ts', 'js', 'json'],
-  setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
-};
+const common = require('./test/support/jest-common.js');
 
 /** @type {import('jest').Config} */
 module.exports = {

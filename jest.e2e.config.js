@@ -5,10 +5,7 @@
  */
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  moduleFileExtensions: ['ts', 'js', 'json'],
-  setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
+  ...require('./test/support/jest-common.js'),
   testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
   globalSetup: '<rootDir>/test/e2e/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/e2e/support/global-teardown.ts',

@@ -1,4 +1,4 @@
-import { manageWebhookDeps } from '../composition/webhook-delivery';
+import { manageWebhookDeps } from '../composition/webhook-sending';
 import { createWebhook } from '../core/webhooks/manage-webhooks';
 import { apiHandler } from './http/api-handler';
 import { created } from './http/responses';

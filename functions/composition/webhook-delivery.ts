@@ -1,38 +1,13 @@
-/** Webhooks beyond their store: the queue, the secret cipher and the signed sender (through the SSRF guard). */
-import { KmsWebhookSecretCipher } from '../adapters/kms/webhook-secret-cipher';
+/**
+ * Recording webhook events and fanning them out: the store and the queue. What signs and sends
+ * (standardwebhooks, KMS) is in `webhook-sending.ts`, so producers of events do not bundle it.
+ */
 import { SqsWebhookQueue } from '../adapters/sqs/sqs-webhook-queue';
-import {
-  ReceiverUrlGuard,
-  SignedWebhookSender,
-  webhookOutboundPolicy,
-} from '../adapters/webhooks/signed-webhook-sender';
-import { systemResolver } from '../adapters/wordpress/ssrf-guard';
-import type { AttemptDeps, WebhookDeliveryDeps } from '../core/webhooks/deliver-webhooks';
-import type { ManageWebhooksDeps } from '../core/webhooks/manage-webhooks';
-import { kmsClient } from '../shared/aws/kms';
+import type { WebhookDeliveryDeps } from '../core/webhooks/deliver-webhooks';
 import { sqsClient } from '../shared/aws/sqs';
 import { type Config, declared } from '../shared/config';
 import { systemClock } from './clock';
 import { webhookStore } from './webhooks';
-
-function secretCipher(config: Config): KmsWebhookSecretCipher {
-  return new KmsWebhookSecretCipher(kmsClient(), declared(config.sitePasswordKeyId, 'The site-password key'));
-}
-
-/** Outbound policy of webhook receivers: the SSRF guard, off only in local mode. */
-function receiverPolicy(config: Config) {
-  return { allowPrivate: config.allowPrivateUrls, resolve: systemResolver };
-}
-
-/** Creating webhooks (and listing and deleting them). */
-export function manageWebhookDeps(config: Config): ManageWebhooksDeps {
-  return {
-    webhooks: webhookStore(config),
-    cipher: secretCipher(config),
-    urls: new ReceiverUrlGuard(receiverPolicy(config)),
-    clock: systemClock,
-  };
-}
 
 /** Fan-out, recording events and the sweeper's re-sends. */
 export function webhookDeliveryDeps(config: Config): WebhookDeliveryDeps {
@@ -41,14 +16,5 @@ export function webhookDeliveryDeps(config: Config): WebhookDeliveryDeps {
     webhooks: webhookStore(config),
     queue: new SqsWebhookQueue(sqsClient(), queueUrl),
     clock: systemClock,
-  };
-}
-
-/** One delivery attempt: signed POST through the SSRF guard. */
-export function webhookAttemptDeps(config: Config): AttemptDeps {
-  return {
-    ...webhookDeliveryDeps(config),
-    cipher: secretCipher(config),
-    sender: new SignedWebhookSender(webhookOutboundPolicy(receiverPolicy(config))),
   };
 }

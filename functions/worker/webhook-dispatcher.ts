@@ -6,7 +6,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { webhookAttemptDeps } from '../composition/webhook-delivery';
+import { webhookAttemptDeps } from '../composition/webhook-sending';
 import { attemptDelivery, fanOut } from '../core/webhooks/deliver-webhooks';
 import { composition } from '../shared/composition';
 import { logger } from '../shared/logger';

@@ -12,6 +12,7 @@ import * as publications from '../../functions/composition/publications';
 import * as publishing from '../../functions/composition/publishing';
 import * as siteAccess from '../../functions/composition/site-access';
 import * as delivery from '../../functions/composition/webhook-delivery';
+import * as sending from '../../functions/composition/webhook-sending';
 import * as webhooks from '../../functions/composition/webhooks';
 import * as websites from '../../functions/composition/websites';
 import { combinedAccess } from '../../functions/routes';
@@ -35,7 +36,7 @@ export const publicationStore = () => publications.publicationStore(config());
 export const publishDeps = () => publishing.publishDeps(config());
 export const webhookStore = () => webhooks.webhookStore(config());
 export const webhookDeliveryDeps = () => delivery.webhookDeliveryDeps(config());
-export const webhookAttemptDeps = () => delivery.webhookAttemptDeps(config());
+export const webhookAttemptDeps = () => sending.webhookAttemptDeps(config());
 
 /** What queueing a new article needs (as CreateArticle composes it). */
 export function createArticleDeps() {

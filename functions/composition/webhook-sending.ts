@@ -1,0 +1,43 @@
+/** Webhook secrets and signed sending: the secret cipher and the signed sender (through the SSRF guard). */
+import { KmsWebhookSecretCipher } from '../adapters/kms/webhook-secret-cipher';
+import {
+  ReceiverUrlGuard,
+  SignedWebhookSender,
+  webhookOutboundPolicy,
+} from '../adapters/webhooks/signed-webhook-sender';
+import { systemResolver } from '../adapters/wordpress/ssrf-guard';
+import type { AttemptDeps } from '../core/webhooks/deliver-webhooks';
+import type { ManageWebhooksDeps } from '../core/webhooks/manage-webhooks';
+import { kmsClient } from '../shared/aws/kms';
+import { type Config, declared } from '../shared/config';
+import { systemClock } from './clock';
+import { webhookDeliveryDeps } from './webhook-delivery';
+import { webhookStore } from './webhooks';
+
+function secretCipher(config: Config): KmsWebhookSecretCipher {
+  return new KmsWebhookSecretCipher(kmsClient(), declared(config.sitePasswordKeyId, 'The site-password key'));
+}
+
+/** Outbound policy of webhook receivers: the SSRF guard, off only in local mode. */
+function receiverPolicy(config: Config) {
+  return { allowPrivate: config.allowPrivateUrls, resolve: systemResolver };
+}
+
+/** Creating webhooks (and listing and deleting them). */
+export function manageWebhookDeps(config: Config): ManageWebhooksDeps {
+  return {
+    webhooks: webhookStore(config),
+    cipher: secretCipher(config),
+    urls: new ReceiverUrlGuard(receiverPolicy(config)),
+    clock: systemClock,
+  };
+}
+
+/** One delivery attempt: signed POST through the SSRF guard. */
+export function webhookAttemptDeps(config: Config): AttemptDeps {
+  return {
+    ...webhookDeliveryDeps(config),
+    cipher: secretCipher(config),
+    sender: new SignedWebhookSender(webhookOutboundPolicy(receiverPolicy(config))),
+  };
+}

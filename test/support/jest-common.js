@@ -1,0 +1,19 @@
+/**
+ * Jest settings shared by `jest.config.js` and `jest.e2e.config.js`: TypeScript through ts-jest,
+ * and the ES-module-only packages we load (htmlparser2 12 and entities 8) compiled to CommonJS
+ * for Jest's runtime; every other package in node_modules is loaded as it is.
+ */
+const ES_MODULE_PACKAGES = ['htmlparser2', 'entities'];
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ES_MODULE_PACKAGES.join('|')})/)`],
+  // The functions' bundles load htmlparser2's parser alone (ESBUILD_ALIASES); so do the tests.
+  moduleNameMapper: { '^htmlparser2$': '<rootDir>/node_modules/htmlparser2/dist/Parser.js' },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
+};
