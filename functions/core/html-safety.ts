@@ -29,6 +29,8 @@ function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
   return {
     allowedTags: ['h3', 'p', 'ul', 'ol', 'li', 'em', 'blockquote', 'a', ...(needBold ? ['strong'] : [])],
     allowedAttributes: { a: ['href'] },
+    // No style attribute is ever kept, so sanitize-html never needs postcss (not bundled).
+    parseStyleAttributes: false,
     allowedSchemes: ['http', 'https'],
     allowedSchemesAppliedToAttributes: ['href'],
     allowProtocolRelative: false,

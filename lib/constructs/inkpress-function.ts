@@ -16,10 +16,12 @@ export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
  * `htmlparser2` in a bundle is its ES module `Parser` and nothing else: the only part of it that
  * sanitize-html (which `require`s it) and `functions/core/text.ts` use. One build (not its
  * CommonJS and ES module builds side by side), and without the DOM handler, DomUtils and the
- * entity encoder that its index carries (-28 KB in each function that parses HTML).
+ * entity encoder that its index carries (-28 KB in each function that parses HTML). `postcss`,
+ * which sanitize-html loads for `style` attributes we never keep, is a module that throws.
  */
 export const ESBUILD_ALIASES: Record<string, string> = {
   htmlparser2: './node_modules/htmlparser2/dist/Parser.js',
+  postcss: './functions/shared/bundling/postcss-unused.ts',
 };
 
 /** esbuild settings of every function (the bundle tests and bench:cold build with the same ones). */

@@ -12,8 +12,12 @@ module.exports = {
     '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ES_MODULE_PACKAGES.join('|')})/)`],
-  // The functions' bundles load htmlparser2's parser alone (ESBUILD_ALIASES); so do the tests.
-  moduleNameMapper: { '^htmlparser2$': '<rootDir>/node_modules/htmlparser2/dist/Parser.js' },
+  // The same substitutions as the functions' bundles (ESBUILD_ALIASES): htmlparser2's parser
+  // alone, and no postcss (sanitize-html would only need it for style attributes we never keep).
+  moduleNameMapper: {
+    '^htmlparser2$': '<rootDir>/node_modules/htmlparser2/dist/Parser.js',
+    '^postcss$': '<rootDir>/functions/shared/bundling/postcss-unused.ts',
+  },
   moduleFileExtensions: ['ts', 'js', 'json'],
   setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
 };

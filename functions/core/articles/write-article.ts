@@ -253,7 +253,7 @@ const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 /** Words of the text of an HTML fragment, in any script. */
 export function countWords(html: string): number {
-  const text = sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} });
+  const text = sanitizeHtml(html, { allowedTags: [], allowedAttributes: {}, parseStyleAttributes: false });
   let words = 0;
   for (const segment of wordSegmenter.segment(text)) if (segment.isWordLike) words++;
   return words;

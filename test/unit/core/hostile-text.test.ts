@@ -203,4 +203,12 @@ describe('model output', () => {
     );
     expect(shownText(html)).toBe('See this [gallery] now x');
   });
+
+  it('drops style attributes without parsing CSS (postcss is not bundled, and would throw here)', () => {
+    const html = sanitizeArticleHtml(
+      '<p style="color:red;background:url(javascript:x)">a <em style="x">b</em> <a href="https://ok.example/" style="y">c</a></p>',
+      { needBold: false },
+    );
+    expect(html).toBe('<p>a <em>b</em> <a href="https://ok.example/">c</a></p>');
+  });
 });
