@@ -1,5 +1,5 @@
 import { manageWebhookDeps } from '../composition/webhook-sending';
-import { createWebhook } from '../core/webhooks/manage-webhooks';
+import { createWebhook } from '../core/webhooks/create-webhook';
 import { apiHandler } from './http/api-handler';
 import { created } from './http/responses';
 

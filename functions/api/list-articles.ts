@@ -1,7 +1,7 @@
 import { readArticleDeps } from '../composition/articles';
 import { listGeneratedArticles } from '../core/articles/read-articles';
+import { parsePage } from '../core/page-query';
 import { paginationEnvelope } from '../core/pagination';
-import { parsePage } from '../core/schema-helpers';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 

@@ -1,6 +1,6 @@
 import { webhookStore } from '../composition/webhooks';
+import { parsePage } from '../core/page-query';
 import { paginationEnvelope } from '../core/pagination';
-import { parsePage } from '../core/schema-helpers';
 import { listDeliveries } from '../core/webhooks/manage-webhooks';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';

@@ -1,6 +1,6 @@
 import { websiteStore } from '../composition/websites';
+import { parsePage } from '../core/page-query';
 import { PER_PAGE, paginationEnvelope } from '../core/pagination';
-import { parsePage } from '../core/schema-helpers';
 import { listWebsites } from '../core/websites/read-websites';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';

@@ -5,7 +5,6 @@
 import * as z from 'zod/mini';
 import { CONTROL_CHARACTER, CONTROL_EXCEPT_LINE_BREAKS } from './control-characters';
 import { ValidationError } from './errors';
-import { MAX_PAGE } from './pagination';
 import { UndecodableText } from './undecodable-text';
 
 /** Runs `prepare` on the raw value before `schema` (zod's `preprocess`, which zod/mini lacks). */
@@ -84,8 +83,6 @@ export function optionalField<T extends z.ZodMiniType>(schema: T) {
   return preprocess((value) => (value === '' || value === null ? undefined : value), z.optional(schema));
 }
 
-export const pageSchema = z.object({ page: z._default(optionalField(formInteger(1, MAX_PAGE, 'page')), 1) });
-
 /** Parses with a schema, turning zod issues into a ValidationError keyed by field. */
 export function parseOrThrow<T extends z.ZodMiniType>(schema: T, input: unknown): z.infer<T> {
   const result = schema.safeParse(input);
@@ -97,10 +94,4 @@ export function parseOrThrow<T extends z.ZodMiniType>(schema: T, input: unknown)
     fieldErrors[field].push(issue.message);
   }
   throw new ValidationError(fieldErrors);
-}
-
-/** The `page` of a list request: query string first, then (for the queue) the form body. */
-export function parsePage(...sources: Record<string, unknown>[]): number {
-  const page = sources.map((source) => source.page).find((value) => value !== undefined);
-  return parseOrThrow(pageSchema, { page }).page;
 }

@@ -30,26 +30,32 @@ const categoriesSchema = z.object({
   categories: z.array(z.object({ id: integer(), name: z.string(), slug: z.string(), parent: integer() })),
 });
 
-/** The plugin's read-back of what the site kept (plugins before 1.1 send none). */
-const siteSchema = z.object({
-  blocks: integer(),
-  freeform_blocks: integer(),
-  tags: z.array(z.string()),
-  excerpt: z.boolean(),
-  seo: z.object({ adapter: z.string(), meta_description: z.boolean(), focus_keyword: z.boolean() }),
-  schema: z.object({ printed_by: z.nullable(z.string()), types: z.array(z.string()) }),
-  faq_questions: integer(),
-});
-
-const postSchema = z.object({
-  id: integer(),
-  link: z.string(),
-  status: z.string(),
-  slug: z.nullable(z.string()),
-  date_gmt: z.nullable(z.string()),
-  created: z.boolean(),
-  site: z.catch(z.optional(siteSchema), undefined),
-});
+/**
+ * A created post, with the plugin's read-back of what the site kept (plugins before 1.1 send
+ * none). Built on the first publication: functions that only check a login or read categories
+ * (the website routes) never build it.
+ */
+function createdPostSchema() {
+  const siteSchema = z.object({
+    blocks: integer(),
+    freeform_blocks: integer(),
+    tags: z.array(z.string()),
+    excerpt: z.boolean(),
+    seo: z.object({ adapter: z.string(), meta_description: z.boolean(), focus_keyword: z.boolean() }),
+    schema: z.object({ printed_by: z.nullable(z.string()), types: z.array(z.string()) }),
+    faq_questions: integer(),
+  });
+  return z.object({
+    id: integer(),
+    link: z.string(),
+    status: z.string(),
+    slug: z.nullable(z.string()),
+    date_gmt: z.nullable(z.string()),
+    created: z.boolean(),
+    site: z.catch(z.optional(siteSchema), undefined),
+  });
+}
+let postSchema: ReturnType<typeof createdPostSchema> | undefined;
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
 
@@ -77,6 +83,7 @@ export class WordPressClient implements CmsClient {
   }
 
   async createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult> {
+    postSchema ??= createdPostSchema();
     const body = await this.call(site, 'POST', 'posts', postSchema, {
       article_uuid: post.articleUuid,
       title: post.title,

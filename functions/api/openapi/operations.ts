@@ -15,10 +15,10 @@ import {
   MAX_TITLE_LENGTH,
 } from '../../core/articles/create-article-input';
 import { listLanguages } from '../../core/languages';
+import { pageSchema } from '../../core/page-query';
 import { AI_MODELS } from '../../core/pricing';
-import { pageSchema } from '../../core/schema-helpers';
 import { usageQuerySchema } from '../../core/usage';
-import { createWebhookSchema } from '../../core/webhooks/manage-webhooks';
+import { createWebhookSchema } from '../../core/webhooks/create-webhook';
 import { createWebsiteSchema } from '../../core/websites/create-website';
 import { updateWebsiteSchema } from '../../core/websites/update-website';
 import {

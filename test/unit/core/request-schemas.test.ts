@@ -7,9 +7,10 @@ import fc from 'fast-check';
 import * as z from 'zod/mini';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import { ValidationError } from '../../../functions/core/errors';
-import { pageSchema, parseOrThrow } from '../../../functions/core/schema-helpers';
+import { pageSchema } from '../../../functions/core/page-query';
+import { parseOrThrow } from '../../../functions/core/schema-helpers';
 import { usageQuerySchema } from '../../../functions/core/usage';
-import { createWebhookSchema } from '../../../functions/core/webhooks/manage-webhooks';
+import { createWebhookSchema } from '../../../functions/core/webhooks/create-webhook';
 import { createWebsiteSchema } from '../../../functions/core/websites/create-website';
 import { updateWebsiteSchema } from '../../../functions/core/websites/update-website';
 

@@ -1,11 +1,13 @@
 /** Webhooks against the fakes: the endpoint limit, fan-out, signed attempts and their schedule. */
+
+import { createWebhook } from '../../../functions/core/webhooks/create-webhook';
 import {
   attemptDelivery,
   emitEvent,
   fanOut,
   resendDueWebhooks,
 } from '../../../functions/core/webhooks/deliver-webhooks';
-import { createWebhook, deleteWebhook, listWebhooks } from '../../../functions/core/webhooks/manage-webhooks';
+import { deleteWebhook, listWebhooks } from '../../../functions/core/webhooks/manage-webhooks';
 import {
   MAX_DELIVERY_ATTEMPTS,
   MAX_WEBHOOKS_PER_ACCOUNT,

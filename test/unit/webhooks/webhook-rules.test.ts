@@ -1,5 +1,5 @@
 /** The webhook rules that need no storage: the retry schedule and the create input. */
-import { createWebhookSchema } from '../../../functions/core/webhooks/manage-webhooks';
+import { createWebhookSchema } from '../../../functions/core/webhooks/create-webhook';
 import {
   MAX_DELIVERY_ATTEMPTS,
   MAX_QUEUE_DELAY_SECONDS,

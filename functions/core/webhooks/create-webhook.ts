@@ -1,0 +1,115 @@
+/**
+ * `POST /v1/webhooks/create`: a receiver URL that passes the SSRF guard and the event types it
+ * receives; the signing secret is shown once, in this response. A module of its own so that the
+ * other webhook routes do not build its body schema at their cold start.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as z from 'zod/mini';
+import { ConflictError, ValidationError } from '../errors';
+import { parseOrThrow, preprocess } from '../schema-helpers';
+import type { ManageWebhooksDeps } from './manage-webhooks';
+import type { ReceiverUrlPolicy } from './ports';
+import {
+  MAX_WEBHOOKS_PER_ACCOUNT,
+  presentWebhook,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEndpoint,
+} from './webhook';
+
+const MAX_URL_LENGTH = 2_000;
+
+const eventList = preprocess(
+  (value) => {
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value === 'string')
+      return value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
+    return value;
+  },
+  z.optional(
+    z
+      .array(
+        z.enum(WEBHOOK_EVENT_TYPES, {
+          error: (issue) =>
+            `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; "${String(issue.input)}" is not one.`,
+        }),
+        { error: 'The events must be a list of event types (or one comma-separated text).' },
+      )
+      .check(
+        z.minLength(1, { error: 'The events list must not be empty (leave it out to receive every event).' }),
+      ),
+  ),
+);
+
+/** Body of `POST /v1/webhooks/create`. */
+export const createWebhookSchema = z.object({
+  url: z
+    .string({
+      error: (issue) => (issue.input === undefined ? 'The url field is required.' : 'The url must be text.'),
+    })
+    .check(
+      z.trim(),
+      z.minLength(1, { error: 'The url field is required.' }),
+      z.maxLength(MAX_URL_LENGTH, { error: `The url may not be longer than ${MAX_URL_LENGTH} characters.` }),
+    )
+    .check(
+      z.meta({ description: 'Where events are POSTed: https (http only in local mode), a public address.' }),
+    ),
+  events: eventList.check(
+    z.meta({
+      description: `Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+    }),
+  ),
+});
+
+export async function createWebhook(
+  deps: ManageWebhooksDeps,
+  accountId: string,
+  fields: Record<string, unknown>,
+) {
+  const input = parseOrThrow(createWebhookSchema, fields);
+  const url = await receiverUrl(deps.urls, input.url);
+  const webhookUuid = randomUUID();
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const endpoint: WebhookEndpoint = {
+    accountId,
+    webhookUuid,
+    url,
+    events: input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENT_TYPES],
+    secretCiphertext: await deps.cipher.encrypt(secret, { accountId, webhookUuid }),
+    createdAt: deps.clock().toISOString(),
+  };
+  if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOKS_PER_ACCOUNT))) {
+    throw new ConflictError(
+      `An account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks: delete one before creating another.`,
+    );
+  }
+  return { data: { ...presentWebhook(endpoint), secret } };
+}
+
+async function receiverUrl(policy: ReceiverUrlPolicy, text: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw ValidationError.forField('url', 'The url must be a valid URL (https://...).');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw ValidationError.forField('url', 'The url must be an https:// address.');
+  }
+  switch (await policy.check(url)) {
+    case 'https_required':
+      throw ValidationError.forField('url', 'The url must be an https:// address.');
+    case 'blocked':
+      throw ValidationError.forField(
+        'url',
+        'The url points to a private, loopback, link-local or reserved network address, which is not allowed.',
+      );
+    case 'unresolvable':
+      throw ValidationError.forField('url', `The host ${url.hostname} could not be resolved.`);
+    case 'ok':
+      return url.toString();
+  }
+}
