@@ -37,7 +37,9 @@ function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
     transformTags: {
       h2: 'h3',
       h1: 'h3',
-      b: needBold ? 'strong' : 'span',
+      // Without bold, `b` is left out like `strong`: its text stays, the tag goes. (Turning it
+      // into a tag that is not allowed made sanitize-html leave a stray closing tag.)
+      ...(needBold ? { b: 'strong' } : {}),
       a: (tagName, attribs) => ({
         tagName,
         attribs: attribs.href === undefined ? attribs : { ...attribs, href: encodeBrackets(attribs.href) },

@@ -19,6 +19,18 @@ import {
 
 const RUNS = { numRuns: 300 };
 
+/** Closing tags that do not close the innermost open element, and elements left open. */
+function unclosedOrStray(html: string): string[] {
+  const open: string[] = [];
+  const problems: string[] = [];
+  for (const [, slash, name] of html.matchAll(/<(\/?)([a-z0-9]+)[^>]*>/g)) {
+    if (slash === '') open.push(name ?? '');
+    else if (open.at(-1) === name) open.pop();
+    else problems.push(`</${name}>`);
+  }
+  return [...problems, ...open.map((name) => `<${name}>`)];
+}
+
 /** The text a browser shows for an HTML fragment. */
 function shownText(html: string): string {
   let text = '';
@@ -202,6 +214,22 @@ describe('model output', () => {
       '<p>See <a href="https://ok.example/a%5B1%5D">this</a> &#91;gallery] <strong>now</strong> <em>x</em></p>',
     );
     expect(shownText(html)).toBe('See this [gallery] now x');
+  });
+
+  it('closes every element it opens, with or without bold, whatever the model writes', () => {
+    // Was: without bold, `<strong>…<b></pre></b>…<a>…</a></strong>` came out with a stray
+    // `</span>` where the link's `</a>` belonged, leaving the link open for the rest of the post.
+    const reported =
+      '<h2><strong><<b href="https://x.test/"></pre></b>> <a href="//evil">1 < 2</a><table></table></strong><p>x</p></h2>';
+    expect(sanitizeArticleHtml(reported, { needBold: false })).toBe(
+      '<h3>&lt;&gt; <a>1 &lt; 2</a><p>x</p></h3>',
+    );
+    fc.assert(
+      fc.property(fc.array(hostileText, { minLength: 1, maxLength: 6 }), fc.boolean(), (parts, needBold) => {
+        expect(unclosedOrStray(sanitizeArticleHtml(parts.join(''), { needBold }))).toEqual([]);
+      }),
+      RUNS,
+    );
   });
 
   it('drops style attributes without parsing CSS (postcss is not bundled, and would throw here)', () => {
