@@ -17,11 +17,14 @@ export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
  * sanitize-html (which `require`s it) and `functions/core/text.ts` use. One build (not its
  * CommonJS and ES module builds side by side), and without the DOM handler, DomUtils and the
  * entity encoder that its index carries (-28 KB in each function that parses HTML). `postcss`,
- * which sanitize-html loads for `style` attributes we never keep, is a module that throws.
+ * which sanitize-html loads for `style` attributes we never keep, is a module that throws. The
+ * SDK clients read credentials from the environment only, as Lambda sets them
+ * (`environment-credentials.ts`). Tests and the local runtime run unbundled, with the SDK's chain.
  */
 export const ESBUILD_ALIASES: Record<string, string> = {
   htmlparser2: './node_modules/htmlparser2/dist/Parser.js',
   postcss: './functions/shared/bundling/postcss-unused.ts',
+  '@aws-sdk/credential-provider-node': './functions/shared/bundling/environment-credentials.ts',
 };
 
 /** esbuild settings of every function (the bundle tests and bench:cold build with the same ones). */

@@ -1,0 +1,176 @@
+/**
+ * The functions as Lambda runs them: each bundled by esbuild with the stack's settings and
+ * aliases (htmlparser2's parser alone, no postcss, credentials from the environment only), then
+ * loaded in a fresh `node` process with its environment and invoked with a sample event, against
+ * the emulators and the fake OpenAI server. Every other integration test runs the handlers
+ * unbundled.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { build } from 'esbuild';
+import { createAccount } from '../../functions/core/accounts';
+import { functionNamed } from '../../functions/routes';
+import { ESBUILD_ALIASES, ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import type { ProvisionedResources } from '../../local/provision';
+import * as deps from '../support/deps';
+import { apiEvent } from '../support/events';
+import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
+import { receive, sqsEventOf } from '../support/generation-queue';
+import { provisionTestResources } from '../support/test-resources';
+
+const run = promisify(execFile);
+let resources: ProvisionedResources;
+let fakeOpenAi: FakeOpenAi;
+let outDir: string;
+const bundles = new Map<string, string>();
+
+/** Builds a function's bundle once, as the stack does. */
+async function bundled(functionName: string): Promise<string> {
+  const existing = bundles.get(functionName);
+  if (existing) return existing;
+  const outfile = path.join(outDir, functionName, 'index.js');
+  await build({
+    entryPoints: [path.join(repositoryRoot, functionNamed(functionName).entry)],
+    absWorkingDir: repositoryRoot,
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'cjs',
+    target: ESBUILD_SETTINGS.target,
+    mainFields: ESBUILD_SETTINGS.mainFields,
+    alias: ESBUILD_ALIASES,
+    external: ESBUILD_SETTINGS.externalModules,
+    outfile,
+    logLevel: 'silent',
+  });
+  bundles.set(functionName, outfile);
+  return outfile;
+}
+
+const INVOKE = `
+const bundle = require(process.argv[1]);
+const event = JSON.parse(process.argv[2]);
+bundle.handler(event, { awsRequestId: 'bundled-test', getRemainingTimeInMillis: () => 10000 })
+  .then((result) => process.stdout.write('RESULT ' + JSON.stringify(result)));
+`;
+
+/** Invokes a bundled function in a fresh process, composed at init as in Lambda. */
+async function invoke(
+  functionName: string,
+  event: APIGatewayProxyEvent,
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<{ result: APIGatewayProxyResult; output: string }> {
+  const file = await bundled(functionName);
+  const { stdout, stderr } = await run(process.execPath, ['-e', INVOKE, file, JSON.stringify(event)], {
+    env: {
+      ...environment,
+      AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${functionName}`,
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
+  });
+  const [logs = '', result = ''] = stdout.split('RESULT ');
+  return { result: JSON.parse(result) as APIGatewayProxyResult, output: logs + stderr };
+}
+
+/** Delivers an SQS event to the bundled generation worker in a fresh process. */
+async function invokeWorker(event: SQSEvent): Promise<SQSBatchResponse> {
+  const file = await bundled('GenerationWorker');
+  const { stdout } = await run(process.execPath, ['-e', INVOKE, file, JSON.stringify(event)], {
+    env: {
+      ...process.env,
+      AWS_LAMBDA_FUNCTION_NAME: 'Inkpress-GenerationWorker',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
+  });
+  return JSON.parse(stdout.split('RESULT ')[1] ?? '') as SQSBatchResponse;
+}
+
+async function newAccount(credits: number) {
+  const { account } = await createAccount(
+    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+    { name: 'Bundled', credits },
+  );
+  return account.accountId;
+}
+
+beforeAll(async () => {
+  fakeOpenAi = await startFakeOpenAi();
+  resources = await provisionTestResources({
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: fakeOpenAi.baseURL,
+    OPENAI_MAX_RETRIES: '0',
+  });
+  outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-bundles-'));
+});
+
+afterAll(async () => {
+  await fakeOpenAi.close();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+describe('bundled functions', () => {
+  it('ShowAccount reads the account from DynamoDB with the credentials of the environment', async () => {
+    const accountId = await newAccount(25);
+    const { result } = await invoke('ShowAccount', apiEvent('show-account', { accountId }));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body).data).toMatchObject({ credits: 25 });
+  });
+
+  it('CreateArticle and the GenerationWorker: the keyword decoded by the bundled parser, the article charged, generated through openai and sanitised', async () => {
+    const accountId = await newAccount(100);
+    const created = await invoke(
+      'CreateArticle',
+      apiEvent('create-article', {
+        accountId,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          keyword: 'caf&eacute; <b>au</b> lait',
+          h2_count: 2,
+          ai_model: 'gpt-3.5-turbo',
+          language: 'en',
+          need_bold: 1,
+        }),
+      }),
+    );
+    expect(created.result.statusCode).toBe(202);
+    const articleUuid: string = JSON.parse(created.result.body).article_uuid;
+    const queued = await deps.articleStore().get(accountId, articleUuid);
+    expect(queued).toMatchObject({ keyword: 'café au lait', state: 'queued' });
+    expect(await deps.accountStore().get(accountId)).toMatchObject({
+      credits: 100 - (queued?.creditsCharged ?? 0),
+    });
+
+    const messages = await receive(resources.queueUrl, 10, 1);
+    expect(messages).toHaveLength(1);
+    const worked = await invokeWorker(sqsEventOf(messages));
+    expect(worked).toEqual({ batchItemFailures: [] });
+    const generated = await deps.articleStore().get(accountId, articleUuid);
+    expect(generated?.state).toBe('generated');
+    expect(generated?.content?.match(/<h2>/g)).toHaveLength(2);
+    expect(generated?.content).toContain('<strong>');
+    expect(fakeOpenAi.requests.length).toBeGreaterThan(0);
+  });
+
+  it('asks only the environment for credentials: without them a request fails and says so', async () => {
+    const accountId = await newAccount(1);
+    const { AWS_ACCESS_KEY_ID: _key, AWS_SECRET_ACCESS_KEY: _secret, ...withoutCredentials } = process.env;
+    const { result, output } = await invoke(
+      'ShowAccount',
+      apiEvent('show-account', { accountId }),
+      // No shared config file to fall back on, as in Lambda.
+      {
+        ...withoutCredentials,
+        HOME: outDir,
+        AWS_CONFIG_FILE: path.join(outDir, 'none'),
+        AWS_SHARED_CREDENTIALS_FILE: path.join(outDir, 'none'),
+      },
+    );
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body)).toMatchObject({ message: 'Server error.' });
+    expect(output).toMatch(/environment variable credentials/i);
+  });
+});
