@@ -245,20 +245,15 @@ function proxyEvent(
   const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
   const host = req.headers.host ?? '127.0.0.1';
   const forwardedFor = req.headers['x-forwarded-for'];
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let n = 0; n + 1 < req.rawHeaders.length; n += 2) {
-    const [name = '', value = ''] = req.rawHeaders.slice(n, n + 2);
-    if (/^(host|x-forwarded-(for|proto))$/i.test(name)) continue; // set by API Gateway, below
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
-  }
-  Object.assign(multiValueHeaders, {
+  const headers = req.rawHeaders.flatMap((name, n) => (n % 2 ? [] : [[name, req.rawHeaders[n + 1] ?? '']]));
+  const multiValueHeaders = {
+    // Host and X-Forwarded-* as API Gateway sets them.
+    ...grouped(headers.filter(([name = '']) => !/^(host|x-forwarded-(for|proto))$/i.test(name))),
     Host: [host],
     'X-Forwarded-For': [forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp],
     'X-Forwarded-Proto': ['http'],
-  });
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams)
-    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
+  };
+  const multiValueQuery = grouped(url.searchParams);
   const last = (values: Record<string, string[]>) =>
     Object.fromEntries(Object.entries(values).map(([name, all]) => [name, all.at(-1) ?? '']));
   const hasQuery = url.searchParams.size > 0;
@@ -292,6 +287,12 @@ function proxyEvent(
     body: body.length === 0 ? null : body.toString(isBase64Encoded ? 'base64' : 'utf8'),
     isBase64Encoded,
   };
+}
+
+function grouped(pairs: Iterable<string[]>): Record<string, string[]> {
+  const values: Record<string, string[]> = {};
+  for (const [name = '', value = ''] of pairs) values[name] = [...(values[name] ?? []), value];
+  return values;
 }
 
 function safeDecode(value: string): string {

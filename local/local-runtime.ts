@@ -21,15 +21,8 @@ import { webhookSettings } from '../functions/shared/runtime-settings';
 import { createApiServer } from './api-server';
 import { lockDataFolder } from './data-lock';
 import { superviseEmulators } from './emulator-supervisor';
-import { canConnect, freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
-import {
-  dataPaths,
-  emulatorClientEnv,
-  LOCAL_PREFIX,
-  localDataDir,
-  localDefaults,
-  localFunctionEnv,
-} from './local-config';
+import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
+import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir, localDefaults } from './local-config';
 import { provision } from './provision';
 import { startQueuePoller } from './queue-poller';
 import { startScheduler } from './scheduler';
@@ -90,13 +83,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   try {
     const ports = previousEmulatorPorts ?? { dynamodb: await freePort(), moto: await freePort() };
     const startDynamoDb = () =>
-      whenPortFree(ports.dynamodb, 'DynamoDB Local').then(() =>
-        startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true }),
-      );
-    const startMoto = () =>
-      whenPortFree(ports.moto, 'moto_server').then(() =>
-        startMotoServer({ port: ports.moto, stateDir: paths.moto }),
-      );
+      startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true });
+    const startMoto = () => startMotoServer({ port: ports.moto, stateDir: paths.moto });
     const started = await Promise.allSettled([startDynamoDb(), startMoto()]);
     emulators = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     for (const result of started) if (result.status === 'rejected') throw result.reason;
@@ -111,7 +99,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       for (const client of Object.values(clients)) client.destroy();
     });
     const resources = await provision(clients, { prefix: LOCAL_PREFIX });
-    Object.assign(process.env, localFunctionEnv(resources.env, endpoints));
+    // The functions' environment as deployed, plus local mode (POWERTOOLS_LOG_LEVEL: process-defaults.ts).
+    Object.assign(process.env, resources.env, {
+      INKPRESS_LOCAL_MODE: 'true',
+      INKPRESS_ALLOW_PRIVATE_URLS: process.env.INKPRESS_ALLOW_PRIVATE_URLS ?? 'true',
+    });
     const account = await ensureLocalAccount(paths.token, log);
     // The queue lived in moto's memory: whatever was waiting or being generated is sent again.
     const resentAtStart = await resendQueuedArticles(true);
@@ -248,15 +240,6 @@ async function resendQueuedArticles(leasesAreDead: boolean): Promise<number> {
   );
   if (failed > 0) throw new Error(`${failed} queued article(s) could not be sent to the generation queue.`);
   return resent;
-}
-
-/** Waits (5 s at most) until nothing listens on a port an emulator is to use. */
-async function whenPortFree(port: number, name: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (await canConnect(port)) {
-    if (Date.now() > deadline) throw new Error(`Port ${port} for ${name} is in use by another process.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /**

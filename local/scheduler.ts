@@ -1,7 +1,7 @@
 /**
- * A local stand-in for the EventBridge schedule: invokes the sweeper with a ScheduledEvent
- * `firstRunAfterMs` after start and then every `intervalSeconds` (0: only that first run). Runs
- * never overlap: a tick that finds a run going does nothing.
+ * A local stand-in for the EventBridge schedule: the sweeper gets a ScheduledEvent
+ * `firstRunAfterMs` after start, then every `intervalSeconds` (0: only that run); a tick that
+ * finds a run going does nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
