@@ -25,7 +25,7 @@ import { toWireTime } from '../functions/core/wire';
 import { loadConfig } from '../functions/shared/config';
 import { lockDataFolder } from './data-lock';
 import { MissingPrerequisiteError, type RunningEmulator, startDynamoDbLocal } from './emulators';
-import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir } from './local-config';
+import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir, messageOf } from './local-config';
 import { provisionTables } from './provision';
 
 const USAGE = `Usage: npm run --silent admin -- <command>
@@ -230,8 +230,7 @@ async function useLocalTables(endpoint: string): Promise<void> {
 }
 
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? message;
+  return messageOf(error).split('\n')[0] ?? '';
 }
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {

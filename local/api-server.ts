@@ -18,7 +18,7 @@ import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
 import { authorizer as authorizerFunction, type HttpMethod, type RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler } from './local-config';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 /** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
 const RETRY_AFTER_SECONDS = '5';
@@ -182,7 +182,7 @@ function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
           throw new Error('no principalId or policyDocument');
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') return unauthenticated;
-        log(`Authorizer failed: ${error instanceof Error ? error.message : String(error)}`);
+        log(`Authorizer failed: ${messageOf(error)}`);
         return { statusCode: 500, body: errorBodies.serverError };
       }
       if (cacheSeconds > 0) cache.set(authorization, { expiresAt: Date.now() + cacheSeconds * 1000, result });

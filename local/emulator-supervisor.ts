@@ -7,6 +7,7 @@
  * a minute and it died again), `onFatal` gets a message that says why.
  */
 import type { RunningEmulator } from './emulators';
+import { messageOf } from './local-config';
 
 export interface SupervisedEmulator {
   current: RunningEmulator;
@@ -103,7 +104,7 @@ export function superviseEmulators(options: EmulatorSupervisorOptions) {
           );
           return options.onAvailable();
         } catch (error) {
-          lastError = error instanceof Error ? error.message : String(error);
+          lastError = messageOf(error);
           if (!stopped) options.log(`Restore failed: ${lastError}`);
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }

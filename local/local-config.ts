@@ -51,6 +51,10 @@ export function emulatorClientEnv(endpoints: { dynamodb: string; moto?: string }
   };
 }
 
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A function's `handler` export, loaded from its entry file on first use, as Lambda does at a cold start. */
 export function loadHandler<H>(entry: string): H {
   // require() rather than import(): tsx and ts-jest both compile TypeScript entries this way.

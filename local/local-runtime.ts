@@ -22,7 +22,14 @@ import { createApiServer } from './api-server';
 import { lockDataFolder } from './data-lock';
 import { superviseEmulators } from './emulator-supervisor';
 import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
-import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir, localDefaults } from './local-config';
+import {
+  dataPaths,
+  emulatorClientEnv,
+  LOCAL_PREFIX,
+  localDataDir,
+  localDefaults,
+  messageOf,
+} from './local-config';
 import { provision } from './provision';
 import { startQueuePoller } from './queue-poller';
 import { startScheduler } from './scheduler';
@@ -221,10 +228,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     await stop();
     throw error;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttribute
 import type { FunctionDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
-import { LOCAL_REGION, loadHandler } from './local-config';
+import { LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | null>;
 
@@ -61,8 +61,7 @@ export function startQueuePoller(options: QueuePollerOptions) {
       if (Entries.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries }));
     })()
       .catch((error: unknown) => {
-        if (!stopping && !paused)
-          log(`${worker.name}: ${error instanceof Error ? error.message : String(error)}`);
+        if (!stopping && !paused) log(`${worker.name}: ${messageOf(error)}`);
       })
       .finally(() => {
         running.delete(invocation);
@@ -98,8 +97,7 @@ export function startQueuePoller(options: QueuePollerOptions) {
         }
       } catch (error) {
         if (stopping) break;
-        if (!paused)
-          log(`Queue poller: ${error instanceof Error ? error.message : String(error)}; retrying.`);
+        if (!paused) log(`Queue poller: ${messageOf(error)}; retrying.`);
         await nap(1_000);
       }
     }
@@ -141,7 +139,7 @@ export async function invokeWorker(
     const event = { Records: messages.map((message) => sqsRecord(message, eventSourceArn)) };
     response = await handler(event, lambdaContext(functionName, runtimeSettings.workerTimeoutSeconds));
   } catch (error) {
-    log(`${functionName} failed the whole batch: ${error instanceof Error ? error.message : String(error)}`);
+    log(`${functionName} failed the whole batch: ${messageOf(error)}`);
     return { succeeded: [], failed: messages };
   }
   const failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));

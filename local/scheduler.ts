@@ -8,7 +8,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { FunctionDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
-import { LOCAL_ACCOUNT_ID, LOCAL_PREFIX, LOCAL_REGION, loadHandler } from './local-config';
+import { LOCAL_ACCOUNT_ID, LOCAL_PREFIX, LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 type SweeperHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -42,7 +42,7 @@ export function startScheduler(options: {
       ))()
       .then(
         () => undefined,
-        (error: unknown) => log(`Sweeper failed: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) => log(`Sweeper failed: ${messageOf(error)}`),
       )
       .finally(() => {
         running = undefined;

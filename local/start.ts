@@ -4,7 +4,7 @@
  */
 import './process-defaults';
 import { MissingPrerequisiteError } from './emulators';
-import { localDefaults } from './local-config';
+import { localDefaults, messageOf } from './local-config';
 import { startLocalRuntime } from './local-runtime';
 
 /** A whole-number setting from the environment; `fallback` when unset. */
@@ -80,6 +80,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof MissingPrerequisiteError) console.error(error.message);
-  else console.error(`Inkpress could not start: ${error instanceof Error ? error.message : String(error)}`);
+  else console.error(`Inkpress could not start: ${messageOf(error)}`);
   process.exit(1);
 });
