@@ -10,6 +10,7 @@ import type { RunningEmulator } from './emulators';
 import { messageOf } from './local-config';
 
 export interface SupervisedEmulator {
+  /** The running process; replaced at each restart. */
   current: RunningEmulator;
   /** Starts it again on the same port with the same data. */
   restart(): Promise<RunningEmulator>;
@@ -116,8 +117,6 @@ export function superviseEmulators(options: EmulatorSupervisorOptions) {
 
   for (const emulator of options.emulators) watch(emulator);
   return {
-    /** The emulators running now. */
-    running: () => options.emulators.map((emulator) => emulator.current),
     /** Stops watching (before the emulators are stopped on purpose). */
     stop: () => {
       stopped = true;
