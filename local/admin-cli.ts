@@ -24,8 +24,8 @@ import { DomainError, NotFoundError } from '../functions/core/errors';
 import { toWireTime } from '../functions/core/wire';
 import { loadConfig } from '../functions/shared/config';
 import { lockDataFolder } from './data-lock';
-import { MissingPrerequisiteError, startDynamoDbLocal } from './emulators';
-import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir } from './local-config';
+import { MissingPrerequisiteError, type RunningEmulator, startDynamoDbLocal } from './emulators';
+import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir, messageOf } from './local-config';
 import { provisionTables } from './provision';
 
 const USAGE = `Usage: npm run --silent admin -- <command>
@@ -196,7 +196,7 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
       `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: set all of ${variables.join(', ')} (the stack's *TableName outputs) to work on a deployment, or none of them to work on the local data.`,
     );
   }
-  const dataDir = localDataDir(env);
+  const dataDir = localDataDir();
   const lock = await lockDataFolder(dataDir, 'admin', 60_000);
   if (!('release' in lock)) {
     if (!lock.dynamodbEndpoint)
@@ -204,21 +204,19 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
     await useLocalTables(lock.dynamodbEndpoint);
     return async () => undefined;
   }
-  const dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb, fastStart: true }).catch(
-    async (error: unknown) => {
-      await lock.release();
-      throw error;
-    },
-  );
+  let dynamodb: RunningEmulator | undefined;
   const close = async () => {
-    await dynamodb.stop();
+    await dynamodb?.stop();
     await lock.release();
   };
-  await useLocalTables(dynamodb.endpoint).catch(async (error: unknown) => {
+  try {
+    dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb, fastStart: true });
+    await useLocalTables(dynamodb.endpoint);
+    return close;
+  } catch (error) {
     await close();
     throw error;
-  });
-  return close;
+  }
 }
 
 async function useLocalTables(endpoint: string): Promise<void> {
@@ -232,8 +230,7 @@ async function useLocalTables(endpoint: string): Promise<void> {
 }
 
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? message;
+  return messageOf(error).split('\n')[0] ?? '';
 }
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {

@@ -18,7 +18,7 @@ import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
 import { authorizer as authorizerFunction, type HttpMethod, type RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler } from './local-config';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 /** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
 const RETRY_AFTER_SECONDS = '5';
@@ -182,7 +182,7 @@ function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
           throw new Error('no principalId or policyDocument');
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') return unauthenticated;
-        log(`Authorizer failed: ${error instanceof Error ? error.message : String(error)}`);
+        log(`Authorizer failed: ${messageOf(error)}`);
         return { statusCode: 500, body: errorBodies.serverError };
       }
       if (cacheSeconds > 0) cache.set(authorization, { expiresAt: Date.now() + cacheSeconds * 1000, result });
@@ -245,20 +245,15 @@ function proxyEvent(
   const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
   const host = req.headers.host ?? '127.0.0.1';
   const forwardedFor = req.headers['x-forwarded-for'];
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let n = 0; n + 1 < req.rawHeaders.length; n += 2) {
-    const [name = '', value = ''] = req.rawHeaders.slice(n, n + 2);
-    if (/^(host|x-forwarded-(for|proto))$/i.test(name)) continue; // set by API Gateway, below
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
-  }
-  Object.assign(multiValueHeaders, {
+  const headers = req.rawHeaders.flatMap((name, n) => (n % 2 ? [] : [[name, req.rawHeaders[n + 1] ?? '']]));
+  const multiValueHeaders = {
+    // Host and X-Forwarded-* as API Gateway sets them.
+    ...grouped(headers.filter(([name = '']) => !/^(host|x-forwarded-(for|proto))$/i.test(name))),
     Host: [host],
     'X-Forwarded-For': [forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp],
     'X-Forwarded-Proto': ['http'],
-  });
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams)
-    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
+  };
+  const multiValueQuery = grouped(url.searchParams);
   const last = (values: Record<string, string[]>) =>
     Object.fromEntries(Object.entries(values).map(([name, all]) => [name, all.at(-1) ?? '']));
   const hasQuery = url.searchParams.size > 0;
@@ -292,6 +287,12 @@ function proxyEvent(
     body: body.length === 0 ? null : body.toString(isBase64Encoded ? 'base64' : 'utf8'),
     isBase64Encoded,
   };
+}
+
+function grouped(pairs: Iterable<string[]>): Record<string, string[]> {
+  const values: Record<string, string[]> = {};
+  for (const [name = '', value = ''] of pairs) values[name] = [...(values[name] ?? []), value];
+  return values;
 }
 
 function safeDecode(value: string): string {

@@ -7,8 +7,10 @@
  * a minute and it died again), `onFatal` gets a message that says why.
  */
 import type { RunningEmulator } from './emulators';
+import { messageOf } from './local-config';
 
 export interface SupervisedEmulator {
+  /** The running process; replaced at each restart. */
   current: RunningEmulator;
   /** Starts it again on the same port with the same data. */
   restart(): Promise<RunningEmulator>;
@@ -103,7 +105,7 @@ export function superviseEmulators(options: EmulatorSupervisorOptions) {
           );
           return options.onAvailable();
         } catch (error) {
-          lastError = error instanceof Error ? error.message : String(error);
+          lastError = messageOf(error);
           if (!stopped) options.log(`Restore failed: ${lastError}`);
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
@@ -115,8 +117,6 @@ export function superviseEmulators(options: EmulatorSupervisorOptions) {
 
   for (const emulator of options.emulators) watch(emulator);
   return {
-    /** The emulators running now. */
-    running: () => options.emulators.map((emulator) => emulator.current),
     /** Stops watching (before the emulators are stopped on purpose). */
     stop: () => {
       stopped = true;

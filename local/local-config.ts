@@ -1,7 +1,4 @@
-/**
- * Settings of local mode: where local data lives, the names of local resources, the environment
- * the functions see in the local runtime or the admin CLI, and how a function's handler is loaded.
- */
+/** Settings of local mode: the data folder, the local resources' names, the emulators' client settings, handler loading. */
 import path from 'node:path';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 
@@ -24,8 +21,8 @@ export const localDefaults = {
 } as const;
 
 /** `$INKPRESS_DATA_DIR`, or `.inkpress/` in the repository (git-ignored). */
-export function localDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env.INKPRESS_DATA_DIR?.trim() || path.join(repoRoot, '.inkpress'));
+export function localDataDir(): string {
+  return path.resolve(process.env.INKPRESS_DATA_DIR?.trim() || path.join(repoRoot, '.inkpress'));
 }
 
 export function dataPaths(dataDir: string) {
@@ -38,47 +35,24 @@ export function dataPaths(dataDir: string) {
   };
 }
 
-/** Reads a whole-number setting from the environment; `fallback` when unset. */
-export function numberFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}".`);
-  return value;
-}
-
 /** AWS SDK settings that point every client of this process at the emulators. */
 export function emulatorClientEnv(endpoints: { dynamodb: string; moto?: string }): Record<string, string> {
-  const moto = endpoints.moto;
+  const { dynamodb, moto } = endpoints;
   return {
-    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-    ...(moto
-      ? { AWS_ENDPOINT_URL_SQS: moto, AWS_ENDPOINT_URL_KMS: moto, AWS_ENDPOINT_URL_SECRETS_MANAGER: moto }
-      : {}),
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
+    ...(moto && {
+      AWS_ENDPOINT_URL_SQS: moto,
+      AWS_ENDPOINT_URL_KMS: moto,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: moto,
+    }),
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
 
-/**
- * The functions' environment in local mode: resource names from provisioning, emulator
- * endpoints, and local defaults that an explicitly set variable overrides.
- */
-export function localFunctionEnv(
-  resourceEnv: Record<string, string>,
-  endpoints: { dynamodb: string; moto: string },
-  env: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
-  return {
-    ...resourceEnv,
-    ...emulatorClientEnv(endpoints),
-    INKPRESS_LOCAL_MODE: 'true',
-    INKPRESS_ALLOW_PRIVATE_URLS: env.INKPRESS_ALLOW_PRIVATE_URLS ?? 'true',
-    POWERTOOLS_LOG_LEVEL: env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-    POWERTOOLS_SERVICE_NAME: env.POWERTOOLS_SERVICE_NAME ?? 'inkpress',
-  };
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A function's `handler` export, loaded from its entry file on first use, as Lambda does at a cold start. */

@@ -20,15 +20,15 @@ import { loadConfig } from '../functions/shared/config';
 import { webhookSettings } from '../functions/shared/runtime-settings';
 import { createApiServer } from './api-server';
 import { lockDataFolder } from './data-lock';
-import { superviseEmulators } from './emulator-supervisor';
-import { canConnect, freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
+import { type SupervisedEmulator, superviseEmulators } from './emulator-supervisor';
+import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
 import {
   dataPaths,
   emulatorClientEnv,
   LOCAL_PREFIX,
   localDataDir,
   localDefaults,
-  localFunctionEnv,
+  messageOf,
 } from './local-config';
 import { provision } from './provision';
 import { startQueuePoller } from './queue-poller';
@@ -70,10 +70,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
         : `The data folder ${dataDir} is busy (admin command, pid ${lock.pid}); try again.`,
     );
   }
-  let emulators: RunningEmulator[] = [];
+  /** The running emulators (`current` changes at each restart by the supervisor). */
+  let emulators: SupervisedEmulator[] = [];
   const cleanups: (() => unknown)[] = [
     () => lock.release(),
-    () => Promise.all(emulators.map((emulator) => emulator.stop())),
+    () => Promise.all(emulators.map(({ current }) => current.stop())),
   ];
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -89,19 +90,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
 
   try {
     const ports = previousEmulatorPorts ?? { dynamodb: await freePort(), moto: await freePort() };
-    const startDynamoDb = () =>
-      whenPortFree(ports.dynamodb, 'DynamoDB Local').then(() =>
+    const supervised = (restart: () => Promise<RunningEmulator>) =>
+      restart().then((current) => ({ current, restart }));
+    // DynamoDB Local first, the supervisor's restart order (restoring moto's queue reads the articles).
+    const started = await Promise.allSettled([
+      supervised(() =>
         startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true }),
-      );
-    const startMoto = () =>
-      whenPortFree(ports.moto, 'moto_server').then(() =>
-        startMotoServer({ port: ports.moto, stateDir: paths.moto }),
-      );
-    const started = await Promise.allSettled([startDynamoDb(), startMoto()]);
+      ),
+      supervised(() => startMotoServer({ port: ports.moto, stateDir: paths.moto })),
+    ]);
     emulators = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     for (const result of started) if (result.status === 'rejected') throw result.reason;
     previousEmulatorPorts = ports;
-    const [dynamodb, moto] = emulators as [RunningEmulator, RunningEmulator];
+    const [dynamodb, moto] = emulators.map(({ current }) => current) as [RunningEmulator, RunningEmulator];
     const endpoints = { dynamodb: dynamodb.endpoint, moto: moto.endpoint };
 
     // The emulators' endpoints, region and credentials, for this process's clients and the functions'.
@@ -111,7 +112,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       for (const client of Object.values(clients)) client.destroy();
     });
     const resources = await provision(clients, { prefix: LOCAL_PREFIX });
-    Object.assign(process.env, localFunctionEnv(resources.env, endpoints));
+    // The functions' environment as deployed, plus local mode (POWERTOOLS_LOG_LEVEL: process-defaults.ts).
+    Object.assign(process.env, resources.env, {
+      INKPRESS_LOCAL_MODE: 'true',
+      INKPRESS_ALLOW_PRIVATE_URLS: process.env.INKPRESS_ALLOW_PRIVATE_URLS ?? 'true',
+    });
     const account = await ensureLocalAccount(paths.token, log);
     // The queue lived in moto's memory: whatever was waiting or being generated is sent again.
     const resentAtStart = await resendQueuedArticles(true);
@@ -161,17 +166,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     cleanups.push(() => Promise.all(eventSources.map((source) => source.stop())));
 
     const supervisor = superviseEmulators({
-      emulators: [
-        { current: dynamodb, restart: startDynamoDb },
-        { current: moto, restart: startMoto },
-      ],
+      emulators,
       log,
       onUnavailable: () => {
         available = false;
         for (const source of eventSources) source.pause();
       },
       afterRestart: async (restarted) => {
-        emulators = supervisor.running();
         if (restarted.some((emulator) => emulator.port === ports.moto)) await restoreQueue();
       },
       onAvailable: () => {
@@ -198,7 +199,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     }
 
     lock.publish({ baseUrl, dynamodbEndpoint: endpoints.dynamodb });
-    const pidOf = (port: number) => emulators.find((emulator) => emulator.port === port)?.process.pid ?? 0;
+    const pidOf = (port: number) =>
+      emulators.find(({ current }) => current.port === port)?.current.process.pid ?? 0;
     return {
       baseUrl,
       dataDir,
@@ -210,7 +212,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       resources,
       /** Process ids of the emulators and of the watcher that cleans up after this process, now. */
       get childPids() {
-        return [...emulators.map((emulator) => emulator.process.pid ?? 0), lock.watcherPid];
+        return [...emulators.map(({ current }) => current.process.pid ?? 0), lock.watcherPid];
       },
       get emulatorPids() {
         return { dynamodb: pidOf(ports.dynamodb), moto: pidOf(ports.moto) };
@@ -222,17 +224,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       /** Articles that were queued when the runtime last stopped, sent to generation again at this start. */
       resentAtStart,
       /** Things to tell the user at start-up (e.g. an emulator not limited to 127.0.0.1). */
-      warnings: emulators.flatMap((emulator) => emulator.warning ?? []),
+      warnings: [dynamodb, moto].flatMap((emulator) => emulator.warning ?? []),
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -248,15 +246,6 @@ async function resendQueuedArticles(leasesAreDead: boolean): Promise<number> {
   );
   if (failed > 0) throw new Error(`${failed} queued article(s) could not be sent to the generation queue.`);
   return resent;
-}
-
-/** Waits (5 s at most) until nothing listens on a port an emulator is to use. */
-async function whenPortFree(port: number, name: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (await canConnect(port)) {
-    if (Date.now() > deadline) throw new Error(`Port ${port} for ${name} is in use by another process.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /**

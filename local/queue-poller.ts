@@ -1,14 +1,10 @@
 /**
- * A local stand-in for Lambda's SQS event source mapping with ReportBatchItemFailures:
- * long-polls the queue and runs up to `maxConcurrency` invocations at once, each with a batch
- * of up to `batchSize` messages, as deployed; deletes the records that succeeded and leaves the
- * failed ones for redelivery: a failed record comes back when its visibility ends, which the
- * worker itself sets to the retry backoff; after `maxReceiveCount` receives moto moves it to
- * the dead-letter queue.
- *
- * Two messages with the same body (the same article, e.g. re-sent after a restart of moto while
- * its first message was still being worked on) never run at the same time: the second waits for
- * the first, then finds the article generated and does nothing.
+ * A local stand-in for Lambda's SQS event source mapping with ReportBatchItemFailures, as
+ * deployed: up to `workerMaxConcurrency` invocations at once, each with up to `batchSize`
+ * messages; the records that succeeded are deleted, failed ones come back when their visibility
+ * (set by the worker to its retry backoff) ends, and moto moves them to the dead-letter queue
+ * after `maxReceiveCount` receives. Two messages with the same body (one article sent twice)
+ * never run at once: the second waits for the first.
  */
 import {
   DeleteMessageBatchCommand,
@@ -17,11 +13,11 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { FunctionDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
-import { LOCAL_REGION, loadHandler } from './local-config';
+import { LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | null>;
 
@@ -31,17 +27,15 @@ export interface QueuePollerOptions {
   /** The function the messages go to (its `entry` is loaded at the first batch). */
   worker: Pick<FunctionDefinition, 'name' | 'entry'>;
   log: (line: string) => void;
-  /** Messages per invocation; default `runtimeSettings.workerBatchSize`. */
+  /** Messages per invocation (10 at most); default `runtimeSettings.workerBatchSize`. */
   batchSize?: number;
-  /** Invocations in flight at once; default `runtimeSettings.workerMaxConcurrency`. */
-  maxConcurrency?: number;
-  waitTimeSeconds?: number;
+  waitTimeSeconds: number;
 }
 
 export function startQueuePoller(options: QueuePollerOptions) {
   const { sqs, queueUrl, worker, log } = options;
   const batchSize = options.batchSize ?? runtimeSettings.workerBatchSize;
-  const maxConcurrency = options.maxConcurrency ?? runtimeSettings.workerMaxConcurrency;
+  const maxConcurrency = runtimeSettings.workerMaxConcurrency;
   const abort = new AbortController();
   let stopping = false;
   let paused = false;
@@ -63,17 +57,11 @@ export function startQueuePoller(options: QueuePollerOptions) {
       await Promise.all(earlier);
       const handler = loadHandler<WorkerHandler>(worker.entry);
       const { succeeded } = await invokeWorker(handler, batch, queueArn, log, worker.name);
-      for (let n = 0; n < succeeded.length; n += 10) {
-        const Entries = succeeded.slice(n, n + 10).map((message, index) => ({
-          Id: String(index),
-          ReceiptHandle: message.ReceiptHandle,
-        }));
-        await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries }));
-      }
+      const Entries = succeeded.map(({ ReceiptHandle }, index) => ({ Id: String(index), ReceiptHandle }));
+      if (Entries.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries }));
     })()
       .catch((error: unknown) => {
-        if (!stopping && !paused)
-          log(`${worker.name}: ${error instanceof Error ? error.message : String(error)}`);
+        if (!stopping && !paused) log(`${worker.name}: ${messageOf(error)}`);
       })
       .finally(() => {
         running.delete(invocation);
@@ -97,7 +85,7 @@ export function startQueuePoller(options: QueuePollerOptions) {
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
             MaxNumberOfMessages: Math.min(10, (maxConcurrency - running.size) * batchSize),
-            WaitTimeSeconds: options.waitTimeSeconds ?? 5,
+            WaitTimeSeconds: options.waitTimeSeconds,
             MessageSystemAttributeNames: ['All'],
           }),
           { abortSignal: abort.signal },
@@ -109,8 +97,7 @@ export function startQueuePoller(options: QueuePollerOptions) {
         }
       } catch (error) {
         if (stopping) break;
-        if (!paused)
-          log(`Queue poller: ${error instanceof Error ? error.message : String(error)}; retrying.`);
+        if (!paused) log(`Queue poller: ${messageOf(error)}; retrying.`);
         await nap(1_000);
       }
     }
@@ -152,7 +139,7 @@ export async function invokeWorker(
     const event = { Records: messages.map((message) => sqsRecord(message, eventSourceArn)) };
     response = await handler(event, lambdaContext(functionName, runtimeSettings.workerTimeoutSeconds));
   } catch (error) {
-    log(`${functionName} failed the whole batch: ${error instanceof Error ? error.message : String(error)}`);
+    log(`${functionName} failed the whole batch: ${messageOf(error)}`);
     return { succeeded: [], failed: messages };
   }
   const failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
@@ -174,20 +161,16 @@ async function fetchQueueArn(sqs: SQSClient, QueueUrl: string, abortSignal: Abor
   return arn;
 }
 
-/** One SQS message as Lambda's event source presents it (our messages carry no message attributes). */
+/**
+ * One SQS message as Lambda's event source presents it: the system attributes as received (all
+ * of them are asked for), no message attributes (our messages carry none).
+ */
 export function sqsRecord(message: Message, eventSourceArn: string): SQSRecord {
-  const attributes = message.Attributes ?? {};
   return {
     messageId: message.MessageId ?? '',
     receiptHandle: message.ReceiptHandle ?? '',
     body: message.Body ?? '',
-    attributes: {
-      ...attributes,
-      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-      SenderId: attributes.SenderId ?? 'local',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-    },
+    attributes: (message.Attributes ?? {}) as unknown as SQSRecordAttributes,
     messageAttributes: {},
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',

@@ -1,14 +1,14 @@
 /**
- * A local stand-in for the EventBridge schedule: invokes the sweeper with a ScheduledEvent
- * `firstRunAfterMs` after start and then every `intervalSeconds` (0: only that first run). Runs
- * never overlap: a tick that finds a run going does nothing.
+ * A local stand-in for the EventBridge schedule: the sweeper gets a ScheduledEvent
+ * `firstRunAfterMs` after start, then every `intervalSeconds` (0: only that run); a tick that
+ * finds a run going does nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { FunctionDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
-import { LOCAL_ACCOUNT_ID, LOCAL_PREFIX, LOCAL_REGION, loadHandler } from './local-config';
+import { LOCAL_ACCOUNT_ID, LOCAL_PREFIX, LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 type SweeperHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -42,7 +42,7 @@ export function startScheduler(options: {
       ))()
       .then(
         () => undefined,
-        (error: unknown) => log(`Sweeper failed: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) => log(`Sweeper failed: ${messageOf(error)}`),
       )
       .finally(() => {
         running = undefined;

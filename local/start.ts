@@ -1,13 +1,20 @@
 /**
- * `npm start`: runs Inkpress locally (see local-runtime.ts) until Ctrl-C or SIGTERM, or until an
- * emulator dies and cannot be restored (exit code 1, the reason on stderr).
- * Settings (see local/README.md): PORT, INKPRESS_DATA_DIR, INKPRESS_SWEEP_SECONDS,
- * INKPRESS_AUTHORIZER_CACHE_SECONDS, INKPRESS_LOG_REQUESTS.
+ * `npm start`: runs Inkpress locally (local-runtime.ts) until Ctrl-C or SIGTERM, or until an
+ * emulator dies and cannot be restored (exit code 1, the reason on stderr). Settings: local/README.md.
  */
 import './process-defaults';
 import { MissingPrerequisiteError } from './emulators';
-import { localDefaults, numberFromEnv } from './local-config';
+import { localDefaults, messageOf } from './local-config';
 import { startLocalRuntime } from './local-runtime';
+
+/** A whole-number setting from the environment; `fallback` when unset. */
+function numberFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}".`);
+  return value;
+}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -66,19 +73,13 @@ async function main(): Promise<void> {
     }
     stoppingSince = Date.now();
     console.log(`\n[inkpress] ${signal}: stopping…`);
-    runtime.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`[inkpress] Stop failed: ${error instanceof Error ? error.message : String(error)}`);
-        process.exit(1);
-      },
-    );
+    void runtime.stop().then(() => process.exit(0)); // stop() logs what failed and never throws
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
 }
 
 main().catch((error: unknown) => {
   if (error instanceof MissingPrerequisiteError) console.error(error.message);
-  else console.error(`Inkpress could not start: ${error instanceof Error ? error.message : String(error)}`);
+  else console.error(`Inkpress could not start: ${messageOf(error)}`);
   process.exit(1);
 });

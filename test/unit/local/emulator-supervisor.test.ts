@@ -50,13 +50,13 @@ function harness(overrides: Partial<EmulatorSupervisorOptions> = {}, restartFail
 
 describe('superviseEmulators', () => {
   it('restarts a dead emulator, restores what it lost, and reports the outage', async () => {
-    const { supervisor, supervised, events, restarted, kill, settle } = harness();
+    const { supervised, events, restarted, kill, settle } = harness();
     kill(1);
     await settle();
     expect(events).toEqual(['unavailable', 'available']);
     expect(restarted).toEqual([['moto_server']]);
     expect(supervised[1]?.current.process.pid).toBe(100);
-    expect(supervisor.running().map((emulator) => emulator.process.pid)).toEqual([1, 100]);
+    expect(supervised.map((emulator) => emulator.current.process.pid)).toEqual([1, 100]);
   });
 
   it('gives up on an emulator restarted too often within a minute', async () => {
