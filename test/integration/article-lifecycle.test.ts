@@ -24,7 +24,7 @@ import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
-import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
+import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue, lambdaContext, receive, sqsEventOf } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
@@ -35,9 +35,7 @@ let fakeOpenAi: FakeOpenAi;
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
   resources = await provisionTestResources({
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: fakeOpenAi.baseURL,
-    OPENAI_MAX_RETRIES: '0',
+    ...fakeModelEnv(fakeOpenAi),
     PUBLIC_BASE_URL: '',
   });
 });

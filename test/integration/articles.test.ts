@@ -20,7 +20,7 @@ import { handler as sweeper } from '../../functions/worker/sweeper';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
-import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
+import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue, lambdaContext, receive, sqsEventOf } from '../support/generation-queue';
 import { multipartBody, urlencodedBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
@@ -31,9 +31,7 @@ let fakeOpenAi: FakeOpenAi;
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
   resources = await provisionTestResources({
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: fakeOpenAi.baseURL,
-    OPENAI_MAX_RETRIES: '0',
+    ...fakeModelEnv(fakeOpenAi),
     PUBLIC_BASE_URL: '',
   });
 });

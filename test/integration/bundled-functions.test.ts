@@ -18,7 +18,7 @@ import { ESBUILD_ALIASES, ESBUILD_SETTINGS, repositoryRoot } from '../../lib/con
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
-import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
+import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
 import { receive, sqsEventOf } from '../support/generation-queue';
 import { provisionTestResources } from '../support/test-resources';
 
@@ -100,9 +100,7 @@ async function newAccount(credits: number) {
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
   resources = await provisionTestResources({
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: fakeOpenAi.baseURL,
-    OPENAI_MAX_RETRIES: '0',
+    ...fakeModelEnv(fakeOpenAi),
   });
   outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-bundles-'));
 });

@@ -175,3 +175,8 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   });
   response.end(text);
 }
+
+/** The functions' model settings for this fake: the real `openai` client, pointed at it, no retries. */
+export function fakeModelEnv(fake: FakeOpenAi): Record<string, string> {
+  return { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, OPENAI_MAX_RETRIES: '0' };
+}
