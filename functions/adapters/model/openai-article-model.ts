@@ -53,6 +53,15 @@ function jsonSchemaResponseFormat<T extends z.ZodMiniType>(schema: T, name: stri
   );
 }
 
+/** A structured answer the model is asked for: its schema, and the response format built from it once. */
+function structuredAnswer<T extends z.ZodMiniType>(schema: T, name: string) {
+  return { schema, name, responseFormat: jsonSchemaResponseFormat(schema, name) };
+}
+type StructuredAnswer<T extends z.ZodMiniType> = ReturnType<typeof structuredAnswer<T>>;
+
+const outlineAnswer = structuredAnswer(outlineSchema, 'outline');
+const metaAnswer = structuredAnswer(metaSchema, 'article_meta');
+
 function usageOf(usage: OpenAI.CompletionUsage | undefined): TokenUsage {
   return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
 }
@@ -71,8 +80,7 @@ export class OpenAiArticleModel implements ArticleModel {
       ? `The title is fixed: "${brief.title}". Return it unchanged.`
       : `Write a compelling SEO title (at most 70 characters) that contains the exact phrase "${brief.focusKeyword}".`;
     const { parsed, usage } = await this.structured(
-      outlineSchema,
-      'outline',
+      outlineAnswer,
       [
         `Plan an article in ${brief.languageName} (language code ${brief.language}) for the keyword(s): ${brief.keyword}.`,
         titleRule,
@@ -90,8 +98,7 @@ export class OpenAiArticleModel implements ArticleModel {
     feedback?: string,
   ): Promise<{ meta: ArticleMeta; usage: TokenUsage }> {
     const { parsed, usage } = await this.structured(
-      metaSchema,
-      'article_meta',
+      metaAnswer,
       [
         `Article title: ${outline.title}`,
         `Keyword(s): ${brief.keyword}`,
@@ -123,8 +130,7 @@ export class OpenAiArticleModel implements ArticleModel {
 
   /** One structured-output call; unusable answers are MalformedModelOutputError (retried like errors). */
   private async structured<T extends z.ZodMiniType>(
-    schema: T,
-    name: string,
+    { schema, name, responseFormat }: StructuredAnswer<T>,
     prompt: string,
   ): Promise<{ parsed: z.infer<T>; usage: TokenUsage }> {
     let completion: Awaited<ReturnType<OpenAI['chat']['completions']['parse']>>;
@@ -135,7 +141,7 @@ export class OpenAiArticleModel implements ArticleModel {
           { role: 'system', content: SYSTEM_PROMPT },
           { role: 'user', content: prompt },
         ],
-        response_format: jsonSchemaResponseFormat(schema, name),
+        response_format: responseFormat,
       });
     } catch (error) {
       if (error instanceof OpenAI.APIError) throw error;
