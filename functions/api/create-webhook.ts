@@ -1,8 +1,8 @@
-import { manageWebhookDeps } from '../composition/webhook-sending';
+import { createWebhookDeps } from '../composition/webhook-sending';
 import { createWebhook } from '../core/webhooks/create-webhook';
 import { apiHandler } from './http/api-handler';
 import { created } from './http/responses';
 
-export const handler = apiHandler('CreateWebhook', manageWebhookDeps, async ({ accountId, fields }, deps) =>
+export const handler = apiHandler('CreateWebhook', createWebhookDeps, async ({ accountId, fields }, deps) =>
   created(await createWebhook(deps, accountId, fields)),
 );

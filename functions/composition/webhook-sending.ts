@@ -6,8 +6,8 @@ import {
   webhookOutboundPolicy,
 } from '../adapters/webhooks/signed-webhook-sender';
 import { systemResolver } from '../adapters/wordpress/ssrf-guard';
+import type { CreateWebhookDeps } from '../core/webhooks/create-webhook';
 import type { AttemptDeps } from '../core/webhooks/deliver-webhooks';
-import type { ManageWebhooksDeps } from '../core/webhooks/manage-webhooks';
 import { kmsClient } from '../shared/aws/kms';
 import { type Config, declared } from '../shared/config';
 import { systemClock } from './clock';
@@ -23,8 +23,8 @@ function receiverPolicy(config: Config) {
   return { allowPrivate: config.allowPrivateUrls, resolve: systemResolver };
 }
 
-/** Creating webhooks (and listing and deleting them). */
-export function manageWebhookDeps(config: Config): ManageWebhooksDeps {
+/** Creating a webhook: its store, the secret cipher and the receiver URL guard. */
+export function createWebhookDeps(config: Config): CreateWebhookDeps {
   return {
     webhooks: webhookStore(config),
     cipher: secretCipher(config),

@@ -7,14 +7,20 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictError, ValidationError } from '../errors';
 import { parseOrThrow, preprocess } from '../schema-helpers';
-import type { ManageWebhooksDeps } from './manage-webhooks';
-import type { ReceiverUrlPolicy } from './ports';
+import type { ReceiverUrlPolicy, SecretCipher, WebhookStore } from './ports';
 import {
   MAX_WEBHOOKS_PER_ACCOUNT,
   presentWebhook,
   WEBHOOK_EVENT_TYPES,
   type WebhookEndpoint,
 } from './webhook';
+
+export interface CreateWebhookDeps {
+  webhooks: WebhookStore;
+  cipher: SecretCipher;
+  urls: ReceiverUrlPolicy;
+  clock: () => Date;
+}
 
 const MAX_URL_LENGTH = 2_000;
 
@@ -65,7 +71,7 @@ export const createWebhookSchema = z.object({
 });
 
 export async function createWebhook(
-  deps: ManageWebhooksDeps,
+  deps: CreateWebhookDeps,
   accountId: string,
   fields: Record<string, unknown>,
 ) {

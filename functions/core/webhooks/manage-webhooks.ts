@@ -4,21 +4,19 @@
  */
 import { NotFoundError } from '../errors';
 import { type Page, PER_PAGE } from '../pagination';
-import type { ReceiverUrlPolicy, SecretCipher, WebhookStore } from './ports';
+import type { WebhookStore } from './ports';
 import { presentAttempt, presentWebhook, type WebhookEndpoint } from './webhook';
 
-export interface ManageWebhooksDeps {
+/** What listing, showing and deleting webhooks need: their store. */
+export interface WebhookReadDeps {
   webhooks: WebhookStore;
-  cipher: SecretCipher;
-  urls: ReceiverUrlPolicy;
-  clock: () => Date;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Attempts listed at most (the newest); older ones are still kept until they expire. */
 export const MAX_LISTED_PAGES = 50;
 
-export async function listWebhooks(deps: Pick<ManageWebhooksDeps, 'webhooks'>, accountId: string) {
+export async function listWebhooks(deps: WebhookReadDeps, accountId: string) {
   const endpoints = await deps.webhooks.listEndpoints(accountId);
   return {
     data: endpoints
@@ -27,16 +25,12 @@ export async function listWebhooks(deps: Pick<ManageWebhooksDeps, 'webhooks'>, a
   };
 }
 
-export async function showWebhook(
-  deps: Pick<ManageWebhooksDeps, 'webhooks'>,
-  accountId: string,
-  webhookUuid: string | undefined,
-) {
+export async function showWebhook(deps: WebhookReadDeps, accountId: string, webhookUuid: string | undefined) {
   return { data: presentWebhook(await findWebhook(deps.webhooks, accountId, webhookUuid)) };
 }
 
 export async function deleteWebhook(
-  deps: Pick<ManageWebhooksDeps, 'webhooks'>,
+  deps: WebhookReadDeps,
   accountId: string,
   webhookUuid: string | undefined,
 ) {
@@ -47,7 +41,7 @@ export async function deleteWebhook(
 }
 
 export async function listDeliveries(
-  deps: Pick<ManageWebhooksDeps, 'webhooks'>,
+  deps: WebhookReadDeps,
   accountId: string,
   webhookUuid: string | undefined,
   page: number,
