@@ -14,11 +14,19 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { allFunctions, type FunctionDefinition, generationWorker } from '../functions/routes';
+import {
+  allFunctions,
+  authorizer,
+  type FunctionDefinition,
+  generationWorker,
+  sweeper,
+  webhookDispatcher,
+} from '../functions/routes';
 import {
   BASE_ENVIRONMENT,
   ESBUILD_ALIASES,
   ESBUILD_SETTINGS,
+  FUNCTION_BUILD_OPTIONS,
   repositoryRoot,
 } from '../lib/constructs/inkpress-function';
 import { functionEnvironment } from '../lib/constructs/service-functions';
@@ -94,19 +102,14 @@ async function bundle(
   const dir = path.join(outDir, name);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'index.js');
+  // The stack's options (stdin for the floor's source), with the externals and aliases compared here.
   const result = await build({
+    ...FUNCTION_BUILD_OPTIONS,
     ...('file' in entry
       ? { entryPoints: [entry.file] }
       : { stdin: { contents: entry.source, resolveDir: repositoryRoot, loader: 'ts' } }),
-    absWorkingDir: repositoryRoot,
-    bundle: true,
-    minify: true,
     sourcemap: true,
     sourcesContent: false,
-    platform: 'node',
-    format: 'cjs',
-    target: ESBUILD_SETTINGS.target,
-    mainFields: ESBUILD_SETTINGS.mainFields,
     alias: aliases,
     external,
     outfile: file,
@@ -193,13 +196,13 @@ function bytesWithoutSdk(metafile: Metafile): number {
 
 const SDK_INPUT = /node_modules\/@(aws-sdk|smithy|aws-crypto)\//;
 /** Functions that API Gateway callers do not wait on, and the authorizer: no size goal. */
-const BACKGROUND = ['GenerationWorker', 'Sweeper', 'WebhookDispatcher', 'Authorizer'];
+const BACKGROUND = [generationWorker, sweeper, webhookDispatcher, authorizer].map(({ name }) => name);
 
 /** The issue sets ratio goals for the API handlers, the authorizer and the worker; none for the
  * sweeper (a schedule) and the webhook dispatcher (a queue consumer), shown for reference. */
 function ratioGoal(name: string): number | undefined {
   if (name === generationWorker.name) return GOAL_RATIO.worker;
-  if (name === 'Sweeper' || name === 'WebhookDispatcher') return undefined;
+  if (name === sweeper.name || name === webhookDispatcher.name) return undefined;
   return GOAL_RATIO.api;
 }
 

@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 import type { FunctionDefinition } from '../../functions/routes';
 
 /** The repository root: handler entries in the route table are relative to it. */
@@ -41,6 +42,23 @@ export const ESBUILD_SETTINGS = {
     '--alias': Object.entries(ESBUILD_ALIASES).map(([name, replacement]) => `${name}=${replacement}`),
   },
 };
+
+/**
+ * What the stack's bundling of a function amounts to, as esbuild options: for the bundle tests
+ * and `bench:cold`, which build functions without CDK (callers add the entry point, output,
+ * metafile and logging).
+ */
+export const FUNCTION_BUILD_OPTIONS = {
+  absWorkingDir: repositoryRoot,
+  bundle: true,
+  minify: true,
+  platform: 'node',
+  format: 'cjs',
+  target: ESBUILD_SETTINGS.target,
+  mainFields: ESBUILD_SETTINGS.mainFields,
+  alias: ESBUILD_ALIASES,
+  external: ESBUILD_SETTINGS.externalModules,
+} satisfies BuildOptions;
 
 /** Files a function reads at run time, copied next to its bundle (under their own file name). */
 function copyNextToBundle(files: string[]): ICommandHooks {

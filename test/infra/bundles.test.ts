@@ -15,24 +15,16 @@ import {
   sweeper,
   webhookDispatcher,
 } from '../../functions/routes';
-import { ESBUILD_ALIASES, ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
 
 /** The files (under node_modules for packages) that end up in a function's bundle. */
 async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
   const result = await build({
+    ...FUNCTION_BUILD_OPTIONS,
     entryPoints: [path.join(repositoryRoot, definition.entry)],
-    absWorkingDir: repositoryRoot,
-    bundle: true,
     write: false,
     metafile: true,
-    minify: true,
-    platform: 'node',
-    format: 'cjs',
     outfile: 'index.js',
-    target: ESBUILD_SETTINGS.target,
-    mainFields: ESBUILD_SETTINGS.mainFields,
-    alias: ESBUILD_ALIASES,
-    external: ESBUILD_SETTINGS.externalModules,
     logLevel: 'silent',
   });
   return Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));

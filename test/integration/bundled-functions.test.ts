@@ -14,7 +14,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQS
 import { build } from 'esbuild';
 import { createAccount } from '../../functions/core/accounts';
 import { functionNamed } from '../../functions/routes';
-import { ESBUILD_ALIASES, ESBUILD_SETTINGS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
@@ -33,20 +33,8 @@ async function bundled(functionName: string): Promise<string> {
   const existing = bundles.get(functionName);
   if (existing) return existing;
   const outfile = path.join(outDir, functionName, 'index.js');
-  await build({
-    entryPoints: [path.join(repositoryRoot, functionNamed(functionName).entry)],
-    absWorkingDir: repositoryRoot,
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    format: 'cjs',
-    target: ESBUILD_SETTINGS.target,
-    mainFields: ESBUILD_SETTINGS.mainFields,
-    alias: ESBUILD_ALIASES,
-    external: ESBUILD_SETTINGS.externalModules,
-    outfile,
-    logLevel: 'silent',
-  });
+  const entry = path.join(repositoryRoot, functionNamed(functionName).entry);
+  await build({ ...FUNCTION_BUILD_OPTIONS, entryPoints: [entry], outfile, logLevel: 'silent' });
   bundles.set(functionName, outfile);
   return outfile;
 }
