@@ -1,9 +1,7 @@
 /** Article generation through the `openai` client (OpenAI or any compatible server). */
 import OpenAI from 'openai';
-import type { JSONSchema } from 'openai/lib/jsonschema';
 import { makeParseableResponseFormat } from 'openai/lib/parser';
-import { toStrictJsonSchema } from 'openai/lib/transform';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { en as english } from 'zod/v4/locales';
 import {
   type ArticleBrief,
@@ -16,51 +14,39 @@ import {
   type TokenUsage,
 } from '../../core/articles/article-model';
 import type { AiModel } from '../../core/pricing';
-
-const outlineSchema = z.object({
-  title: z.string().check(z.describe('SEO title of the article')),
-  headings: z.array(z.string()).check(z.describe('The H2 headings, in order')),
-});
-
-const metaSchema = z.object({
-  meta_description: z.string().check(z.describe('Meta description, 120-160 characters')),
-  excerpt: z.string().check(z.describe('One or two sentences summarising the article')),
-  faq: z.array(z.object({ question: z.string(), answer: z.string() })).check(z.describe('FAQ pairs')),
-  tags: z.array(z.string()).check(z.describe('Short tags (1-3 words each)')),
-});
+import { META_JSON_SCHEMA, metaSchema, OUTLINE_JSON_SCHEMA, outlineSchema } from './structured-answers';
 
 /** English messages for this parse only (zod/mini loads no locale; the global config stays untouched). */
 const englishErrors = english().localeError;
 
 /**
  * What `zodResponseFormat` of `openai/helpers/zod` builds (the same strict JSON schema and
- * parser), from a zod/mini schema: that helper pulls full zod and zod v3 into the bundle.
+ * parser), from a zod/mini schema and its JSON schema written out ahead: that helper pulls full
+ * zod and zod v3 into the bundle.
  */
-function jsonSchemaResponseFormat<T extends z.ZodMiniType>(schema: T, name: string) {
+function jsonSchemaResponseFormat<T extends z.ZodMiniType>(
+  schema: T,
+  jsonSchema: Record<string, unknown>,
+  name: string,
+) {
   return makeParseableResponseFormat(
-    {
-      type: 'json_schema',
-      json_schema: {
-        name,
-        strict: true,
-        schema: toStrictJsonSchema(z.toJSONSchema(schema, { target: 'draft-7' }) as JSONSchema) as Record<
-          string,
-          unknown
-        >,
-      },
-    },
+    { type: 'json_schema', json_schema: { name, strict: true, schema: jsonSchema } },
     (content): z.infer<T> => schema.parse(JSON.parse(content), { error: englishErrors }),
   );
 }
 
 /** A structured answer the model is asked for: its schema, and the response format built from it once. */
-function structuredAnswer<T extends z.ZodMiniType>(schema: T, name: string) {
-  return { schema, name, responseFormat: jsonSchemaResponseFormat(schema, name) };
+function structuredAnswer<T extends z.ZodMiniType>(
+  schema: T,
+  jsonSchema: Record<string, unknown>,
+  name: string,
+) {
+  return { schema, name, responseFormat: jsonSchemaResponseFormat(schema, jsonSchema, name) };
 }
 type StructuredAnswer<T extends z.ZodMiniType> = ReturnType<typeof structuredAnswer<T>>;
 
-const outlineAnswer = structuredAnswer(outlineSchema, 'outline');
-const metaAnswer = structuredAnswer(metaSchema, 'article_meta');
+const outlineAnswer = structuredAnswer(outlineSchema, OUTLINE_JSON_SCHEMA, 'outline');
+const metaAnswer = structuredAnswer(metaSchema, META_JSON_SCHEMA, 'article_meta');
 
 function usageOf(usage: OpenAI.CompletionUsage | undefined): TokenUsage {
   return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
