@@ -31,12 +31,12 @@ const categoriesSchema = z.object({
 });
 
 /**
- * A created post, with the plugin's read-back of what the site kept (plugins before 1.1 send
- * none). Built on the first publication: functions that only check a login or read categories
- * (the website routes) never build it.
+ * A created post, and the plugin's read-back of what the site kept (`site`; plugins before 1.1
+ * send none, and a malformed one counts as none). Built on the first publication: functions that
+ * only check a login or read categories (the website routes) never build them.
  */
-function createdPostSchema() {
-  const siteSchema = z.object({
+function createdPostSchemas() {
+  const keptSchema = z.object({
     blocks: integer(),
     freeform_blocks: integer(),
     tags: z.array(z.string()),
@@ -45,17 +45,18 @@ function createdPostSchema() {
     schema: z.object({ printed_by: z.nullable(z.string()), types: z.array(z.string()) }),
     faq_questions: integer(),
   });
-  return z.object({
+  const postSchema = z.object({
     id: integer(),
     link: z.string(),
     status: z.string(),
     slug: z.nullable(z.string()),
     date_gmt: z.nullable(z.string()),
     created: z.boolean(),
-    site: z.catch(z.optional(siteSchema), undefined),
+    site: z.optional(z.unknown()),
   });
+  return { postSchema, keptSchema };
 }
-let postSchema: ReturnType<typeof createdPostSchema> | undefined;
+let postSchemas: ReturnType<typeof createdPostSchemas> | undefined;
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
 
@@ -83,8 +84,8 @@ export class WordPressClient implements CmsClient {
   }
 
   async createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult> {
-    postSchema ??= createdPostSchema();
-    const body = await this.call(site, 'POST', 'posts', postSchema, {
+    postSchemas ??= createdPostSchemas();
+    const body = await this.call(site, 'POST', 'posts', postSchemas.postSchema, {
       article_uuid: post.articleUuid,
       title: post.title,
       status: post.status,
@@ -100,7 +101,8 @@ export class WordPressClient implements CmsClient {
       ...(post.excerpt ? { excerpt: post.excerpt } : {}),
       tags: post.tags,
     });
-    const kept = body.site;
+    const readBack = postSchemas.keptSchema.safeParse(body.site);
+    const kept = readBack.success ? readBack.data : undefined;
     return {
       cmsId: String(body.id),
       permalink: safePermalink(body.link, site.url, body.id),

@@ -235,6 +235,34 @@ describe('successful calls', () => {
   });
 
   it.each([
+    ['a read-back of the wrong shape', { blocks: 'many', tags: 'x' }],
+    ['a read-back that is not an object', 'kept'],
+    ['a null read-back', null],
+  ])('createPost: %s counts as none; the post is still created', async (_case, readBack) => {
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 43,
+        link: 'http://example.test/other-post/',
+        status: 'draft',
+        slug: 'other-post',
+        date_gmt: null,
+        created: true,
+        site: readBack,
+      });
+    const result = await client.createPost(site(), {
+      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'Other post',
+      introHtml: '<p>x</p>',
+      sections: [],
+      status: 'draft',
+      language: 'en',
+      tags: [],
+    });
+    expect(result).toMatchObject({ cmsId: '43', created: true, status: 'draft' });
+    expect(result.site).toBeUndefined();
+  });
+
+  it.each([
     ['javascript:alert(1)', '%3Cscript%3E'],
     ['data:text/html,<script>alert(1)</script>', '<img src=x onerror=alert(1)>'],
     ['not a url', '%E0%A4%A'],
