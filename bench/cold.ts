@@ -42,8 +42,8 @@ const ONLY = option('--only')?.split(',');
 
 /**
  * Goals of issue 12: API handlers and the authorizer within 1.2x the floor, the worker 1.5x, API
- * bundles <= 150 KB. The size goal was set with the AWS SDK external, so it is checked against the
- * bundle without the SDK (the SDK is bundled: the floor alone is over 300 KB).
+ * bundles <= 150 KB. The size goal was set with the AWS SDK external, so it is checked on each
+ * function built once more that way (the SDK is bundled: the floor alone is over 300 KB).
  */
 const GOAL_RATIO = { api: 1.2, worker: 1.5 };
 const GOAL_API_BYTES = 150 * 1024;
@@ -56,6 +56,8 @@ interface Bundle {
   name: string;
   file: string;
   bytes: number;
+  /** The same function built with the AWS SDK external, as the issue measured its size goal. */
+  bytesSdkExternal?: number;
   env: Record<string, string>;
   metafile: Metafile;
 }
@@ -134,7 +136,23 @@ async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
     for (const extra of definition.bundledFiles ?? []) {
       cpSync(path.join(repositoryRoot, extra), path.join(path.dirname(built.file), path.basename(extra)));
     }
-    functions.push({ name: `${definition.name} (${sdk})`, ...built, env: stackEnvironment(definition) });
+    const bytesSdkExternal =
+      sdk === 'external'
+        ? built.bytes
+        : (
+            await bundle(
+              path.join(outDir, 'sdk-external'),
+              definition.name,
+              { file: path.join(repositoryRoot, definition.entry) },
+              SDK_EXTERNALS,
+            )
+          ).bytes;
+    functions.push({
+      name: `${definition.name} (${sdk})`,
+      ...built,
+      bytesSdkExternal,
+      env: stackEnvironment(definition),
+    });
   }
   return functions;
 }
@@ -183,17 +201,6 @@ function heaviest(metafile: Metafile, count: number): string {
 
 const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
 
-/** Bytes of a bundle that are not the AWS SDK (the size goal was set on bundles without it). */
-function bytesWithoutSdk(metafile: Metafile): number {
-  let bytes = 0;
-  for (const output of Object.values(metafile.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      if (!SDK_INPUT.test(input)) bytes += bytesInOutput;
-    }
-  }
-  return bytes;
-}
-
 const SDK_INPUT = /node_modules\/@(aws-sdk|smithy|aws-crypto)\//;
 /** Functions that API Gateway callers do not wait on, and the authorizer: no size goal. */
 const BACKGROUND = [generationWorker, sweeper, webhookDispatcher, authorizer].map(({ name }) => name);
@@ -212,7 +219,7 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
     `\nAWS SDK ${sdk}. Floor (a bundled, minified DynamoDB document client): ${kb(floor.bytes)}, ${floorMs.toFixed(1)} ms. Median of ${RUNS} fresh processes.\n`,
   );
   console.log(
-    '| function | minified | without SDK | require + init | x floor | goals | heaviest (without SDK) |',
+    '| function | minified | SDK external | require + init | x floor | goals | heaviest (without SDK) |',
   );
   console.log('|---|---:|---:|---:|---:|---|---|');
   for (const fn of functions) {
@@ -221,9 +228,9 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
     const ratio = ms / floorMs;
     const goal = ratioGoal(name);
     const goals = goal === undefined ? ['none set'] : [`≤${goal}x ${ratio <= goal ? 'ok' : 'missed'}`];
-    const withoutSdk = bytesWithoutSdk(fn.metafile);
+    const withoutSdk = fn.bytesSdkExternal ?? Number.NaN;
     if (!BACKGROUND.includes(name))
-      goals.push(`≤150 KB without SDK ${withoutSdk <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
+      goals.push(`≤150 KB SDK external ${withoutSdk <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
     console.log(
       `| ${name} | ${kb(fn.bytes)} | ${kb(withoutSdk)} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} |`,
     );
