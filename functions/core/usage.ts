@@ -38,12 +38,19 @@ export const MAX_USAGE_DAYS = 366;
 export const DEFAULT_USAGE_DAYS = 30;
 
 const DAY_MS = 86_400_000;
+/** The days a usage query may name (four-digit years; nothing was used before 1970). */
+export const FIRST_USAGE_DAY = '1970-01-01';
+export const LAST_USAGE_DAY = '9999-12-31';
 
 const isoDay = (label: string) =>
   z.string({ error: `The ${label} must be a date (YYYY-MM-DD).` }).check(
     z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: `The ${label} must be a date (YYYY-MM-DD).`, abort: true }),
     z.refine((value: string) => toDay(value) !== undefined, {
       error: `The ${label} is not a valid date.`,
+      abort: true,
+    }),
+    z.refine((value: string) => value >= FIRST_USAGE_DAY, {
+      error: `The ${label} may not be before ${FIRST_USAGE_DAY}.`,
       abort: true,
     }),
   );
@@ -97,12 +104,15 @@ export async function accountUsage(
 ) {
   const input = parseOrThrow(usageQuerySchema, blankAsAbsent(query));
   const to = input.to ?? utcDay(deps.clock());
-  const from = input.from ?? shiftDay(to, -(DEFAULT_USAGE_DAYS - 1));
+  const defaultFrom = shiftDay(to, -(DEFAULT_USAGE_DAYS - 1));
+  const from = input.from ?? (defaultFrom < FIRST_USAGE_DAY ? FIRST_USAGE_DAY : defaultFrom);
   // A given `from` with the default `to` (today) must still make a valid range.
   parseOrThrow(usageQuerySchema, { from, to });
   const recorded = new Map((await deps.usage.listDays(accountId, from, to)).map((day) => [day.day, day]));
   const days = [];
-  for (let day = from; day <= to; day = shiftDay(day, 1)) {
+  // Counted, not compared as text: the day after 9999-12-31 is written "+010000-01-01".
+  for (let offset = 0, span = daysBetween(from, to); offset <= span; offset++) {
+    const day = shiftDay(from, offset);
     const usage = recorded.get(day);
     days.push({
       date: day,

@@ -68,4 +68,32 @@ describe('account and usage', () => {
       'The range may cover at most 366 days.',
     );
   });
+
+  it('covers the last days of year 9999 and ends there (the day after is not a four-digit date)', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+
+    const { data } = await accountUsage(fakes, accountId, { to: '9999-12-31' });
+
+    expect(data.from).toBe('9999-12-02');
+    expect(data.days).toHaveLength(30);
+    expect(data.days.at(-1)).toMatchObject({ date: '9999-12-31', articles_generated: 0 });
+    const single = await accountUsage(fakes, accountId, { from: '9999-12-31', to: '9999-12-31' });
+    expect(single.data.days.map((day) => day.date)).toEqual(['9999-12-31']);
+  });
+
+  it('refuses days before 1970 and starts a default range there', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    await expect(accountUsage(fakes, accountId, { from: '1969-12-31', to: '1970-01-05' })).rejects.toThrow(
+      'The from may not be before 1970-01-01.',
+    );
+    await expect(accountUsage(fakes, accountId, { to: '0000-01-01' })).rejects.toThrow(
+      'The to may not be before 1970-01-01.',
+    );
+
+    const { data } = await accountUsage(fakes, accountId, { to: '1970-01-03' });
+
+    expect(data.days.map((day) => day.date)).toEqual(['1970-01-01', '1970-01-02', '1970-01-03']);
+  });
 });
