@@ -51,11 +51,22 @@ export function plainText(value: string): string {
 /**
  * Text that is already plain, made safe to keep: lone surrogates become U+FFFD, control
  * characters go, whitespace collapses to single spaces, and `<` / `>` become `‹` / `›` so the
- * text can never open a tag. Idempotent (nothing is decoded).
+ * text can never open a tag; text with nothing visible is empty. Idempotent (nothing is decoded).
  */
 export function safeText(text: string): string {
-  return wellFormedText(text).replace(/\s+/g, ' ').trim().replace(/</g, '\u2039').replace(/>/g, '\u203A');
+  const safe = wellFormedText(text)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/</g, '\u2039')
+    .replace(/>/g, '\u203A');
+  return NOTHING_VISIBLE.test(safe) ? '' : safe;
 }
+
+/**
+ * Text a reader cannot see: spaces, format characters (zero-width space and joiners, direction
+ * marks, word joiner, soft hyphen, BOM) and the blank letters (Hangul fillers, braille blank).
+ */
+const NOTHING_VISIBLE = /^[\s\p{Cf}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
 
 /** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */
 export function wellFormedText(value: string): string {

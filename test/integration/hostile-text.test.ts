@@ -145,6 +145,34 @@ describe('hostile keywords and titles at create', () => {
     expect(await credits(accountId)).toBe(100);
   });
 
+  it.each([
+    [
+      'a urlencoded keyword: 422 on the keyword',
+      'application/x-www-form-urlencoded',
+      'keyword=sh\uFFFDoes&h2_count=1&ai_model=gpt-3.5-turbo&language=en',
+      422,
+    ],
+    [
+      'a JSON body: 400',
+      'application/json',
+      '{"keyword":"sh\uFFFDoes","h2_count":1,"ai_model":"gpt-3.5-turbo","language":"en"}',
+      400,
+    ],
+  ])(
+    'answers bytes that were not UTF-8 in a text body (U+FFFD in their place) in %s, charging nothing',
+    async (_case, contentType, text, status) => {
+      const accountId = await newAccount(100);
+      const response = await createArticleHandler(
+        apiEvent('create-article', { accountId, body: text, contentType }),
+      );
+      expect(response.statusCode).toBe(status);
+      if (status === 422)
+        expect(json(response).errors).toEqual({ keyword: ['The keyword must be valid UTF-8 text.'] });
+      else expect(json(response).message).toContain('not valid UTF-8');
+      expect(await credits(accountId)).toBe(100);
+    },
+  );
+
   it('answers a control character in a website password with 422, calling no site', async () => {
     const accountId = await newAccount(100);
     const calls = site.requests.length;

@@ -4,6 +4,12 @@
  * of each operation decides what they mean. Bytes that are not UTF-8 are never replaced
  * silently: such a form value becomes `UndecodableText` (a 422 on its field), such a JSON body
  * is a 400.
+ *
+ * Only multipart bodies reach the function as bytes (base64; the API's one binary media type):
+ * API Gateway, like the local runtime, hands other bodies over as text, already decoded, with
+ * U+FFFD where bytes were not UTF-8. A replacement character cannot be told from one the client
+ * sent, and no field means one, so a value holding U+FFFD counts as undecodable in every body,
+ * and a JSON body that holds one outside an escape is a 400 like a JSON body that is not UTF-8.
  */
 import type busboy from 'busboy';
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
@@ -31,9 +37,9 @@ export async function parseFormBody({ body, isBase64Encoded, contentType }: RawB
     case 'application/json':
       return parseJson(bytes);
     case 'application/x-www-form-urlencoded':
-      return markUndecodable(bytes, collect(new URLSearchParams(bytes.toString('utf8')).entries()));
+      return markUndecodable(collect(new URLSearchParams(bytes.toString('utf8')).entries()));
     case 'multipart/form-data':
-      return markUndecodable(bytes, await parseMultipart(bytes, contentType ?? ''));
+      return markUndecodable(await parseMultipart(bytes, contentType ?? ''));
     default:
       throw new UnsupportedMediaTypeError(mediaType);
   }
@@ -49,6 +55,7 @@ function parseJson(bytes: Buffer): FormFields {
   } catch {
     throw new MalformedBodyError('the body is not valid UTF-8.');
   }
+  if (text.includes(REPLACEMENT_CHARACTER)) throw new MalformedBodyError('the body is not valid UTF-8.');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -58,7 +65,7 @@ function parseJson(bytes: Buffer): FormFields {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
-  return parsed as FormFields;
+  return markUndecodable(parsed as FormFields);
 }
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
@@ -88,12 +95,8 @@ function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields>
   });
 }
 
-/**
- * Decoders put U+FFFD where bytes are not UTF-8. A body that does not itself carry U+FFFD (as
- * bytes or percent-encoded) had such bytes in every field whose value shows one.
- */
-function markUndecodable(bytes: Buffer, fields: FormFields): FormFields {
-  if (bytes.includes(REPLACEMENT_CHARACTER) || /%EF%BF%BD/i.test(bytes.toString('latin1'))) return fields;
+/** Every value (or list item) holding U+FFFD becomes `UndecodableText`: a 422 on its field. */
+function markUndecodable(fields: FormFields): FormFields {
   const mark = (value: unknown) =>
     typeof value === 'string' && value.includes(REPLACEMENT_CHARACTER) ? new UndecodableText() : value;
   for (const [name, value] of Object.entries(fields)) {

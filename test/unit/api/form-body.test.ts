@@ -87,13 +87,41 @@ describe('form body parsing', () => {
     expect(urlencoded.keyword).toBe('é');
   });
 
-  it('keeps a replacement character the client really sent', async () => {
-    const fields = await parseFormBody({
-      body: 'title=%EF%BF%BD',
+  it('marks every value holding U+FFFD: a text body arrives with it in place of bytes that were not UTF-8', async () => {
+    // What API Gateway and the local runtime hand over for `keyword=sh\xffoes&title=Bread`.
+    const substituted = await parseFormBody({
+      body: 'keyword=sh\uFFFDoes&title=Bread',
       isBase64Encoded: false,
       contentType: 'application/x-www-form-urlencoded',
     });
-    expect(fields.title).toBe('\uFFFD');
+    expect(substituted.keyword).toBeInstanceOf(UndecodableText);
+    expect(substituted.title).toBe('Bread');
+
+    const sent = await parseFormBody({
+      body: 'title=%EF%BF%BD&tags=a&tags=b%EF%BF%BD',
+      isBase64Encoded: false,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(sent.title).toBeInstanceOf(UndecodableText);
+    expect(sent.tags).toEqual(['a', expect.any(UndecodableText)]);
+
+    const escaped = await parseFormBody({
+      body: '{"keyword":"sh\\ufffdoes","h2_count":1}',
+      isBase64Encoded: false,
+      contentType: 'application/json',
+    });
+    expect(escaped.keyword).toBeInstanceOf(UndecodableText);
+    expect(escaped.h2_count).toBe(1);
+  });
+
+  it('refuses a JSON text body holding U+FFFD outside an escape, as one that is not UTF-8', async () => {
+    await expect(
+      parseFormBody({
+        body: '{"keyword":"sh\uFFFDoes","h2_count":1}',
+        isBase64Encoded: false,
+        contentType: 'application/json',
+      }),
+    ).rejects.toThrow('the body is not valid UTF-8.');
   });
 
   it('refuses a JSON body that is not UTF-8', async () => {

@@ -121,6 +121,26 @@ describe('create input', () => {
     }
   });
 
+  it.each([
+    ['a zero-width space', '\u200B'],
+    ['joiners and direction marks', '\u200C\u200D\u200E\u200F'],
+    ['a BOM and a word joiner among spaces', ' \uFEFF \u2060 '],
+    ['a soft hyphen', '\u00AD'],
+    ['a right-to-left override', '\u202E'],
+    ['Hangul fillers and a braille blank', '\u3164\u115F\u2800'],
+    ['an entity of a zero-width space', '&#8203;'],
+  ])('refuses a keyword of nothing visible (%s) as missing', (_label, invisible) => {
+    const result = createArticleSchema.safeParse({ ...valid, keyword: invisible });
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['keyword', 'The keyword field is required.'],
+    ]);
+  });
+
+  it('keeps format characters inside visible text (a zero-width non-joiner is part of Persian words)', () => {
+    const result = createArticleSchema.parse({ ...valid, keyword: 'می\u200Cخواهم' });
+    expect(result.keyword).toBe('می\u200Cخواهم');
+  });
+
   it('accepts tab and line breaks in keyword and title (whitespace) but nowhere else', () => {
     const result = createArticleSchema.parse({ ...valid, keyword: 'bread,\r\n\tflour', title: 'A\ntitle' });
     expect(result).toMatchObject({ keyword: 'bread, flour', title: 'A title' });
