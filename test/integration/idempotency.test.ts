@@ -102,7 +102,7 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
     expect(first.statusCode).toBe(202);
     for (const response of responses) {
       expect(response.statusCode).toBe(202);
-      expect(body(response)).toEqual(body(first));
+      expect(response.body).toBe(first.body);
     }
     expect(await queuedUuids(accountId)).toEqual([body(first).article_uuid]);
     expect(await credits(accountId)).toBe(100 - PRICE);
@@ -117,7 +117,7 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
     const retry = await createArticle(accountId, 'retry-key');
 
     expect(retry.statusCode).toBe(202);
-    expect(body(retry)).toEqual(body(first));
+    expect(retry.body).toBe(first.body);
     expect(retry.headers?.['Idempotent-Replayed']).toBe('true');
     expect(first.headers?.['Idempotent-Replayed']).toBeUndefined();
     expect(await queuedUuids(accountId)).toEqual([body(first).article_uuid]);
@@ -265,7 +265,8 @@ describe('POST /v1/websites/create with Idempotency-Key', () => {
     const first = responses[0] as APIGatewayProxyResult;
     for (const response of responses) {
       expect(response.statusCode).toBe(201);
-      expect(body(response)).toEqual(body(first));
+      // The same bytes, not only the same values: a stored body keeps the order of its keys.
+      expect(response.body).toBe(first.body);
     }
     expect(await websiteUuids(accountId)).toEqual([body(first).data.uuid]);
   });
@@ -277,7 +278,7 @@ describe('POST /v1/websites/create with Idempotency-Key', () => {
     const other = await createWebsite(accountId, 'register-once', { ...fields(), login: 'someone-else' });
 
     expect(retry.statusCode).toBe(201);
-    expect(body(retry)).toEqual(body(first));
+    expect(retry.body).toBe(first.body);
     expect(other.statusCode).toBe(422);
     expect(Object.keys(body(other).errors)).toEqual(['Idempotency-Key']);
     expect(await websiteUuids(accountId)).toEqual([body(first).data.uuid]);

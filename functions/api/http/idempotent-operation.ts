@@ -64,13 +64,15 @@ interface IdempotencyPayload {
 }
 
 type Execute = () => Promise<ApiResult>;
+/** What is kept for a key: the result with its body as JSON text. */
+type StoredResult = Omit<ApiResult, 'body'> & { body: string };
 
 /** Wraps an operation so that the `Idempotency-Key` header makes retries of it safe. */
 export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
   operation: IdempotentOperation<Input, Deps>,
 ): Operation<Deps> {
   let config: IdempotencyConfig | undefined;
-  let runOnce: ((payload: IdempotencyPayload, execute: Execute) => Promise<ApiResult>) | undefined;
+  let runOnce: ((payload: IdempotencyPayload, execute: Execute) => Promise<StoredResult>) | undefined;
 
   return async (request, deps) => {
     const idempotencyKey = idempotencyKeyOf(request);
@@ -86,10 +88,13 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
       hashFunction: 'sha256',
       responseHook: (response) => replayed(response),
     });
-    // Kept as it was sent (JSON), which is also what DynamoDB can store.
+    // The body is kept as the JSON text that was sent: a DynamoDB map would not keep the order of
+    // its keys, and a replay must be the same bytes as the first answer.
     runOnce ??= makeIdempotent(
-      async (_payload: IdempotencyPayload, execute: Execute) =>
-        JSON.parse(JSON.stringify(await execute())) as ApiResult,
+      async (_payload: IdempotencyPayload, execute: Execute): Promise<StoredResult> => {
+        const result = await execute();
+        return { ...result, body: JSON.stringify(result.body) };
+      },
       { persistenceStore: deps.idempotency, config, keyPrefix: operation.scope },
     );
     // A record left by a crashed invocation expires when that invocation's time is up.
@@ -103,9 +108,12 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
     const waitUntil = Date.now() + Math.max(0, lambdaContext.getRemainingTimeInMillis() - ANSWER_MARGIN_MS);
     for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
       try {
-        return await runOnce(payload, () =>
+        const stored = await runOnce(payload, () =>
           operation.run(request, deps, input, keyedUuid(operation.scope, request.accountId, idempotencyKey)),
         );
+        // Records kept before bodies were stored as text (24 h at most) hold the body itself.
+        const body: unknown = typeof stored.body === 'string' ? JSON.parse(stored.body) : stored.body;
+        return { ...stored, body };
       } catch (error) {
         if (error instanceof IdempotencyValidationError) {
           throw ValidationError.forField(
