@@ -32,11 +32,11 @@ export async function retryArticle(deps: ArticleActionDeps, accountId: string, a
       reservationAt(now, article.estimatedCredits, account.dailyLimit),
       ['error'],
     );
-    if (outcome === undefined) throw conflict(article, 'retried');
+    if (outcome === undefined) throw await lostRace(deps, article, 'retried');
     if (outcome === 'reserved') await sendForGeneration(deps, article, now);
   } else if (article.state === 'generated' && article.publishState === 'failed') {
     if (!(await deps.publications.requeueFailed(article, now.toISOString())))
-      throw conflict(article, 'retried');
+      throw await lostRace(deps, article, 'retried');
     // The worker publishes it at once; if the send fails, the sweeper does when it is due.
     await deps.queue.enqueue({ accountId, articleUuid: article.articleUuid }).catch(() => undefined);
   } else {
@@ -57,9 +57,18 @@ export interface CancelArticleDeps extends ReadArticlesDeps {
 export async function cancelArticle(deps: CancelArticleDeps, accountId: string, articleUuid: string) {
   const article = await findArticle(deps, accountId, articleUuid);
   if (!(await deps.articles.cancel(article, deps.clock().toISOString()))) {
-    throw conflict((await deps.articles.get(accountId, article.articleUuid)) ?? article, 'cancelled');
+    throw await lostRace(deps, article, 'cancelled');
   }
   return showArticle(deps, accountId, article.articleUuid);
+}
+
+/** The 409 of an action whose write found the article changed since it was read: says what it is now. */
+async function lostRace(
+  deps: { articles: Pick<ArticleReads, 'get'> },
+  article: Article,
+  action: 'retried' | 'cancelled',
+): Promise<ConflictError> {
+  return conflict((await deps.articles.get(article.accountId, article.articleUuid)) ?? article, action);
 }
 
 function conflict(article: Article, action: 'retried' | 'cancelled'): ConflictError {

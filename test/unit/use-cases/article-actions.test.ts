@@ -86,6 +86,21 @@ describe('retryArticle', () => {
     expect(fakes.queue.sent).toEqual([{ accountId, articleUuid: article.articleUuid }]);
   });
 
+  it('two retries at once: one reservation and one charge; the other 409 says what the article is now', async () => {
+    const { fakes, accountId, article } = await failedArticle(10);
+
+    const outcomes = await Promise.allSettled([
+      retryArticle(actionDeps(fakes), accountId, article.articleUuid),
+      retryArticle(actionDeps(fakes), accountId, article.articleUuid),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(ConflictError);
+    expect(refused.reason.message).toMatch(/this article is waiting for generation\.$/);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10 - PRICE);
+  });
+
   it('defers the retry like a new article when the credits are short', async () => {
     const { fakes, accountId, article } = await failedArticle(PRICE);
     const account = fakes.tables.accounts.get(accountId);
