@@ -129,7 +129,8 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       not_enough_credits: toBit(article.state === 'not_enough_credits'),
       generation_error: toBit(article.state === 'error'),
       daily_limit_reached: toBit(article.state === 'daily_limit_reached'),
-      start_generation_at: toWireTime(article.startGenerationAt),
+      // A cancelled article's generation never starts.
+      start_generation_at: article.state === 'cancelled' ? null : toWireTime(article.startGenerationAt),
       faq_count: article.faqCount ?? 0,
       tags: article.tags ?? [],
       auto_tags: toBit(article.autoTags),

@@ -18,6 +18,7 @@ describe('cancelArticle', () => {
     const shown = await cancelArticle(actionDeps(fakes), accountId, article.articleUuid);
 
     expect(shown.status).toBe('cancelled');
+    expect(shown.data).toMatchObject({ start_generation_at: null });
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
     await expect(cancelArticle(actionDeps(fakes), accountId, article.articleUuid)).rejects.toThrow(
       'Only an article whose generation has not started can be cancelled; this article was cancelled.',
