@@ -325,4 +325,23 @@ describe('retry and cancel', () => {
     expect(refused.statusCode).toBe(409);
     expect(json(refused).message).toMatch(/can be retried/);
   });
+  it('cancels a retried generation that waits for credits: attempts reset, nothing to refund', async () => {
+    const accountId = await newAccount(PRICE);
+    const uuid = await create(accountId);
+    fakeOpenAi.behaviour = { latencyMs: 0, failWithStatus: 500 };
+    await drainQueue(resources.queueUrl, worker);
+    expect((await show(accountId, uuid)).status).toBe('error');
+    // Spent elsewhere meanwhile: the retry has to wait for credits.
+    await deps.accountStore().addCredits(accountId, -1);
+
+    const retried = await retry(accountId, uuid);
+    expect(retried.statusCode).toBe(202);
+    expect(json(retried).data.not_enough_credits).toBe(1);
+    expect((await stored(accountId, uuid)).generationAttempts).toBe(0);
+
+    const cancelled = await cancel(accountId, uuid);
+    expect(cancelled.statusCode).toBe(200);
+    expect(json(cancelled).status).toBe('cancelled');
+    expect(await credits(accountId)).toBe(PRICE - 1);
+  });
 });

@@ -10,6 +10,7 @@ import {
   DEFERRED_STATES,
   deferral,
   deferredArticle,
+  isDeferred,
   outcomeOfStored,
   reservedArticle,
 } from '../../core/articles/article-rules';
@@ -98,11 +99,13 @@ export class DynamoArticleReservations implements ArticleReservations {
     if (outcome === undefined || outcome === 'reserved') return outcome;
     const { retryAt, startGenerationAt } = deferral(outcome, reservation);
     const updated = await updateIfCondition(this.client, this.tables.articles, articleKey(article), {
-      UpdateExpression: `SET #state = :state, sweepBucket = :bucket, sweepAt = :sweepAt${startGenerationAt ? ', startGenerationAt = :start' : ''}`,
+      // A retried generation waits with its attempts reset, as when it is reserved at once.
+      UpdateExpression: `SET #state = :state, sweepBucket = :bucket, sweepAt = :sweepAt, generationAttempts = :zero${startGenerationAt ? ', startGenerationAt = :start' : ''} REMOVE leaseOwner, leaseExpiresAt, resends`,
       ConditionExpression: fromCondition,
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
         ':state': outcome,
+        ':zero': 0,
         ':bucket': sweepBucketOf(SWEEP_BUCKET.reservation, article.articleUuid),
         ':sweepAt': retryAt,
         ...fromValues,
@@ -123,9 +126,11 @@ export class DynamoArticleReservations implements ArticleReservations {
           : {
               UpdateExpression:
                 'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
-              // Still in the state read, with no attempt started and the same credits held.
-              ConditionExpression:
-                '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              // Still in the state read with the same credits held; when queued, with no attempt
+              // started (canCancel: a deferred article has not started, whatever it went through).
+              ConditionExpression: isDeferred(current)
+                ? '#state = :current AND creditsCharged = :refund'
+                : '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
               ExpressionAttributeValues: {
                 ':cancelled': 'cancelled',
                 ':zero': 0,

@@ -73,14 +73,18 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     const row = this.row(article);
     if (!row || !(from as string[]).includes(row.article.state)) return undefined;
     const outcome = this.tryToReserve(article.accountId, reservation);
+    const { leaseOwner: _owner, leaseExpiresAt: _until, resends: _resends, ...rest } = row.article;
     if (outcome === 'reserved') {
-      const { leaseOwner: _owner, leaseExpiresAt: _until, resends: _resends, ...rest } = row.article;
       row.article = reservedArticle(rest, reservation);
       row.sweep = { kind: 'generation', at: reservation.sendBy };
     } else {
       const { retryAt, startGenerationAt } = deferral(outcome, reservation);
-      row.article.state = outcome;
-      if (startGenerationAt) row.article.startGenerationAt = startGenerationAt;
+      row.article = {
+        ...rest,
+        state: outcome,
+        generationAttempts: 0,
+        ...(startGenerationAt ? { startGenerationAt } : {}),
+      };
       row.sweep = { kind: 'reservation', at: retryAt };
     }
     return outcome;

@@ -102,6 +102,22 @@ describe('retryArticle', () => {
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10 - PRICE);
   });
 
+  it('a retry that waits for the daily limit starts with its attempts reset, and can be cancelled', async () => {
+    const { fakes, accountId, article } = await failedArticle(10);
+    const account = fakes.tables.accounts.get(accountId);
+    if (account) account.dailyLimit = 1; // the failed generation took today's only slot
+
+    await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      state: 'daily_limit_reached',
+      generationAttempts: 0,
+    });
+
+    const shown = await cancelArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(shown.status).toBe('cancelled');
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
+  });
+
   it('defers the retry like a new article when the credits are short', async () => {
     const { fakes, accountId, article } = await failedArticle(PRICE);
     const account = fakes.tables.accounts.get(accountId);
