@@ -1,8 +1,8 @@
 /**
  * Sends one webhook attempt: signed with the Standard Webhooks reference library
  * (`webhook-id`, `webhook-timestamp`, `webhook-signature`), POSTed through the SSRF guard of
- * outbound calls (every address checked after DNS, the connection pinned to it), 10 s to answer,
- * redirects not followed.
+ * outbound calls (every address checked after DNS, the connection pinned to it), 10 s to answer
+ * with a status line (the body is not read), redirects not followed.
  */
 import { Webhook } from 'standardwebhooks';
 import type { ReceiverUrlPolicy, SendResult, WebhookSender } from '../../core/webhooks/ports';
@@ -46,6 +46,8 @@ export class SignedWebhookSender implements WebhookSender {
             'webhook-signature': signature,
           },
           body: request.payload,
+          // The status decides (Standard Webhooks); a 2xx with a long or slow body is delivered.
+          statusOnly: true,
         },
         this.policy,
       );

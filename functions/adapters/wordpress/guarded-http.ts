@@ -27,6 +27,8 @@ export interface OutboundRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** Only the status line and headers matter (webhooks): answered once they arrive, the body unread. */
+  statusOnly?: boolean;
 }
 
 export interface OutboundResponse {
@@ -200,6 +202,19 @@ function sendOnce(
       fail(new OutboundError('network', `Could not reach ${url.host} (${error.code ?? 'network error'})`)),
     );
     req.on('response', (response) => {
+      if (request.statusOnly) {
+        settled = true;
+        clearTimeout(totalTimer);
+        clearTimeout(connectTimer);
+        req.destroy();
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.alloc(0),
+          url: url.toString(),
+        });
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {

@@ -1,0 +1,101 @@
+/**
+ * One webhook attempt against a receiver on 127.0.0.1: the status line decides (Standard
+ * Webhooks), whatever body follows it; the request is signed so that the receiver can verify it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import {
+  SignedWebhookSender,
+  webhookOutboundPolicy,
+} from '../../../functions/adapters/webhooks/signed-webhook-sender';
+import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
+
+const SECRET = `whsec_${Buffer.from('a receiver secret of 32 bytes!!!').toString('base64')}`;
+
+let server: Server;
+let baseUrl: string;
+let answer: (request: IncomingMessage, response: ServerResponse) => void;
+const received: { headers: IncomingMessage['headers']; body: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      answer(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received.length = 0;
+});
+
+const sender = new SignedWebhookSender(
+  webhookOutboundPolicy({ allowPrivate: true, resolve: systemResolver }),
+);
+const send = () =>
+  sender.send({
+    url: `${baseUrl}/hook`,
+    secret: SECRET,
+    webhookId: 'msg_1',
+    timestamp: new Date(),
+    payload: '{"type":"article.generated"}',
+  });
+
+describe('SignedWebhookSender', () => {
+  it('signs the attempt so that the receiver verifies it with the secret', async () => {
+    answer = (_request, response) => response.writeHead(204).end();
+    expect(await send()).toEqual({ kind: 'answered', statusCode: 204 });
+    const [attempt] = received;
+    const headers = attempt?.headers ?? {};
+    expect(() =>
+      new Webhook(SECRET).verify(attempt?.body ?? '', {
+        'webhook-id': String(headers['webhook-id']),
+        'webhook-timestamp': String(headers['webhook-timestamp']),
+        'webhook-signature': String(headers['webhook-signature']),
+      }),
+    ).not.toThrow();
+  });
+
+  it('counts a 2xx followed by a body over the size cap as answered (the body is not read)', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    answer = (_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      for (let n = 0; n < 32; n++) response.write(chunk); // 2 MB, 8x the cap
+      response.end();
+    };
+    expect(await send()).toEqual({ kind: 'answered', statusCode: 200 });
+  });
+
+  it('counts a 2xx whose body never ends as answered, without waiting for it', async () => {
+    answer = (_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.write('still writing');
+    };
+    const started = Date.now();
+    expect(await send()).toEqual({ kind: 'answered', statusCode: 200 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('passes on other statuses, and refuses to follow a redirect', async () => {
+    answer = (_request, response) => response.writeHead(500).end('no');
+    expect(await send()).toEqual({ kind: 'answered', statusCode: 500 });
+    answer = (_request, response) => response.writeHead(302, { Location: 'https://example.com/' }).end();
+    expect(await send()).toEqual({
+      kind: 'failed',
+      error: 'The receiver answered with a redirect, which is not followed.',
+    });
+  });
+});
