@@ -35,6 +35,11 @@ export async function retryArticle(deps: ArticleActionDeps, accountId: string, a
     if (outcome === undefined) throw await lostRace(deps, article, 'retried');
     if (outcome === 'reserved') await sendForGeneration(deps, article, now);
   } else if (article.state === 'generated' && article.publishState === 'failed') {
+    if (article.websiteUuid === undefined || !(await deps.websites.get(accountId, article.websiteUuid))) {
+      throw new ConflictError(
+        'This article’s publication failed because its website was deleted; it cannot be published again.',
+      );
+    }
     if (!(await deps.publications.requeueFailed(article, now.toISOString())))
       throw await lostRace(deps, article, 'retried');
     // The worker publishes it at once; if the send fails, the sweeper does when it is due.

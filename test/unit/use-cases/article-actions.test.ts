@@ -155,6 +155,29 @@ describe('retryArticle', () => {
     expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
   });
 
+  it('refuses with a 409 a failed publication whose website was deleted, changing nothing', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid }),
+    );
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    await fakes.websites.delete(accountId, website.websiteUuid);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('website_gone');
+    expect(fakes.articles.row(article)?.article.publishState).toBe('failed');
+    const before = fakes.articles.row(article)?.article;
+    fakes.queue.sent.length = 0;
+
+    await expect(retryArticle(actionDeps(fakes), accountId, article.articleUuid)).rejects.toThrow(
+      'its website was deleted',
+    );
+    expect(fakes.articles.row(article)?.article).toEqual(before);
+    expect(fakes.queue.sent).toEqual([]);
+  });
+
   it('refuses anything else with a 409', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(10);
