@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictError, ValidationError } from '../errors';
-import { parseOrThrow, preprocess } from '../schema-helpers';
+import { formText, parseOrThrow, preprocess } from '../schema-helpers';
 import type { ReceiverUrlPolicy, SecretCipher, WebhookStore } from './ports';
 import {
   MAX_WEBHOOKS_PER_ACCOUNT,
@@ -51,10 +51,8 @@ const eventList = preprocess(
 
 /** Body of `POST /v1/webhooks/create`. */
 export const createWebhookSchema = z.object({
-  url: z
-    .string({
-      error: (issue) => (issue.input === undefined ? 'The url field is required.' : 'The url must be text.'),
-    })
+  // Text without control characters or bad Unicode (a 422, never silently percent-encoded).
+  url: formText('url')
     .check(
       z.trim(),
       z.minLength(1, { error: 'The url field is required.' }),

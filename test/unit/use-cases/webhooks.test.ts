@@ -53,6 +53,39 @@ describe('webhooks', () => {
     expect((await listWebhooks(fakes, accountId)).data).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
   });
 
+  it.each([
+    [
+      'a control character inside',
+      'https://hooks.example.com/h/c\u0001tl',
+      'The url may not contain control characters.',
+    ],
+    [
+      'a line break inside',
+      'https://hooks.example.com/h/n\nl',
+      'The url may not contain control characters.',
+    ],
+    [
+      'a trailing control character',
+      'https://hooks.example.com/h\u0001',
+      'The url may not contain control characters.',
+    ],
+    [
+      'a lone surrogate',
+      'https://hooks.example.com/\uD800',
+      'The url must be valid Unicode text (it contains a lone surrogate).',
+    ],
+  ])(
+    'refuses a url with %s (never stores a different URL than the one sent)',
+    async (_case, url, message) => {
+      const fakes = createFakes();
+      const accountId = await fakes.account(0);
+      await expect(createWebhook(manage(fakes), accountId, { url })).rejects.toMatchObject({
+        fieldErrors: { url: [message] },
+      });
+      expect((await listWebhooks(fakes, accountId)).data).toEqual([]);
+    },
+  );
+
   it('records nothing for an event no endpoint wants', async () => {
     const fakes = createFakes();
     const { accountId } = await subscribed(fakes, 'article.failed');
