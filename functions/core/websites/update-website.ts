@@ -5,7 +5,7 @@
  * refreshed, and the website's pending publications made due so the next sweep publishes them.
  */
 import * as z from 'zod/mini';
-import { NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
 import { syncCategories } from './categories';
@@ -30,6 +30,13 @@ export async function updateWebsite(
   fields: Record<string, unknown>,
 ) {
   const website = await findWebsite(deps.websites, accountId, websiteUuid);
+  // Said, not ignored: a client that sends a new address must not believe it was taken.
+  if (fields.url !== undefined) {
+    throw ValidationError.forField(
+      'url',
+      'The url of a website cannot be changed; register the new address as a new website.',
+    );
+  }
   const input = parseOrThrow(updateWebsiteSchema, fields);
   const fromSite = await verifySite(deps.cms, {
     url: website.url,

@@ -80,6 +80,33 @@ describe('website use cases', () => {
     });
   });
 
+  it('refuses a new url with a 422 instead of ignoring it, calling no site and changing nothing', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    const before = await fakes.websites.get(accountId, website.websiteUuid);
+    const calls = fakes.cms.calls.length;
+
+    await expect(
+      updateWebsite(
+        { ...websiteDeps(fakes), publications: fakes.publications },
+        accountId,
+        website.websiteUuid,
+        {
+          url: 'https://elsewhere.example.com',
+          login: 'editor',
+          password: 'new-secret',
+        },
+      ),
+    ).rejects.toMatchObject({
+      fieldErrors: {
+        url: ['The url of a website cannot be changed; register the new address as a new website.'],
+      },
+    });
+    expect(fakes.cms.calls.length).toBe(calls);
+    expect(await fakes.websites.get(accountId, website.websiteUuid)).toEqual(before);
+  });
+
   it('the hourly check flags a failing site and clears it when it answers again', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(0);
