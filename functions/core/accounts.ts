@@ -2,6 +2,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NotFoundError, UnauthenticatedError, ValidationError } from './errors';
 
+/**
+ * Largest balance an account may hold: 15 digits, so that every balance (and every sum with a
+ * refund) stays an exact JavaScript number (DynamoDB keeps larger ones, which the SDK then reads
+ * as BigInt, and a record with one could not be shown).
+ */
+export const MAX_CREDITS = 999_999_999_999_999;
+
 export interface Account {
   accountId: string;
   name: string;
@@ -22,8 +29,11 @@ export interface ApiTokenRecord {
 export interface AccountStore {
   create(account: Account): Promise<void>;
   get(accountId: string): Promise<Account | undefined>;
-  /** Adds credits atomically; throws NotFoundError for an unknown account. */
-  addCredits(accountId: string, amount: number): Promise<Account>;
+  /**
+   * Adds credits atomically unless the balance would pass `maxBalance` (then undefined, nothing
+   * changed); throws NotFoundError for an unknown account.
+   */
+  addCredits(accountId: string, amount: number, maxBalance: number): Promise<Account | undefined>;
   /** Sets the daily generation limit; throws NotFoundError for an unknown account. */
   setDailyLimit(accountId: string, dailyLimit: number): Promise<Account>;
 }
@@ -53,6 +63,9 @@ export async function createAccount(
   const name = input.name.trim();
   if (name === '') throw ValidationError.forField('name', 'The name is required.');
   assertWholeNumber('credits', input.credits, 0);
+  if (input.credits > MAX_CREDITS) {
+    throw ValidationError.forField('credits', `The balance may not pass ${MAX_CREDITS} credits.`);
+  }
   const dailyLimit = input.dailyLimit ?? DEFAULT_DAILY_LIMIT;
   assertWholeNumber('daily_limit', dailyLimit, 1);
   const createdAt = (deps.now?.() ?? new Date()).toISOString();
@@ -113,7 +126,9 @@ export async function addCredits(
   input: { accountId: string; amount: number },
 ): Promise<Account> {
   assertWholeNumber('amount', input.amount, 1);
-  return deps.accounts.addCredits(input.accountId, input.amount);
+  const account = await deps.accounts.addCredits(input.accountId, input.amount, MAX_CREDITS);
+  if (!account) throw ValidationError.forField('amount', `The balance may not pass ${MAX_CREDITS} credits.`);
+  return account;
 }
 
 /** The operator raises (or lowers) an account's daily limit, free of charge. */

@@ -109,6 +109,14 @@ describe('with the local runtime running on the same data folder', () => {
     expect((await show(accountId)).credits).toBe(12);
   }, 60_000);
 
+  it('credits add refuses a balance past 15 digits and changes nothing (the record stays readable)', async () => {
+    const before = (await show(accountId)).credits;
+    const result = await admin('credits', 'add', '--account', accountId, '--amount', '999999999999999');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('The balance may not pass 999999999999999 credits.');
+    expect((await show(accountId)).credits).toBe(before);
+  }, 60_000);
+
   it('limit set raises the daily limit and wakes the articles waiting for it', async () => {
     const created = JSON.parse(
       (

@@ -11,7 +11,7 @@ import { handler as cancelArticleHandler } from '../../functions/api/cancel-arti
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as retryArticleHandler } from '../../functions/api/retry-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
-import { createAccount } from '../../functions/core/accounts';
+import { createAccount, MAX_CREDITS } from '../../functions/core/accounts';
 import {
   generationRetryDelaySeconds,
   LEASE_MS,
@@ -332,7 +332,7 @@ describe('retry and cancel', () => {
     await drainQueue(resources.queueUrl, worker);
     expect((await show(accountId, uuid)).status).toBe('error');
     // Spent elsewhere meanwhile: the retry has to wait for credits.
-    await deps.accountStore().addCredits(accountId, -1);
+    await deps.accountStore().addCredits(accountId, -1, MAX_CREDITS);
 
     const retried = await retry(accountId, uuid);
     expect(retried.statusCode).toBe(202);

@@ -26,8 +26,24 @@ export class DynamoAccountRepository implements AccountStore {
     return Item as Account | undefined;
   }
 
-  addCredits(accountId: string, amount: number): Promise<Account> {
-    return this.update(accountId, 'ADD credits :value', amount);
+  async addCredits(accountId: string, amount: number, maxBalance: number): Promise<Account | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { accountId },
+          UpdateExpression: 'ADD credits :amount',
+          ConditionExpression: 'attribute_exists(accountId) AND credits <= :ceiling',
+          ExpressionAttributeValues: { ':amount': amount, ':ceiling': maxBalance - amount },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes as Account;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+      if (!(await this.get(accountId))) throw new NotFoundError('Account');
+      return undefined;
+    }
   }
 
   setDailyLimit(accountId: string, dailyLimit: number): Promise<Account> {

@@ -16,8 +16,9 @@ export class FakeAccountStore implements AccountStore {
     return account ? copy(account) : undefined;
   }
 
-  async addCredits(accountId: string, amount: number): Promise<Account> {
+  async addCredits(accountId: string, amount: number, maxBalance: number): Promise<Account | undefined> {
     const account = this.existing(accountId);
+    if (account.credits + amount > maxBalance) return undefined;
     account.credits += amount;
     return copy(account);
   }

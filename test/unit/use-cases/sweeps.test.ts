@@ -1,4 +1,5 @@
 /** The sweeper's article work: deferred reservations, lost messages, dead workers. */
+import { MAX_CREDITS } from '../../../functions/core/accounts';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import {
   LEASE_MS,
@@ -28,7 +29,7 @@ describe('retryDeferredReservations', () => {
       daily_limit_reached: 0,
     });
 
-    await fakes.accounts.addCredits(accountId, PRICE);
+    await fakes.accounts.addCredits(accountId, PRICE, MAX_CREDITS);
     expect(await makeDeferralsDue(fakes, accountId, 'not_enough_credits')).toBe(2);
     const counts = await retryDeferredReservations(sweepDeps(fakes));
 
