@@ -124,8 +124,10 @@ export function createApiServer(options: ApiServerOptions) {
     const requestId = randomUUID();
     const started = Date.now();
     if (options.logRequests) {
+      // The path only: a query string may carry what a client should not have put there (a token).
+      const path = (req.url ?? '').split('?')[0];
       res.on('finish', () =>
-        options.log(`${req.method} ${req.url} -> ${res.statusCode} (${Date.now() - started} ms)`),
+        options.log(`${req.method} ${path} -> ${res.statusCode} (${Date.now() - started} ms)`),
       );
     }
     handle(req, res, requestId).catch((error: unknown) => {

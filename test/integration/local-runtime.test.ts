@@ -180,6 +180,26 @@ describe('API Gateway proxy events', () => {
 
   afterAll(() => close());
 
+  it('logs one line per request with its path but never its query string (it may carry a token)', async () => {
+    const lines: string[] = [];
+    const logging = createApiServer({
+      routes: fixtureRoutes,
+      authorizerCacheSeconds: 0,
+      logRequests: true,
+      log: (line) => lines.push(line),
+    });
+    const url = `http://127.0.0.1:${await logging.listen(0)}`;
+    try {
+      await fetch(`${url}/v1/echo/abc?access_token=ink_secret_in_the_query`, {
+        headers: bearer(runtime.token),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // 'finish' follows the answer
+    } finally {
+      await logging.close();
+    }
+    expect(lines).toEqual([expect.stringMatching(/^GET \/v1\/echo\/abc -> 200 \(\d+ ms\)$/)]);
+  });
+
   it('passes a multipart body base64-encoded with the request, path and authorizer context', async () => {
     const form = new FormData();
     form.append('keyword', 'café crème');
