@@ -1,6 +1,8 @@
 /** Accounts, credits and API tokens. Tokens are 256-bit random and stored only as SHA-256. */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { CONTROL_CHARACTER } from './control-characters';
 import { NotFoundError, UnauthenticatedError, ValidationError } from './errors';
+import { safeText } from './text';
 
 /**
  * Largest balance an account may hold: 15 digits, so that every balance (and every sum with a
@@ -8,6 +10,7 @@ import { NotFoundError, UnauthenticatedError, ValidationError } from './errors';
  * as BigInt, and a record with one could not be shown).
  */
 export const MAX_CREDITS = 999_999_999_999_999;
+export const MAX_ACCOUNT_NAME_LENGTH = 200;
 
 export interface Account {
   accountId: string;
@@ -61,7 +64,16 @@ export async function createAccount(
   input: { name: string; credits: number; dailyLimit?: number },
 ): Promise<{ account: Account; token: string }> {
   const name = input.name.trim();
-  if (name === '') throw ValidationError.forField('name', 'The name is required.');
+  if (safeText(name) === '') throw ValidationError.forField('name', 'The name is required.');
+  if (!name.isWellFormed() || CONTROL_CHARACTER.test(name) || name.includes('\uFFFD')) {
+    throw ValidationError.forField('name', 'The name must be text without control characters.');
+  }
+  if (name.length > MAX_ACCOUNT_NAME_LENGTH) {
+    throw ValidationError.forField(
+      'name',
+      `The name may not be longer than ${MAX_ACCOUNT_NAME_LENGTH} characters.`,
+    );
+  }
   assertWholeNumber('credits', input.credits, 0);
   if (input.credits > MAX_CREDITS) {
     throw ValidationError.forField('credits', `The balance may not pass ${MAX_CREDITS} credits.`);

@@ -21,4 +21,23 @@ describe('credits', () => {
       fieldErrors: { credits: [`The balance may not pass ${MAX_CREDITS} credits.`] },
     });
   });
+
+  it.each([
+    ['an escape sequence', 'Ctl\u001b[31mRED', 'The name must be text without control characters.'],
+    ['a line break', 'two\nlines', 'The name must be text without control characters.'],
+    [
+      'a replacement character (bytes that were not UTF-8)',
+      'caf\uFFFD',
+      'The name must be text without control characters.',
+    ],
+    ['a lone surrogate', 'x\uD800', 'The name must be text without control characters.'],
+    ['nothing visible', '\u200B', 'The name is required.'],
+    ['201 characters', 'n'.repeat(201), 'The name may not be longer than 200 characters.'],
+  ])('refuses an account name with %s, creating nothing', async (_case, name, message) => {
+    const fakes = createFakes();
+    await expect(createAccount(fakes, { name, credits: 1 })).rejects.toMatchObject({
+      fieldErrors: { name: [message] },
+    });
+    expect(fakes.tables.accounts.size).toBe(0);
+  });
 });
