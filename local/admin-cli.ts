@@ -125,7 +125,7 @@ const accepted = new Map(
     }),
 );
 
-/** The command and its input; undefined for `--help` or no command. */
+/** The command and its input; undefined for `--help`, `help` or no command. */
 function parseCommand(argv: string[]) {
   const text = { type: 'string' } as const;
   const options = {
@@ -149,7 +149,7 @@ function parseCommand(argv: string[]) {
       throw new UsageError(firstLine(error).replace(/\. To specify a positional argument.*$/, '.'));
     }
   })();
-  if (values.help || positionals.length === 0) return undefined;
+  if (values.help || positionals.length === 0 || positionals.join(' ') === 'help') return undefined;
   const name = positionals.join(' ');
   const run = commands[name];
   const allowed = accepted.get(name) ?? [];

@@ -273,9 +273,13 @@ describe('errors: one line on stderr, never a stack trace', () => {
     60_000,
   );
 
-  it('--help prints the usage and exits 0', async () => {
-    const result = await admin('--help');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('account create --name NAME --credits N [--daily-limit N] [--json]');
-  }, 60_000);
+  it.each(['--help', 'help'])(
+    '%s prints the usage and exits 0',
+    async (word) => {
+      const result = await admin(word);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('account create --name NAME --credits N [--daily-limit N] [--json]');
+    },
+    60_000,
+  );
 });
