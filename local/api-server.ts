@@ -14,7 +14,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
-import { errorBodies, SECURITY_HEADERS } from '../functions/api/http/responses';
+import { errorBodies, SECURITY_HEADERS, UNAUTHENTICATED_HEADERS } from '../functions/api/http/responses';
 import { authorizer as authorizerFunction, type HttpMethod, type RouteDefinition } from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
@@ -30,7 +30,9 @@ type TokenHandler = (
   context: Context,
 ) => Promise<APIGatewayAuthorizerResult>;
 type AuthorizerContext = Record<string, string | number | boolean>;
-type Decision = { context: AuthorizerContext } | { statusCode: number; body: object };
+type Decision =
+  | { context: AuthorizerContext }
+  | { statusCode: number; body: object; headers?: Record<string, string> };
 
 export interface ApiServerOptions {
   routes: RouteDefinition[];
@@ -86,7 +88,7 @@ export function createApiServer(options: ApiServerOptions) {
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
     // Public routes (the OpenAPI document, the docs page) have no authorizer, as deployed.
     const authorized = route.public ? { context: {} } : await authorize(req.headers.authorization, methodArn);
-    if (!('context' in authorized)) return send(authorized.statusCode, authorized.body);
+    if (!('context' in authorized)) return send(authorized.statusCode, authorized.body, authorized.headers);
 
     const pathParameters = parameters
       ? Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, safeDecode(value)]))
@@ -169,7 +171,11 @@ export function createApiServer(options: ApiServerOptions) {
  */
 function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
   const cache = new Map<string, { expiresAt: number; result: APIGatewayAuthorizerResult }>();
-  const unauthenticated = { statusCode: 401, body: errorBodies.unauthenticated };
+  const unauthenticated = {
+    statusCode: 401,
+    body: errorBodies.unauthenticated,
+    headers: { ...UNAUTHENTICATED_HEADERS },
+  };
   return async (authorization: string | undefined, methodArn: string): Promise<Decision> => {
     if (!authorization?.trim()) return unauthenticated;
     const cached = cache.get(authorization);

@@ -2,7 +2,12 @@ import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { errorBodies, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../functions/api/http/responses';
+import {
+  errorBodies,
+  SECURITY_HEADERS,
+  STRICT_TRANSPORT_SECURITY,
+  UNAUTHENTICATED_HEADERS,
+} from '../../functions/api/http/responses';
 import type { HttpMethod } from '../../functions/routes';
 import { routes } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
@@ -29,12 +34,14 @@ const GATEWAY_RESPONSES: {
   type: apigateway.ResponseType;
   statusCode?: string;
   body: string;
+  headers?: Record<string, string>;
 }[] = [
   {
     id: 'Unauthorized',
     type: apigateway.ResponseType.UNAUTHORIZED,
     statusCode: '401',
     body: JSON.stringify(errorBodies.unauthenticated),
+    headers: UNAUTHENTICATED_HEADERS,
   },
   // A REST API answers an unknown path with MISSING_AUTHENTICATION_TOKEN: it is a 404 to us.
   {
@@ -50,6 +57,7 @@ const GATEWAY_RESPONSES: {
     type: apigateway.ResponseType.ACCESS_DENIED,
     statusCode: '401',
     body: JSON.stringify(errorBodies.unauthenticated),
+    headers: UNAUTHENTICATED_HEADERS,
   },
   {
     id: 'RequestTooLarge',
@@ -159,7 +167,12 @@ export class InkpressApi extends Construct {
       this.restApi.addGatewayResponse(response.id, {
         type: response.type,
         statusCode: response.statusCode,
-        responseHeaders: JSON_HEADERS,
+        responseHeaders: {
+          ...JSON_HEADERS,
+          ...Object.fromEntries(
+            Object.entries(response.headers ?? {}).map(([name, value]) => [name, `'${value}'`]),
+          ),
+        },
         templates: { 'application/json': response.body },
       });
     }

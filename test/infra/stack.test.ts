@@ -299,6 +299,16 @@ describe('API Gateway', () => {
     });
   });
 
+  it.each(['UNAUTHORIZED', 'ACCESS_DENIED'])(
+    'gateway response %s says how to authenticate (WWW-Authenticate: Bearer)',
+    (type) => {
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        ResponseParameters: Match.objectLike({ 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }),
+      });
+    },
+  );
+
   it('outputs the API URL', () => {
     template.hasOutput('ApiUrl', {});
   });

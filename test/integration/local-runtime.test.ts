@@ -98,6 +98,7 @@ describe('the API on 127.0.0.1', () => {
   ])('answers 401 JSON to %s', async (_label, headers) => {
     const response = await call('/v1/languages', { headers });
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
     expect(await json(response)).toEqual({ message: 'Unauthenticated.' });
   });
 

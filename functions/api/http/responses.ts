@@ -27,6 +27,9 @@ export interface ApiResult {
   html?: { cacheSeconds: number; contentSecurityPolicy: string };
 }
 
+/** What a 401 says about how to authenticate (RFC 6750: a bearer token), wherever it is answered. */
+export const UNAUTHENTICATED_HEADERS = { 'WWW-Authenticate': 'Bearer' } as const;
+
 /** Headers on every response of the API, wherever it is answered (handlers, gateway, local server). */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff' } as const;
 
@@ -72,7 +75,8 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };
   if (error instanceof SiteCallError)
     return { statusCode: error.kind === 'login_refused' ? 409 : 502, body: { message: error.message } };
-  if (error instanceof UnauthenticatedError) return { statusCode: 401, body: errorBodies.unauthenticated };
+  if (error instanceof UnauthenticatedError)
+    return { statusCode: 401, body: errorBodies.unauthenticated, headers: { ...UNAUTHENTICATED_HEADERS } };
   if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
   if (error instanceof UnsupportedMediaTypeError)
     return { statusCode: 415, body: { message: error.message } };
