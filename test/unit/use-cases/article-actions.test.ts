@@ -131,7 +131,8 @@ describe('retryArticle', () => {
     expect(fakes.queue.sent).toEqual([]);
   });
 
-  it('makes a failed publication pending again and sends it to the worker', async () => {
+  /** An article generated for a website, not yet published. */
+  async function generatedForWebsite() {
     const fakes = createFakes();
     const accountId = await fakes.account(10);
     const website = await fakes.website(accountId);
@@ -141,6 +142,11 @@ describe('retryArticle', () => {
       articleInput({ website_uuid: website.websiteUuid }),
     );
     await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    return { fakes, accountId, website, article };
+  }
+
+  it('makes a failed publication pending again and sends it to the worker', async () => {
+    const { fakes, accountId, article } = await generatedForWebsite();
     fakes.cms.failWith(new CmsError('invalid_request', 'Bad post', 400, 'rest_invalid_param'));
     expect(await publishArticle(publishDeps(fakes), article)).toBe('failed');
     fakes.queue.sent.length = 0;
@@ -156,15 +162,7 @@ describe('retryArticle', () => {
   });
 
   it('refuses with a 409 a failed publication whose website was deleted, changing nothing', async () => {
-    const fakes = createFakes();
-    const accountId = await fakes.account(10);
-    const website = await fakes.website(accountId);
-    const article = await createArticle(
-      createDeps(fakes),
-      accountId,
-      articleInput({ website_uuid: website.websiteUuid }),
-    );
-    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    const { fakes, accountId, website, article } = await generatedForWebsite();
     await fakes.websites.delete(accountId, website.websiteUuid);
     expect(await publishArticle(publishDeps(fakes), article)).toBe('website_gone');
     expect(fakes.articles.row(article)?.article.publishState).toBe('failed');

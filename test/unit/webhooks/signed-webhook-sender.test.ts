@@ -2,41 +2,31 @@
  * One webhook attempt against a receiver on 127.0.0.1: the status line decides (Standard
  * Webhooks), whatever body follows it; the request is signed so that the receiver can verify it.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import {
   SignedWebhookSender,
   webhookOutboundPolicy,
 } from '../../../functions/adapters/webhooks/signed-webhook-sender';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
+import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
 
 const SECRET = `whsec_${Buffer.from('a receiver secret of 32 bytes!!!').toString('base64')}`;
 
-let server: Server;
+let server: LocalHttpServer;
 let baseUrl: string;
 let answer: (request: IncomingMessage, response: ServerResponse) => void;
 const received: { headers: IncomingMessage['headers']; body: string }[] = [];
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      answer(request, response);
-    });
+  server = await startLocalHttpServer((request, response, body) => {
+    received.push({ headers: request.headers, body });
+    answer(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   received.length = 0;

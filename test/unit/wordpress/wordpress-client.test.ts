@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutboundPolicy } from '../../../functions/adapters/wordpress/guarded-http';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { WordPressClient } from '../../../functions/adapters/wordpress/wordpress-client';
 import { CmsError, type SiteAccess } from '../../../functions/core/websites/cms-client';
+import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
 
 interface Seen {
   method: string;
@@ -14,7 +15,7 @@ interface Seen {
   body: string;
 }
 
-let server: Server;
+let server: LocalHttpServer;
 let baseUrl: string;
 const seen: Seen[] = [];
 let answer: (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -23,31 +24,21 @@ const json = (response: ServerResponse, status: number, body: unknown) =>
   response.writeHead(status, { 'Content-Type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
+  server = await startLocalHttpServer((request, response, body) => {
+    seen.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      authorization: request.headers.authorization,
+      inkpressAuthorization: request.headers['x-inkpress-authorization'] as string | undefined,
+      contentType: request.headers['content-type'],
+      body,
     });
-    request.on('end', () => {
-      seen.push({
-        method: request.method ?? '',
-        url: request.url ?? '',
-        authorization: request.headers.authorization,
-        inkpressAuthorization: request.headers['x-inkpress-authorization'] as string | undefined,
-        contentType: request.headers['content-type'],
-        body,
-      });
-      answer(request, response, body);
-    });
+    answer(request, response, body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   seen.length = 0;
