@@ -38,9 +38,8 @@ export const MAX_USAGE_DAYS = 366;
 export const DEFAULT_USAGE_DAYS = 30;
 
 const DAY_MS = 86_400_000;
-/** The days a usage query may name (four-digit years; nothing was used before 1970). */
+/** The first day a usage query may name (nothing was used before 1970; the regex caps years at 9999). */
 export const FIRST_USAGE_DAY = '1970-01-01';
-export const LAST_USAGE_DAY = '9999-12-31';
 
 const isoDay = (label: string) =>
   z.string({ error: `The ${label} must be a date (YYYY-MM-DD).` }).check(

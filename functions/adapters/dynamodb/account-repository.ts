@@ -26,46 +26,45 @@ export class DynamoAccountRepository implements AccountStore {
     return Item as Account | undefined;
   }
 
-  async addCredits(accountId: string, amount: number, maxBalance: number): Promise<Account | undefined> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { accountId },
-          UpdateExpression: 'ADD credits :amount',
-          ConditionExpression: 'attribute_exists(accountId) AND credits <= :ceiling',
-          ExpressionAttributeValues: { ':amount': amount, ':ceiling': maxBalance - amount },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes as Account;
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-      if (!(await this.get(accountId))) throw new NotFoundError('Account');
-      return undefined;
-    }
+  addCredits(accountId: string, amount: number, maxBalance: number): Promise<Account | undefined> {
+    return this.update(accountId, 'ADD credits :value', amount, {
+      condition: 'credits <= :ceiling',
+      values: { ':ceiling': maxBalance - amount },
+    });
   }
 
-  setDailyLimit(accountId: string, dailyLimit: number): Promise<Account> {
-    return this.update(accountId, 'SET dailyLimit = :value', dailyLimit);
+  async setDailyLimit(accountId: string, dailyLimit: number): Promise<Account> {
+    return (await this.update(accountId, 'SET dailyLimit = :value', dailyLimit)) as Account;
   }
 
-  private async update(accountId: string, updateExpression: string, value: number): Promise<Account> {
+  /**
+   * Updates an existing account; NotFoundError when there is none, undefined when the account
+   * exists but `also` (a further condition) did not hold.
+   */
+  private async update(
+    accountId: string,
+    updateExpression: string,
+    value: number,
+    also?: { condition: string; values: Record<string, number> },
+  ): Promise<Account | undefined> {
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { accountId },
           UpdateExpression: updateExpression,
-          ConditionExpression: 'attribute_exists(accountId)',
-          ExpressionAttributeValues: { ':value': value },
+          ConditionExpression: also
+            ? `attribute_exists(accountId) AND ${also.condition}`
+            : 'attribute_exists(accountId)',
+          ExpressionAttributeValues: { ':value': value, ...also?.values },
           ReturnValues: 'ALL_NEW',
         }),
       );
       return Attributes as Account;
     } catch (error) {
-      if (conditionFailed(error)) throw new NotFoundError('Account');
-      throw error;
+      if (!conditionFailed(error)) throw error;
+      if (!also || !(await this.get(accountId))) throw new NotFoundError('Account');
+      return undefined;
     }
   }
 }
