@@ -171,14 +171,20 @@ function sendOnce(
     const headers: Record<string, string> = { ...request.headers };
     if (body) headers['Content-Length'] = String(body.length);
     let settled = false;
-    const fail = (error: OutboundError) => {
-      if (settled) return;
+    /** Ends the call once: timers stopped; the request destroyed unless the answer was read to its end. */
+    const settle = (destroy: boolean): boolean => {
+      if (settled) return false;
       settled = true;
       clearTimeout(totalTimer);
       clearTimeout(connectTimer);
-      req.destroy();
-      reject(error);
+      if (destroy) req.destroy();
+      return true;
     };
+    const fail = (error: OutboundError) => {
+      if (settle(true)) reject(error);
+    };
+    const answer = (response: http.IncomingMessage, body: Buffer) =>
+      resolve({ status: response.statusCode ?? 0, headers: response.headers, body, url: url.toString() });
     const req = transport.request(url, {
       method: request.method,
       headers,
@@ -203,16 +209,7 @@ function sendOnce(
     );
     req.on('response', (response) => {
       if (request.statusOnly) {
-        settled = true;
-        clearTimeout(totalTimer);
-        clearTimeout(connectTimer);
-        req.destroy();
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.alloc(0),
-          url: url.toString(),
-        });
+        if (settle(true)) answer(response, Buffer.alloc(0));
         return;
       }
       const chunks: Buffer[] = [];
@@ -237,16 +234,7 @@ function sendOnce(
         fail(new OutboundError('network', `The answer from ${url.host} was cut off`)),
       );
       response.on('end', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(totalTimer);
-        clearTimeout(connectTimer);
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks),
-          url: url.toString(),
-        });
+        if (settle(false)) answer(response, Buffer.concat(chunks));
       });
     });
     req.end(body);
