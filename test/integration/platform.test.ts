@@ -112,6 +112,7 @@ describe('GET /v1/languages', () => {
     event.requestContext.authorizer = null;
     const response = await listLanguages(event);
     expect(response.statusCode).toBe(401);
+    expect(response.headers?.['WWW-Authenticate']).toBe('Bearer');
     expect(JSON.parse(response.body)).toEqual({ message: 'Unauthenticated.' });
   });
 });
