@@ -4,7 +4,7 @@
  * can never turn into markup wherever it is shown: it is escaped where it becomes HTML
  * (`escapeHtml`), and holds no `<` or `>` for the places that show a title as HTML unescaped.
  */
-import { Parser } from 'htmlparser2';
+import type { Parser as HtmlParser } from 'htmlparser2';
 import { CONTROL_EXCEPT_LINE_BREAKS } from './control-characters';
 
 /** Elements whose content is not text a reader sees (sanitize-html's `nonTextTags` and kin). */
@@ -23,11 +23,22 @@ const HIDDEN_CONTENT = new Set([
 
 const EVERY_CONTROL_EXCEPT_LINE_BREAKS = new RegExp(CONTROL_EXCEPT_LINE_BREAKS, 'gu');
 
+/** Only `<` and `&` start markup or an entity: text without them is its own plain text. */
+const MARKUP_OR_ENTITY = /[<&]/;
+
 /**
  * The text of an HTML fragment: parsed once (tags and comments dropped, the content of
  * script-like elements dropped, entities decoded once), then made safe with `safeText`.
+ * Text holding neither `<` nor `&` (most keywords, titles and category names) skips the parser,
+ * which is loaded by the first text that needs it, not at init.
  */
 export function plainText(value: string): string {
+  return safeText(MARKUP_OR_ENTITY.test(value) ? textOfMarkup(value) : value);
+}
+
+function textOfMarkup(value: string): string {
+  // require() rather than import(): ts-jest runs CommonJS, where import() needs an experimental VM flag.
+  const { Parser }: { Parser: typeof HtmlParser } = require('htmlparser2');
   const parts: string[] = [];
   let hiddenDepth = 0;
   const parser = new Parser(
@@ -45,7 +56,7 @@ export function plainText(value: string): string {
     { decodeEntities: true },
   );
   parser.end(value);
-  return safeText(parts.join(''));
+  return parts.join('');
 }
 
 /**

@@ -58,6 +58,19 @@ describe('plain text', () => {
     expect(plainText('<script>alert(1)</script>caf&eacute;')).toBe('café');
   });
 
+  it('reads text without `<` or `&` as the parser does, without loading it', () => {
+    const withoutMarkup = fc
+      .string({ unit: 'binary', maxLength: 60 })
+      .map((text) => text.replace(/[<&]/g, ''));
+    fc.assert(
+      fc.property(withoutMarkup, (input) => {
+        expect(plainText(input)).toBe(safeText(shownText(input)));
+      }),
+      RUNS,
+    );
+    expect(plainText('caf\u00e9 > tea\r\n"x"')).toBe('caf\u00e9 \u203A tea "x"');
+  });
+
   it('is stable: making safe text safe again changes nothing', () => {
     fc.assert(
       fc.property(hostileText, (input) => {
