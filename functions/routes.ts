@@ -60,6 +60,8 @@ export interface RouteDefinition extends FunctionDefinition {
   path: string;
   /** Answered without a token (the authorizer does not guard it). */
   public?: boolean;
+  /** Reads form fields from the body of its requests other than GET; every other body is ignored. */
+  takesBody?: boolean;
 }
 
 /** Every route takes a token from its account's bucket (one UpdateItem) before anything else. */
@@ -93,6 +95,7 @@ export const routes: RouteDefinition[] = [
     name: 'CreateWebsite',
     methods: ['POST'],
     path: '/v1/websites/create',
+    takesBody: true,
     entry: 'functions/api/create-website.ts',
     access: {
       // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany;
@@ -117,6 +120,7 @@ export const routes: RouteDefinition[] = [
     name: 'UpdateWebsite',
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/update',
+    takesBody: true,
     entry: 'functions/api/update-website.ts',
     access: {
       // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
@@ -168,6 +172,7 @@ export const routes: RouteDefinition[] = [
     name: 'ListQueuedArticles',
     methods: ['GET', 'POST'],
     path: '/v1/articles/queue',
+    takesBody: true,
     entry: 'functions/api/list-queued-articles.ts',
     access: {
       tables: rateLimited({
@@ -194,6 +199,7 @@ export const routes: RouteDefinition[] = [
     name: 'CreateArticle',
     methods: ['POST'],
     path: '/v1/articles/create',
+    takesBody: true,
     entry: 'functions/api/create-article.ts',
     access: {
       // The reservation transaction (article put, credits and daily usage updates), the deferred
@@ -278,6 +284,7 @@ export const routes: RouteDefinition[] = [
     name: 'CreateWebhook',
     methods: ['POST'],
     path: '/v1/webhooks/create',
+    takesBody: true,
     entry: 'functions/api/create-webhook.ts',
     // The counter update and the endpoint put, in one transaction; the secret encrypted.
     access: { tables: rateLimited({ webhooks: ['UpdateItem', 'PutItem'] }), sitePasswordKey: 'encrypt' },
@@ -413,7 +420,9 @@ export const allFunctions: readonly FunctionDefinition[] = [
 ];
 
 /** The route or background function named `name` (its handler composes what its `access` declares). */
-export function functionNamed(name: string): FunctionDefinition & { public?: boolean } {
+export function functionNamed(
+  name: string,
+): FunctionDefinition & Pick<Partial<RouteDefinition>, 'public' | 'takesBody'> {
   const definition = allFunctions.find((candidate) => candidate.name === name);
   if (!definition) throw new Error(`No function named ${name} in functions/routes.ts`);
   return definition;

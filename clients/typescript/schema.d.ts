@@ -1149,10 +1149,36 @@ export interface operations {
             /** @description HTML. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1169,6 +1195,8 @@ export interface operations {
             /** @description Balance, daily limit and today's starts. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1178,15 +1206,23 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1196,6 +1232,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1221,6 +1272,8 @@ export interface operations {
             /** @description Usage per UTC day, in total and per website. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1230,6 +1283,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1239,15 +1296,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1257,6 +1320,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1280,6 +1358,8 @@ export interface operations {
             /** @description The article record (status `cancelled`). */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1289,6 +1369,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1298,6 +1382,8 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1307,15 +1393,21 @@ export interface operations {
             /** @description Generation has started (or the article is done). */
             409: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1325,6 +1417,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1348,6 +1455,8 @@ export interface operations {
             /** @description The article record. */
             202: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1357,6 +1466,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1366,6 +1479,8 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1375,15 +1490,21 @@ export interface operations {
             /** @description The article is not in a state that can be retried. */
             409: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1393,6 +1514,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1416,6 +1552,8 @@ export interface operations {
             /** @description The article, generated or not yet. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1425,6 +1563,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,15 +1576,21 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1452,6 +1600,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1613,6 +1776,10 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
+                    /** @description Present when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1622,6 +1789,8 @@ export interface operations {
             /** @description The body could not be parsed. */
             400: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1631,6 +1800,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1640,6 +1813,9 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. */
             409: {
                 headers: {
+                    "Retry-After"?: number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1649,6 +1825,8 @@ export interface operations {
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1658,6 +1836,8 @@ export interface operations {
             /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
             415: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1667,15 +1847,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1685,6 +1871,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1707,6 +1908,8 @@ export interface operations {
             /** @description One page of generated articles. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1716,6 +1919,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1725,15 +1932,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1743,6 +1956,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1765,6 +1993,8 @@ export interface operations {
             /** @description One page of queued articles (status `pending`). */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1774,6 +2004,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1783,15 +2017,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1801,6 +2041,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1833,6 +2088,8 @@ export interface operations {
             /** @description One page of queued articles (status `pending`). */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,6 +2099,8 @@ export interface operations {
             /** @description The body could not be parsed. */
             400: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1851,6 +2110,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1860,6 +2123,8 @@ export interface operations {
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1869,6 +2134,8 @@ export interface operations {
             /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
             415: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,15 +2145,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1896,6 +2169,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,6 +2204,8 @@ export interface operations {
             /** @description Language codes and names. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,15 +2215,23 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1943,6 +2241,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1963,12 +2276,38 @@ export interface operations {
             /** @description The OpenAPI 3.1 document of the API. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1988,6 +2327,8 @@ export interface operations {
             /** @description Confirmation naming the URL. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1997,6 +2338,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2006,15 +2351,21 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2024,6 +2375,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2049,6 +2415,8 @@ export interface operations {
             /** @description One page of attempts. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2058,6 +2426,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2067,6 +2439,8 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2076,15 +2450,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +2474,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2117,6 +2512,8 @@ export interface operations {
             /** @description The endpoint (without its secret). */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +2523,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,15 +2536,21 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +2560,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2194,6 +2616,8 @@ export interface operations {
             /** @description The endpoint and its signing secret (shown only here). */
             201: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2203,6 +2627,8 @@ export interface operations {
             /** @description The body could not be parsed. */
             400: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,6 +2638,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,6 +2651,8 @@ export interface operations {
             /** @description The account has 10 webhooks already. */
             409: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2230,6 +2662,8 @@ export interface operations {
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2239,6 +2673,8 @@ export interface operations {
             /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
             415: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2248,15 +2684,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,6 +2708,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2286,6 +2743,8 @@ export interface operations {
             /** @description Every endpoint of the account, newest first. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2295,15 +2754,23 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2313,6 +2780,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +2820,8 @@ export interface operations {
             /** @description One page of categories, by name. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2347,6 +2831,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2356,6 +2844,8 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,15 +2855,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2383,6 +2879,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2406,6 +2917,8 @@ export interface operations {
             /** @description The website record with the new `categories_count`. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2415,6 +2928,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2424,6 +2941,8 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2433,15 +2952,21 @@ export interface operations {
             /** @description The site refused the stored login: `login_is_unauthorized` is set; update the credentials. */
             409: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2451,6 +2976,8 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +2987,21 @@ export interface operations {
             /** @description The site could not be reached or the plugin failed: `is_unreachable` may be set; try again later. */
             502: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2483,6 +3025,8 @@ export interface operations {
             /** @description Confirmation naming the URL. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2492,6 +3036,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,15 +3049,21 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +3073,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2542,6 +3111,8 @@ export interface operations {
             /** @description The website record. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2551,6 +3122,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2560,15 +3135,21 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2578,6 +3159,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2616,6 +3212,8 @@ export interface operations {
             /** @description The website record. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2625,6 +3223,8 @@ export interface operations {
             /** @description The body could not be parsed. */
             400: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2634,6 +3234,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2643,6 +3247,8 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2652,6 +3258,8 @@ export interface operations {
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2661,6 +3269,8 @@ export interface operations {
             /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
             415: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2670,15 +3280,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2688,6 +3304,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2738,6 +3369,10 @@ export interface operations {
             /** @description The new website record. */
             201: {
                 headers: {
+                    /** @description Present when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2747,6 +3382,8 @@ export interface operations {
             /** @description The body could not be parsed. */
             400: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2756,6 +3393,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2765,6 +3406,9 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. */
             409: {
                 headers: {
+                    "Retry-After"?: number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2774,6 +3418,8 @@ export interface operations {
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +3429,8 @@ export interface operations {
             /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
             415: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2792,15 +3440,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2810,6 +3464,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2832,6 +3501,8 @@ export interface operations {
             /** @description One page of website records. */
             200: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,6 +3512,10 @@ export interface operations {
             /** @description Missing, unknown or revoked token. */
             401: {
                 headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2850,15 +3525,21 @@ export interface operations {
             /** @description Invalid input: messages by field. */
             422: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests. */
+            /** @description Too many requests: try again after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2868,6 +3549,21 @@ export interface operations {
             /** @description Server error (the body has a `request_id`). */
             500: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

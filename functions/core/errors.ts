@@ -58,11 +58,13 @@ export class PayloadTooLargeError extends DomainError {
 }
 
 export class UnsupportedMediaTypeError extends DomainError {
-  constructor(contentType: string) {
+  constructor(contentType: string, contentEncoding?: string) {
     const problem =
-      contentType === ''
-        ? 'The request has no Content-Type header.'
-        : `Unsupported content type "${contentType}".`;
+      contentEncoding !== undefined
+        ? `Unsupported content encoding "${contentEncoding}": send the body uncompressed.`
+        : contentType === ''
+          ? 'The request has no Content-Type header.'
+          : `Unsupported content type "${contentType}".`;
     super(`${problem} Send multipart/form-data, application/x-www-form-urlencoded or application/json.`);
   }
 }

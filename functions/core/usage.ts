@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import type { AccountStore } from './accounts';
-import { NotFoundError } from './errors';
+import { NotFoundError, ValidationError } from './errors';
 import { parseOrThrow } from './schema-helpers';
 import { nextUtcMidnight, toWireTime, utcDay } from './wire';
 
@@ -105,8 +105,17 @@ export async function accountUsage(
   const to = input.to ?? utcDay(deps.clock());
   const defaultFrom = shiftDay(to, -(DEFAULT_USAGE_DAYS - 1));
   const from = input.from ?? (defaultFrom < FIRST_USAGE_DAY ? FIRST_USAGE_DAY : defaultFrom);
-  // A given `from` with the default `to` (today) must still make a valid range.
-  parseOrThrow(usageQuerySchema, { from, to });
+  if (input.to === undefined && input.from !== undefined) {
+    // A given `from` with the default `to` (today) must still make a valid range: `from` is at fault.
+    const span = daysBetween(from, to);
+    if (span < 0) throw ValidationError.forField('from', 'The from date must not be after today (UTC).');
+    if (span + 1 > MAX_USAGE_DAYS) {
+      throw ValidationError.forField(
+        'from',
+        `The range may cover at most ${MAX_USAGE_DAYS} days: without a to date, from may be at most ${MAX_USAGE_DAYS - 1} days before today.`,
+      );
+    }
+  }
   const recorded = new Map((await deps.usage.listDays(accountId, from, to)).map((day) => [day.day, day]));
   const days = [];
   // Counted, not compared as text: the day after 9999-12-31 is written "+010000-01-01".

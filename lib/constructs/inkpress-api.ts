@@ -70,12 +70,14 @@ const GATEWAY_RESPONSES: {
     type: apigateway.ResponseType.THROTTLED,
     statusCode: '429',
     body: JSON.stringify(errorBodies.tooManyRequests),
+    headers: { 'Retry-After': '1' },
   },
   {
     id: 'QuotaExceeded',
     type: apigateway.ResponseType.QUOTA_EXCEEDED,
     statusCode: '429',
     body: JSON.stringify(errorBodies.tooManyRequests),
+    headers: { 'Retry-After': '1' },
   },
   // Other client errors keep their status; `messageString` is API Gateway's message, JSON-quoted.
   {

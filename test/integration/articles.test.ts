@@ -456,6 +456,33 @@ describe('validation', () => {
     expect(record.data).toMatchObject({ website: null, category: null, status: 0 });
   });
 
+  it('ignores the body of an operation that takes none', async () => {
+    const accountId = await newAccount(100);
+    const created = json(await create(accountId, validFields));
+    const withBody = (body: string, contentType: string) =>
+      showArticleHandler(
+        apiEvent('show-article', {
+          accountId,
+          pathParameters: { article_uuid: created.article_uuid },
+          body,
+          contentType,
+        }),
+      );
+    for (const [body, contentType] of [
+      ['<xml/>', 'text/xml'],
+      ['{', 'application/json'],
+      ['x'.repeat(70_000), 'text/plain'],
+    ] as const) {
+      const response = await withBody(body, contentType);
+      expect(response.statusCode).toBe(200);
+      expect(json(response).data.uuid).toBe(created.article_uuid);
+    }
+    // A GET of the queue listing ignores a body too; its POST reads the page from it.
+    const page2 = { accountId, body: JSON.stringify({ page: 'x' }), contentType: 'application/json' };
+    expect((await listQueueHandler(apiEvent('list-queued-articles', page2))).statusCode).toBe(200);
+    expect((await listQueueHandler(apiEvent('list-queued-articles-post', page2))).statusCode).toBe(422);
+  });
+
   it('rejects a body that is not form data or JSON with a JSON error', async () => {
     const accountId = await newAccount(100);
     const response = await createArticleHandler(

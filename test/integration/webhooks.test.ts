@@ -5,11 +5,13 @@
  * `standardwebhooks` library with the secret the create call returned; a 500 brings the same
  * `webhook-id` again and the deliveries list shows both attempts; a 410 disables the endpoint.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { createAccount } from '../../functions/core/accounts';
+import { WEBHOOK_EVENT_TYPES } from '../../functions/core/webhooks/webhook';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
 import * as deps from '../support/deps';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
@@ -153,6 +155,11 @@ describe('webhook endpoints', () => {
     [{ url: 'not a url' }, 'url', 'The url must be a valid URL (https://...).'],
     [{ url: 'ftp://127.0.0.1/x' }, 'url', 'The url must be an https:// address.'],
     [
+      { url: 'http://user:secret@127.0.0.1/x' },
+      'url',
+      'The url may not contain a user name or password; verify the webhook-signature header instead.',
+    ],
+    [
       { url: 'http://127.0.0.1/x', events: ['article.deleted'] },
       'events.0',
       expect.stringContaining('"article.deleted" is not one'),
@@ -164,6 +171,21 @@ describe('webhook endpoints', () => {
     expect(response.status).toBe(422);
     expect(response.body.errors[field]).toEqual([message]);
     expect((await api(token, 'GET', '/v1/webhooks/list')).body.data).toEqual([]);
+  });
+
+  it.each([
+    [['', 'article.failed', ' '], ['article.failed']],
+    [['', ' '], [...WEBHOOK_EVENT_TYPES]],
+    [null, [...WEBHOOK_EVENT_TYPES]],
+    ['', [...WEBHOOK_EVENT_TYPES]],
+  ])('reads events %j as %j (blank items count as absent)', async (events, expected) => {
+    const token = await newToken();
+    const response = await api(token, 'POST', '/v1/webhooks/create', {
+      url: `${receiver.url}/blank`,
+      events,
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.data.events).toEqual(expected);
   });
 
   it('allows at most 10 per account', async () => {

@@ -1,7 +1,8 @@
 /**
  * Turns an operation (request and dependencies in, result out) into an API Gateway proxy handler
  * for one route of the route table: composes what the route declares, reads the account set by
- * the authorizer, applies its rate limit, parses the body, maps errors, adds the request id.
+ * the authorizer, applies its rate limit, parses the body (of a route that takes one; others
+ * ignore it), maps errors, adds the request id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { UnauthenticatedError } from '../../core/errors';
@@ -57,11 +58,15 @@ export function apiHandler<Deps>(
         if (typeof accountId !== 'string' || accountId === '') throw new UnauthenticatedError();
         await deps.rateLimit(accountId);
       }
-      const fields = await parseFormBody({
-        body: event.body,
-        isBase64Encoded: event.isBase64Encoded,
-        contentType: header(event, 'content-type'),
-      });
+      const fields =
+        route.takesBody && event.httpMethod !== 'GET'
+          ? await parseFormBody({
+              body: event.body,
+              isBase64Encoded: event.isBase64Encoded,
+              contentType: header(event, 'content-type'),
+              contentEncoding: header(event, 'content-encoding'),
+            })
+          : {};
       const result = await operation(
         {
           accountId: typeof accountId === 'string' ? accountId : '',

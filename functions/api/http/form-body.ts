@@ -5,6 +5,9 @@
  * silently: such a form value becomes `UndecodableText` (a 422 on its field), such a JSON body
  * is a 400.
  *
+ * A field sent twice is refused (422) in every body: forms keep both copies as a list that schemas
+ * reject, JSON objects are checked for repeated names (JSON.parse would keep the last silently).
+ *
  * Only multipart bodies reach the function as bytes (base64; the API's one binary media type):
  * API Gateway, like the local runtime, hands other bodies over as text, already decoded, with
  * U+FFFD where bytes were not UTF-8. A replacement character cannot be told from one the client
@@ -12,7 +15,13 @@
  * and a JSON body that holds one outside an escape is a 400 like a JSON body that is not UTF-8.
  */
 import type busboy from 'busboy';
-import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
+import { visit } from 'jsonc-parser';
+import {
+  MalformedBodyError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../core/errors';
 import { UndecodableText } from '../../core/undecodable-text';
 
 export type FormFields = Record<string, unknown>;
@@ -25,14 +34,25 @@ export interface RawBody {
   body: string | null;
   isBase64Encoded: boolean;
   contentType: string | undefined;
+  /** The Content-Encoding header: bodies are taken as sent (`identity`) only. */
+  contentEncoding?: string | undefined;
 }
 
-export async function parseFormBody({ body, isBase64Encoded, contentType }: RawBody): Promise<FormFields> {
+export async function parseFormBody({
+  body,
+  isBase64Encoded,
+  contentType,
+  contentEncoding,
+}: RawBody): Promise<FormFields> {
   const bytes = body === null ? Buffer.alloc(0) : Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
   if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   if (bytes.length === 0) return {};
 
   const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const encoding = contentEncoding?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw new UnsupportedMediaTypeError(mediaType, encoding);
+  }
   switch (mediaType) {
     case 'application/json':
       return parseJson(bytes);
@@ -65,7 +85,35 @@ function parseJson(bytes: Buffer): FormFields {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
+  const repeated = repeatedFieldNames(text);
+  if (repeated.length > 0) {
+    // JSON.parse keeps the last copy; like a form field sent twice, it is refused instead.
+    throw new ValidationError(
+      Object.fromEntries(repeated.map((name) => [name, [`The ${name} field appears more than once.`]])),
+    );
+  }
   return markUndecodable(parsed as FormFields);
+}
+
+/** Names that appear more than once in the top-level object of a JSON text (escapes decoded). */
+function repeatedFieldNames(json: string): string[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  let depth = 0;
+  visit(json, {
+    onObjectBegin: () => {
+      depth++;
+    },
+    onObjectEnd: () => {
+      depth--;
+    },
+    onObjectProperty: (name) => {
+      if (depth !== 1) return;
+      if (seen.has(name)) repeated.add(name);
+      seen.add(name);
+    },
+  });
+  return [...repeated];
 }
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {

@@ -23,10 +23,9 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { Context } from 'aws-lambda';
 import { RequestInProgressError, ValidationError } from '../../core/errors';
 import type { ApiRequest, Operation } from './api-handler';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from './idempotency-key';
 import type { ApiResult } from './responses';
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-const MAX_KEY_LENGTH = 255;
 const KEEP_SECONDS = 24 * 60 * 60;
 /** The time an invocation has when there is no Lambda context (a handler called directly). */
 const DEFAULT_REMAINING_MS = 10_000;
@@ -134,22 +133,6 @@ function keyedUuid(scope: string, accountId: string, idempotencyKey: string): st
   const hex = createHash('sha256').update(`${scope}\n${accountId}\n${idempotencyKey}`).digest('hex');
   const variant = ((Number.parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** The header's value as sent, or undefined without the header; 422 when empty or too long. */
-function idempotencyKeyOf(request: ApiRequest): string | undefined {
-  const value = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-  if (value === undefined) return undefined;
-  if (value.trim() === '') {
-    throw ValidationError.forField(IDEMPOTENCY_KEY_HEADER, `The ${IDEMPOTENCY_KEY_HEADER} header is empty.`);
-  }
-  if ([...value].length > MAX_KEY_LENGTH) {
-    throw ValidationError.forField(
-      IDEMPOTENCY_KEY_HEADER,
-      `The ${IDEMPOTENCY_KEY_HEADER} header may not be longer than ${MAX_KEY_LENGTH} characters.`,
-    );
-  }
-  return value;
 }
 
 /** A stored response (an ApiResult), marked as replayed. */

@@ -12,6 +12,7 @@ import {
 } from 'zod-openapi';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../../core/webhooks/webhook';
 import { type RouteDefinition, routes } from '../../routes';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, PRINTABLE_ASCII } from '../http/idempotency-key';
 import { operations } from './operations';
 import {
   articleRecordSchema,
@@ -26,10 +27,13 @@ type StatusCode = `${1 | 2 | 3 | 4 | 5}${string}`;
 
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/json'] as const;
 
-const GENERAL_ERRORS: Record<number, string> = {
+const AUTHENTICATED_ERRORS: Record<number, string> = {
   401: 'Missing, unknown or revoked token.',
-  429: 'Too many requests.',
+  429: 'Too many requests: try again after `Retry-After` seconds.',
+};
+const SERVER_ERRORS: Record<number, string> = {
   500: 'Server error (the body has a `request_id`).',
+  503: 'Service temporarily unavailable: try again after `Retry-After` seconds.',
 };
 const BODY_ERRORS: Record<number, string> = {
   400: 'The body could not be parsed.',
@@ -37,10 +41,16 @@ const BODY_ERRORS: Record<number, string> = {
   415: 'The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json.',
 };
 
-const idempotencyKey = z.string().max(255).optional().meta({
-  description:
-    'A client-chosen key (e.g. a UUID): a request repeated with the same key and body gets the first answer again instead of creating a second record.',
-});
+const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+  .regex(PRINTABLE_ASCII)
+  .optional()
+  .meta({
+    description:
+      'A client-chosen key (e.g. a UUID): a request repeated with the same key and body gets the first answer again instead of creating a second record.',
+  });
 
 function pathParameters(path: string) {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
@@ -55,6 +65,33 @@ function pathParameters(path: string) {
   );
 }
 
+const requestIdHeader = z.string().optional().meta({
+  description:
+    "The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead.",
+});
+const retryAfterHeader = z.int().min(1).meta({ description: 'Seconds to wait before trying again.' });
+
+/** The headers of a response with this status. */
+function responseHeaders(status: number, idempotent: boolean) {
+  return z.object({
+    'X-Request-Id': requestIdHeader,
+    ...(status === 401
+      ? { 'WWW-Authenticate': z.literal('Bearer').meta({ description: 'The token scheme.' }) }
+      : {}),
+    ...(status === 429 || status === 503 ? { 'Retry-After': retryAfterHeader } : {}),
+    // Only the 409 of a copy whose first request is still running carries it.
+    ...(status === 409 && idempotent ? { 'Retry-After': retryAfterHeader.optional() } : {}),
+    ...(status < 300 && idempotent
+      ? {
+          'Idempotent-Replayed': z.literal('true').optional().meta({
+            description:
+              'Present when this is the stored answer to an earlier request with the same `Idempotency-Key`.',
+          }),
+        }
+      : {}),
+  });
+}
+
 function jsonContent(schema: $ZodType) {
   return { content: { 'application/json': { schema } } };
 }
@@ -63,25 +100,40 @@ function operationOf(route: RouteDefinition, method: string): ZodOpenApiOperatio
   const spec = operations[route.name];
   if (!spec) throw new Error(`The route ${route.name} has no entry in functions/api/openapi/operations.ts`);
   const path = pathParameters(route.path);
+  if ((spec.body !== undefined) !== (route.takesBody === true)) {
+    throw new Error(`${route.name}: a body schema in operations.ts goes with takesBody in the route table`);
+  }
   const withBody = spec.body !== undefined && method !== 'GET';
   const query = method === 'GET' || !withBody ? spec.query : undefined;
   const errors: Partial<Record<number, string>> = {
-    ...(route.public ? {} : GENERAL_ERRORS),
+    ...(route.public ? {} : AUTHENTICATED_ERRORS),
     ...(path ? { 404: 'No such record in this account.' } : {}),
     ...(withBody || query ? { 422: 'Invalid input: messages by field.' } : {}),
     ...(withBody ? BODY_ERRORS : {}),
     ...spec.errors,
+    ...SERVER_ERRORS,
   };
+  const idempotent = spec.idempotent === true;
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, response] of Object.entries(spec.responses)) {
+    const headers = responseHeaders(Number(status), idempotent);
     responses[status as StatusCode] = response.html
-      ? { description: response.description, content: { 'text/html': { schema: { type: 'string' } } } }
-      : { description: response.description, ...(response.schema ? jsonContent(response.schema) : {}) };
+      ? {
+          description: response.description,
+          headers,
+          content: { 'text/html': { schema: { type: 'string' } } },
+        }
+      : {
+          description: response.description,
+          headers,
+          ...(response.schema ? jsonContent(response.schema) : {}),
+        };
   }
   for (const [status, description] of Object.entries(errors)) {
     if (description === undefined) continue;
     responses[status as StatusCode] = {
       description,
+      headers: responseHeaders(Number(status), idempotent),
       ...jsonContent(status === '422' ? validationErrorSchema : errorSchema),
     };
   }
@@ -215,6 +267,17 @@ function withFieldDocs<T extends { paths?: object }>(document: T): T {
           Object.assign(property, { description: doc.description });
           if (doc.enum) Object.assign(property, { enum: [...doc.enum] });
           if (doc.format) Object.assign(property, { format: doc.format });
+          for (const variant of [
+            property,
+            ...((property.anyOf as Record<string, unknown>[] | undefined) ?? []),
+          ]) {
+            if (variant.type === 'string' && doc.maxLength !== undefined) variant.maxLength = doc.maxLength;
+            if (variant.type === 'string' && doc.pattern !== undefined) variant.pattern = doc.pattern;
+            if (variant.type === 'array' && doc.list) {
+              variant.maxItems = doc.list.maxItems;
+              Object.assign(variant.items as object, { maxLength: doc.list.itemMaxLength });
+            }
+          }
         }
       }
     }

@@ -20,6 +20,7 @@ import { AI_MODELS } from '../../core/pricing';
 import { usageQuerySchema } from '../../core/usage';
 import { createWebhookSchema } from '../../core/webhooks/create-webhook';
 import { createWebsiteSchema } from '../../core/websites/create-website';
+import { MAX_SITE_URL_LENGTH } from '../../core/websites/site-url';
 import { updateWebsiteSchema } from '../../core/websites/update-website';
 import {
   accountSchema,
@@ -65,6 +66,11 @@ export interface FieldDoc {
   description: string;
   enum?: readonly string[];
   format?: string;
+  /** Limits the schema checks in code (a refinement) rather than in a form JSON Schema shows. */
+  maxLength?: number;
+  pattern?: string;
+  /** For a field that may be sent as a list: its most items and their longest. */
+  list?: { maxItems: number; itemMaxLength: number };
 }
 
 const FORM_BOOLEAN = 'A boolean: true/false, 1/0, yes/no or on/off.';
@@ -103,7 +109,7 @@ export const operations: Record<string, OperationSpec> = {
     tag: 'Websites',
     body: createWebsiteSchema,
     fieldDocs: {
-      url: { description: 'The site address (https when deployed).' },
+      url: { description: 'The site address (https when deployed).', maxLength: MAX_SITE_URL_LENGTH },
       login: { description: 'Login of the WordPress user with the Inkpress Editor role.' },
       password: {
         description: "That user's password or an application password; stored encrypted, never returned.",
@@ -178,6 +184,7 @@ export const operations: Record<string, OperationSpec> = {
     fieldDocs: {
       keyword: {
         description: `A keyword, a sentence, or up to ${MAX_KEYWORDS} comma-separated keywords (each at most ${MAX_KEYWORD_LENGTH} characters); plain text.`,
+        pattern: `^[^,]*(,[^,]*){0,${MAX_KEYWORDS - 1}}$`,
       },
       h2_count: { description: 'Number of H2 sections, 1-10; each costs credits.' },
       ai_model: { description: 'The model tier; sets the price.', enum: AI_MODELS },
@@ -185,7 +192,10 @@ export const operations: Record<string, OperationSpec> = {
         description: 'Language code (GET /v1/languages).',
         enum: listLanguages().map((language) => language.code),
       },
-      title: { description: `At most ${MAX_TITLE_LENGTH} characters; generated when left out.` },
+      title: {
+        description: `At most ${MAX_TITLE_LENGTH} characters; generated when left out.`,
+        maxLength: MAX_TITLE_LENGTH,
+      },
       need_bold: { description: `Bold the key phrases (1 more credit). ${FORM_BOOLEAN}` },
       website_uuid: { description: 'Publish to this website of yours.', format: 'uuid' },
       category_uuid: { description: 'A category of that website (with website_uuid only).', format: 'uuid' },
@@ -197,10 +207,12 @@ export const operations: Record<string, OperationSpec> = {
       faq_count: { description: 'Questions in an FAQ section, 0-10.' },
       tags: {
         description: `Up to ${MAX_TAGS} tags (each at most ${MAX_TAG_LENGTH} characters), a list or comma-separated text.`,
+        list: { maxItems: MAX_TAGS, itemMaxLength: MAX_TAG_LENGTH },
       },
       auto_tags: { description: `Let the model add tags. ${FORM_BOOLEAN}` },
       meta_description: {
         description: `Your own meta description (at most ${MAX_META_DESCRIPTION_LENGTH} characters); written by the model when left out.`,
+        maxLength: MAX_META_DESCRIPTION_LENGTH,
       },
     },
     idempotent: true,

@@ -14,6 +14,9 @@ export const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 50;
 export const MAX_META_DESCRIPTION_LENGTH = 160;
 
+/** Characters as readers (and JSON Schema's `maxLength`) count them: code points, an emoji is one. */
+const characterCount = (text: string) => [...text].length;
+
 /** Plain text (markup dropped, entities decoded once; see `plainText`), not empty. */
 const requiredText = (label: string, options: { lineBreaks?: boolean } = {}) =>
   z.pipe(
@@ -55,7 +58,7 @@ const tagsField = z
       if (tags.length > MAX_TAGS) {
         context.addIssue({ code: 'custom', message: `The tags field may contain at most ${MAX_TAGS} tags.` });
       }
-      if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) {
+      if (tags.some((tag) => characterCount(tag) > MAX_TAG_LENGTH)) {
         context.addIssue({
           code: 'custom',
           message: `Each tag may be at most ${MAX_TAG_LENGTH} characters long.`,
@@ -75,7 +78,7 @@ const createArticleFields = z.object({
           code: 'custom',
           message: `The keyword field may contain at most ${MAX_KEYWORDS} keywords.`,
         });
-      } else if (keywords.some((keyword) => keyword.length > MAX_KEYWORD_LENGTH)) {
+      } else if (keywords.some((keyword) => characterCount(keyword) > MAX_KEYWORD_LENGTH)) {
         context.addIssue({
           code: 'custom',
           message: `Each keyword may be at most ${MAX_KEYWORD_LENGTH} characters long.`,
@@ -98,7 +101,7 @@ const createArticleFields = z.object({
     z.pipe(
       z.pipe(formText('title', { lineBreaks: true }), z.transform(plainText)),
       z.string().check(
-        z.maxLength(MAX_TITLE_LENGTH, {
+        z.refine((title: string) => characterCount(title) <= MAX_TITLE_LENGTH, {
           error: `The title may not be longer than ${MAX_TITLE_LENGTH} characters.`,
         }),
       ),
@@ -125,7 +128,7 @@ const createArticleFields = z.object({
     z.pipe(
       z.pipe(z.string({ error: 'The meta_description must be text.' }), z.transform(plainText)),
       z.string().check(
-        z.maxLength(MAX_META_DESCRIPTION_LENGTH, {
+        z.refine((description: string) => characterCount(description) <= MAX_META_DESCRIPTION_LENGTH, {
           error: `The meta_description may not be longer than ${MAX_META_DESCRIPTION_LENGTH} characters.`,
         }),
       ),

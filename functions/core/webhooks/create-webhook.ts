@@ -24,15 +24,18 @@ export interface CreateWebhookDeps {
 
 const MAX_URL_LENGTH = 2_000;
 
+/**
+ * Absent, null, blank, or only blank items (empty form fields count as absent): every event. Blank
+ * items among others are dropped. An explicit empty JSON list is refused: it would receive nothing.
+ */
 const eventList = preprocess(
   (value) => {
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value === 'string')
-      return value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean);
-    return value;
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' && (!Array.isArray(value) || value.length === 0)) return value;
+    const items = (typeof value === 'string' ? value.split(',') : value)
+      .map((item: unknown) => (typeof item === 'string' ? item.trim() : item))
+      .filter((item) => item !== '');
+    return items.length === 0 ? undefined : items;
   },
   z.optional(
     z
@@ -102,6 +105,14 @@ async function receiverUrl(policy: ReceiverUrlPolicy, text: string): Promise<str
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw ValidationError.forField('url', 'The url must be an https:// address.');
+  }
+  // Credentials in the URL would be shown by every list and show answer: events are authenticated
+  // by their signature instead.
+  if (url.username !== '' || url.password !== '') {
+    throw ValidationError.forField(
+      'url',
+      'The url may not contain a user name or password; verify the webhook-signature header instead.',
+    );
   }
   switch (await policy.check(url)) {
     case 'https_required':

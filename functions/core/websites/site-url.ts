@@ -20,7 +20,9 @@ export interface SiteUrl {
 /**
  * Normalises a site URL given by a client. Requires http or https; refuses credentials,
  * a query string and a fragment; lowercases the host, drops a default port, a trailing dot of
- * the host and trailing slashes; refuses a result longer than MAX_NORMALIZED_URL_BYTES.
+ * the host and trailing slashes; decodes percent-encoded unreserved characters (`%64` is `d`)
+ * and writes other escapes in upper case (RFC 3986, 6.2.2); refuses a result longer than
+ * MAX_NORMALIZED_URL_BYTES.
  */
 export function normalizeSiteUrl(input: string): SiteUrl {
   const text = input.trim();
@@ -45,7 +47,7 @@ export function normalizeSiteUrl(input: string): SiteUrl {
   const host = parsed.hostname.replace(/\.$/, '');
   if (host === '') throw invalid('The url must name a host.');
   const port = parsed.port === '' ? '' : `:${parsed.port}`;
-  const path = parsed.pathname.replace(/\/+$/, '');
+  const path = parsed.pathname.replace(/%[0-9a-f]{2}/gi, normalEscape).replace(/\/+$/, '');
   const identity = `${host}${port}${path}`;
   const url = `${parsed.protocol}//${identity}`;
   if (utf8.encode(url).length > MAX_NORMALIZED_URL_BYTES) {
@@ -54,6 +56,14 @@ export function normalizeSiteUrl(input: string): SiteUrl {
     );
   }
   return { url, identity };
+}
+
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/** A percent escape as RFC 3986 normalises it: an unreserved character as itself, others upper case. */
+function normalEscape(escape: string): string {
+  const character = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+  return UNRESERVED.test(character) ? character : escape.toUpperCase();
 }
 
 /** The identity of an already normalised URL. */

@@ -14,6 +14,7 @@ import { PASSWORD_CONTEXT_VERSION } from './password-cipher';
 import { findWebsite } from './read-websites';
 import { removeAllCategories } from './remove-categories';
 import { HEALTHY } from './site-failures';
+import { normalizeSiteUrl } from './site-url';
 import { presentWebsite } from './website';
 
 export interface UpdateWebsiteDeps
@@ -30,8 +31,9 @@ export async function updateWebsite(
   fields: Record<string, unknown>,
 ) {
   const website = await findWebsite(deps.websites, accountId, websiteUuid);
-  // Said, not ignored: a client that sends a new address must not believe it was taken.
-  if (fields.url !== undefined) {
+  // Said, not ignored: a client that sends a new address must not believe it was taken. Blank
+  // (like any empty optional field) or the website's own address changes nothing.
+  if (!isBlank(fields.url) && !isAddressOf(website.url, fields.url)) {
     throw ValidationError.forField(
       'url',
       'The url of a website cannot be changed; register the new address as a new website.',
@@ -64,4 +66,17 @@ export async function updateWebsite(
   }
   await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, now);
   return presentWebsite(updated);
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function isAddressOf(siteUrl: string, value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return normalizeSiteUrl(value).url === siteUrl;
+  } catch {
+    return false;
+  }
 }

@@ -1,8 +1,10 @@
+import { gzipSync } from 'node:zlib';
 import { MAX_BODY_BYTES, parseFormBody } from '../../../functions/api/http/form-body';
 import {
   MalformedBodyError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
+  ValidationError,
 } from '../../../functions/core/errors';
 import { UndecodableText } from '../../../functions/core/undecodable-text';
 import { multipartBody } from '../../support/multipart';
@@ -38,6 +40,45 @@ describe('form body parsing', () => {
       contentType: 'application/x-www-form-urlencoded',
     });
     expect(fields.keyword).toEqual(['a', 'b']);
+  });
+
+  it('refuses a JSON object naming a field twice (escaped or not), as a form sending it twice', async () => {
+    const json = (body: string) =>
+      parseFormBody({ body, isBase64Encoded: false, contentType: 'application/json' });
+    const refusal = await json('{"keyword":"a","h2_count":1,"h\\u0032_count":9}').catch(
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ValidationError);
+    expect((refusal as ValidationError).fieldErrors).toEqual({
+      h2_count: ['The h2_count field appears more than once.'],
+    });
+    // Names repeated inside nested objects, or in different objects of a list, are not fields.
+    expect(await json('{"tags":[{"a":1},{"a":2}],"x":{"b":1,"c":{"b":2}}}')).toEqual({
+      tags: [{ a: 1 }, { a: 2 }],
+      x: { b: 1, c: { b: 2 } },
+    });
+  });
+
+  it('takes bodies as sent only: a compressed body is a 415 naming its encoding, not a garbled 400', async () => {
+    const body = gzipSync('{"keyword":"a"}').toString('base64');
+    const refusal = await parseFormBody({
+      body,
+      isBase64Encoded: true,
+      contentType: 'application/json',
+      contentEncoding: 'gzip',
+    }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(UnsupportedMediaTypeError);
+    expect((refusal as Error).message).toMatch(
+      /^Unsupported content encoding "gzip": send the body uncompressed\./,
+    );
+    expect(
+      await parseFormBody({
+        body: '{"keyword":"a"}',
+        isBase64Encoded: false,
+        contentType: 'application/json',
+        contentEncoding: 'Identity',
+      }),
+    ).toEqual({ keyword: 'a' });
   });
 
   it('treats an empty body as no fields', async () => {

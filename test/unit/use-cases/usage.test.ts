@@ -2,6 +2,7 @@
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
 import { MAX_GENERATION_ATTEMPTS } from '../../../functions/core/articles/lifecycle-policy';
+import type { ValidationError } from '../../../functions/core/errors';
 import { accountUsage, showAccount } from '../../../functions/core/usage';
 import { createFakes, FakeDelivery } from '../../support/fakes';
 import { articleInput, createDeps, generateDeps, PRICE } from './helpers';
@@ -67,6 +68,26 @@ describe('account and usage', () => {
     await expect(accountUsage(fakes, accountId, { from: '2025-01-01', to: '2026-03-01' })).rejects.toThrow(
       'The range may cover at most 366 days.',
     );
+  });
+
+  it('blames from when a from alone makes no range up to today (the default to)', async () => {
+    const fakes = createFakes('2026-03-01T12:00:00.000Z');
+    const accountId = await fakes.account(0);
+    const fieldErrorsOf = (query: Record<string, string>) =>
+      accountUsage(fakes, accountId, query).then(
+        () => undefined,
+        (error: unknown) => (error as ValidationError).fieldErrors,
+      );
+
+    expect(await fieldErrorsOf({ from: '2026-03-02' })).toEqual({
+      from: ['The from date must not be after today (UTC).'],
+    });
+    expect(await fieldErrorsOf({ from: '2025-02-28' })).toEqual({
+      from: [
+        'The range may cover at most 366 days: without a to date, from may be at most 365 days before today.',
+      ],
+    });
+    expect(await fieldErrorsOf({ from: '2025-03-01' })).toBeUndefined();
   });
 
   it('covers the last days of year 9999 and ends there (the day after is not a four-digit date)', async () => {

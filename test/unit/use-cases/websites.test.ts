@@ -107,6 +107,41 @@ describe('website use cases', () => {
     expect(await fakes.websites.get(accountId, website.websiteUuid)).toEqual(before);
   });
 
+  it.each([[''], ['  '], [null]])(
+    'an update with a blank url (%j) changes the login as without it',
+    async (url) => {
+      const fakes = createFakes();
+      const accountId = await fakes.account(10);
+      const website = await fakes.website(accountId);
+      const deps = { ...websiteDeps(fakes), publications: fakes.publications };
+
+      const { data } = await updateWebsite(deps, accountId, website.websiteUuid, {
+        url,
+        login: 'editor-2',
+        password: 'new-secret',
+      });
+
+      expect(data.url).toBe(website.url);
+      expect((await fakes.websites.get(accountId, website.websiteUuid))?.login).toBe('editor-2');
+    },
+  );
+
+  it('an update that sends back the website own url (any spelling) is taken', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    const deps = { ...websiteDeps(fakes), publications: fakes.publications };
+    const sameAddress = `${website.url.replace('https://', 'HTTPS://')}/`;
+
+    const { data } = await updateWebsite(deps, accountId, website.websiteUuid, {
+      url: sameAddress,
+      login: 'editor-2',
+      password: 'new-secret',
+    });
+
+    expect(data.url).toBe(website.url);
+  });
+
   it('the hourly check flags a failing site and clears it when it answers again', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(0);

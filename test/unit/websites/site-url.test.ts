@@ -23,6 +23,16 @@ describe('normalizeSiteUrl', () => {
     ['https://blog.example.com./', 'https://blog.example.com', 'blog.example.com'],
     ['https://bücher.example/', 'https://xn--bcher-kva.example', 'xn--bcher-kva.example'],
     ['https://blog.example.com/a/../b/', 'https://blog.example.com/b', 'blog.example.com/b'],
+    [
+      'http://blog.example.com/%64upe/%7euser',
+      'http://blog.example.com/dupe/~user',
+      'blog.example.com/dupe/~user',
+    ],
+    [
+      'http://blog.example.com/a%2fb%c3%a9',
+      'http://blog.example.com/a%2Fb%C3%A9',
+      'blog.example.com/a%2Fb%C3%A9',
+    ],
   ])('%s -> %s', (input, url, identity) => {
     expect(normalizeSiteUrl(input)).toEqual({ url, identity });
     expect(siteUrlIdentity(url)).toBe(identity);
