@@ -61,9 +61,9 @@ export function normalizeSiteUrl(input: string): SiteUrl {
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /** A percent escape as RFC 3986 normalises it: an unreserved character as itself, others upper case. */
-function normalEscape(escape: string): string {
-  const character = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
-  return UNRESERVED.test(character) ? character : escape.toUpperCase();
+function normalEscape(percentEscape: string): string {
+  const character = String.fromCharCode(Number.parseInt(percentEscape.slice(1), 16));
+  return UNRESERVED.test(character) ? character : percentEscape.toUpperCase();
 }
 
 /** The identity of an already normalised URL. */
