@@ -773,6 +773,7 @@ export interface components {
         };
         /** @description Where the post stands on its website; null without a website. */
         Publication: {
+            /** @description Failed attempts so far: 0 for a post published at the first try; a retry starts again at 0. */
             attempts: number;
             last_error: string | null;
             next_attempt_at: string | null;
@@ -782,6 +783,7 @@ export interface components {
         } | null;
         /** @description Where the post stands on its website; null without a website. */
         PublicationOutput: {
+            /** @description Failed attempts so far: 0 for a post published at the first try; a retry starts again at 0. */
             attempts: number;
             last_error: string | null;
             next_attempt_at: string | null;

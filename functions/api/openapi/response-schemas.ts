@@ -74,7 +74,10 @@ const publicationSiteSchema = z
 const publicationSchema = z
   .object({
     state: z.enum(['waiting', 'scheduled', 'published', 'failed']),
-    attempts: z.int(),
+    attempts: z.int().meta({
+      description:
+        'Failed attempts so far: 0 for a post published at the first try; a retry starts again at 0.',
+    }),
     last_error: z.string().nullable(),
     next_attempt_at: wireTime.nullable(),
     site: publicationSiteSchema,
