@@ -52,15 +52,33 @@ export function countH2(html: string): number {
 
 /** At most 160 characters, cut at a word boundary; `tooShort` when under 120. */
 export function fitMetaDescription(text: string): { text: string; tooShort: boolean } {
-  let fitted = text.trim();
-  if (fitted.length > META_DESCRIPTION_MAX) {
-    const cut = fitted.slice(0, META_DESCRIPTION_MAX + 1);
-    const lastSpace = cut.lastIndexOf(' ');
-    fitted = (lastSpace > META_DESCRIPTION_MIN ? cut.slice(0, lastSpace) : cut.slice(0, META_DESCRIPTION_MAX))
-      .replace(/[\s,;:–—-]+$/u, '')
-      .trim();
-  }
+  const fitted = cutAtWord(text, META_DESCRIPTION_MAX, META_DESCRIPTION_MIN);
   return { text: fitted, tooShort: fitted.length < META_DESCRIPTION_MIN };
+}
+
+/** The longest excerpt kept (sites' plugins refuse more than 1,000; a teaser is a few lines). */
+export const EXCERPT_MAX = 300;
+
+/** The first two sentences, at most EXCERPT_MAX characters (cut at a word, marked with `…`). */
+export function fitExcerpt(text: string): string {
+  const sentences = firstSentences(text);
+  const fitted = cutAtWord(sentences, EXCERPT_MAX - 1, EXCERPT_MAX / 2);
+  return fitted === sentences.trim() ? fitted : `${fitted}…`;
+}
+
+/**
+ * At most `max` characters (code points: a surrogate pair is never split), cut at the last space
+ * after `min` characters when there is one, without trailing punctuation that joins words.
+ */
+function cutAtWord(text: string, max: number, min: number): string {
+  const characters = [...text.trim()];
+  if (characters.length <= max) return characters.join('');
+  const cut = characters.slice(0, max + 1);
+  const lastSpace = cut.lastIndexOf(' ');
+  return (lastSpace > min ? cut.slice(0, lastSpace) : cut.slice(0, max))
+    .join('')
+    .replace(/[\s,;:–—-]+$/u, '')
+    .trim();
 }
 
 /** Whether a meta description is of the right length and names the keyword. */

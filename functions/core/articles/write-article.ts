@@ -28,7 +28,7 @@ import {
   countH2,
   dropRepeatedParagraphs,
   firstParagraphText,
-  firstSentences,
+  fitExcerpt,
   fitMetaDescription,
   metaDescriptionPasses,
 } from './quality-gates';
@@ -166,7 +166,7 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
     usage: usage.total,
     seo: {
       metaDescription: description.text,
-      excerpt: meta.excerpt || firstSentences(firstParagraphText(bodies[0] ?? '')),
+      excerpt: meta.excerpt || fitExcerpt(firstParagraphText(bodies[0] ?? '')),
       focusKeyword,
       faq,
       tags: mergeTags(request.tags ?? [], brief.autoTags ? meta.tags.slice(0, MAX_AUTO_TAGS) : []),
@@ -202,7 +202,7 @@ function cleanPartHtml(html: string, needBold: boolean): string {
   return scrubMarkdown(sanitizeArticleHtml(markdownToHtml(html), { needBold })).trim();
 }
 
-/** Plain text everywhere, the excerpt cut to two sentences, tags short and distinct. */
+/** Plain text everywhere, the excerpt cut to two sentences (and EXCERPT_MAX), tags short and distinct. */
 function cleanMeta(meta: ArticleMeta, brief: ArticleBrief): ArticleMeta {
   const faq: FaqItem[] = meta.faq
     .map((item) => ({
@@ -212,7 +212,7 @@ function cleanMeta(meta: ArticleMeta, brief: ArticleBrief): ArticleMeta {
     .filter((item) => item.question !== '' && item.answer !== '');
   return {
     metaDescription: brief.metaDescription ?? plainTextFromMarkdown(meta.metaDescription),
-    excerpt: firstSentences(plainTextFromMarkdown(meta.excerpt)),
+    excerpt: fitExcerpt(plainTextFromMarkdown(meta.excerpt)),
     faq,
     tags: mergeTags(
       [],

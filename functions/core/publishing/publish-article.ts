@@ -89,6 +89,16 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     return 'website_gone';
   }
 
+  if (website.loginIsUnauthorized) {
+    // Logging in again with a login the site refused would only feed the plugin's login throttle,
+    // which then locks out the corrected credentials too: the attempt counts, the site is not
+    // called. Updating the credentials (or a health check that logs in again) clears the flag.
+    return failedAttempt(deps, ref, article, {
+      reason: 'The site refused the stored login; not tried again until the website gets new credentials.',
+      permanent: false,
+    });
+  }
+
   try {
     const result = await send(deps, article, website);
     const publishedAt = publishedAtOf(result, deps.clock());
@@ -110,22 +120,35 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
         await deps.websites.recordHealth(website.accountId, website.websiteUuid, health);
       }
     }
-    const attempts = (article.publishAttempts ?? 0) + 1;
-    const reason = failureText(error);
-    if (isPermanentRejection(error) || attempts >= MAX_PUBLISH_ATTEMPTS) {
-      const failed = await deps.publications.markFailed(ref, {
-        attempts,
-        lastError: reason,
-        failedAt: deps.clock().toISOString(),
-      });
-      if (failed) deps.onFinalFailure?.(ref, reason);
-      return failed ? 'failed' : 'skipped';
-    }
-    const nextAttemptAt = new Date(deps.clock().getTime() + publishRetryDelayMs(attempts)).toISOString();
-    await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: reason });
-    deps.onFailure?.(ref, reason, nextAttemptAt);
-    return 'retry_scheduled';
+    return failedAttempt(deps, ref, article, {
+      reason: failureText(error),
+      permanent: isPermanentRejection(error),
+    });
   }
+}
+
+/** Counts a failed attempt: the publication fails for good, or comes back after the backoff. */
+async function failedAttempt(
+  deps: PublishArticleDeps,
+  ref: ArticleRef,
+  article: Article,
+  failure: { reason: string; permanent: boolean },
+): Promise<PublishOutcome> {
+  const attempts = (article.publishAttempts ?? 0) + 1;
+  const { reason } = failure;
+  if (failure.permanent || attempts >= MAX_PUBLISH_ATTEMPTS) {
+    const failed = await deps.publications.markFailed(ref, {
+      attempts,
+      lastError: reason,
+      failedAt: deps.clock().toISOString(),
+    });
+    if (failed) deps.onFinalFailure?.(ref, reason);
+    return failed ? 'failed' : 'skipped';
+  }
+  const nextAttemptAt = new Date(deps.clock().getTime() + publishRetryDelayMs(attempts)).toISOString();
+  await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: reason });
+  deps.onFailure?.(ref, reason, nextAttemptAt);
+  return 'retry_scheduled';
 }
 
 async function send(deps: PublishArticleDeps, article: Article, website: Website): Promise<CmsPostResult> {

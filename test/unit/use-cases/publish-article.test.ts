@@ -1,4 +1,5 @@
 /** Publishing: one post per article whatever the retries, backoff, and a final failure. */
+import { retryArticle } from '../../../functions/core/articles/article-actions';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
 import {
@@ -10,7 +11,7 @@ import { publishArticle } from '../../../functions/core/publishing/publish-artic
 import { retryDuePublications } from '../../../functions/core/publishing/sweep-publishing';
 import { CmsError } from '../../../functions/core/websites/cms-client';
 import { createFakes, FakeDelivery, type Fakes } from '../../support/fakes';
-import { articleInput, createDeps, generateDeps, publishDeps } from './helpers';
+import { actionDeps, articleInput, createDeps, generateDeps, publishDeps } from './helpers';
 
 async function generatedOnWebsite(fakes: Fakes, fields: Record<string, unknown> = {}) {
   const accountId = await fakes.account(10);
@@ -117,12 +118,50 @@ describe('publishArticle', () => {
   });
 
   it('does not retry a throttled or refused login as permanent', async () => {
+    const refused = createFakes();
+    const first = await generatedOnWebsite(refused);
+    refused.cms.failWith(new CmsError('unauthorized', 'Login failed', 401));
+    expect(await publishArticle(publishDeps(refused), first.article)).toBe('retry_scheduled');
+    const throttled = createFakes();
+    const second = await generatedOnWebsite(throttled);
+    throttled.cms.failWith(new CmsError('throttled', 'Slow down', 429, 'inkpress_throttled', 60));
+    expect(await publishArticle(publishDeps(throttled), second.article)).toBe('retry_scheduled');
+  });
+
+  it('does not log in again with a login the site refused: the attempts count, the site is not called', async () => {
     const fakes = createFakes();
-    const { article } = await generatedOnWebsite(fakes);
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    const other = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid }),
+    );
+    await generateQueuedArticle(generateDeps(fakes), other, new FakeDelivery());
     fakes.cms.failWith(new CmsError('unauthorized', 'Login failed', 401));
     expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
-    fakes.cms.failWith(new CmsError('throttled', 'Slow down', 429, 'inkpress_throttled', 60));
-    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    const loginsAfterRefusal = fakes.cms.calls.length;
+
+    // The other article and every retry of both: no call reaches the site while the flag is set.
+    expect(await publishArticle(publishDeps(fakes), other)).toBe('retry_scheduled');
+    for (let attempt = 1; attempt < MAX_PUBLISH_ATTEMPTS; attempt++) {
+      fakes.time.advance(publishRetryDelayMs(attempt));
+      await retryDuePublications(publishDeps(fakes));
+    }
+    expect(fakes.cms.calls).toHaveLength(loginsAfterRefusal);
+    expect(fakes.articles.row(other)?.article).toMatchObject({
+      publishState: 'failed',
+      publishAttempts: MAX_PUBLISH_ATTEMPTS,
+      publishError: expect.stringContaining('refused the stored login'),
+    });
+
+    // New credentials clear the flag: a client's retry publishes.
+    await fakes.websites.recordHealth(accountId, website.websiteUuid, {
+      loginIsUnauthorized: false,
+      isUnreachable: false,
+    });
+    fakes.cms.failWith();
+    await retryArticle(actionDeps(fakes), accountId, other.articleUuid);
+    expect(await publishArticle(publishDeps(fakes), other)).toBe('published');
   });
 
   it('fails the publication of an article whose website was deleted', async () => {

@@ -1,0 +1,44 @@
+/** Lengths the sites' plugins and search engines hold text to. */
+import fc from 'fast-check';
+import {
+  EXCERPT_MAX,
+  fitExcerpt,
+  fitMetaDescription,
+  META_DESCRIPTION_MAX,
+} from '../../../functions/core/articles/quality-gates';
+
+const characters = (text: string) => [...text].length;
+
+describe('excerpt', () => {
+  it('keeps two sentences that fit as they are', () => {
+    expect(fitExcerpt('First sentence. Second sentence. Third sentence.')).toBe(
+      'First sentence. Second sentence.',
+    );
+  });
+
+  it(`cuts one endless sentence to at most ${EXCERPT_MAX} characters, at a word, marked with …`, () => {
+    const endless = `${'word '.repeat(400)}end.`;
+    const excerpt = fitExcerpt(endless);
+    expect(characters(excerpt)).toBeLessThanOrEqual(EXCERPT_MAX);
+    expect(excerpt).toMatch(/^word( word)*…$/);
+  });
+
+  it('never goes over the limit nor splits a character, whatever the model writes', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 2_000 }), (text) => {
+        const excerpt = fitExcerpt(text);
+        expect(characters(excerpt)).toBeLessThanOrEqual(EXCERPT_MAX);
+        expect(excerpt.isWellFormed()).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('meta description', () => {
+  it(`cuts at a word to at most ${META_DESCRIPTION_MAX} characters`, () => {
+    const { text } = fitMetaDescription(`${'espresso '.repeat(30)}grinders`);
+    expect(characters(text)).toBeLessThanOrEqual(META_DESCRIPTION_MAX);
+    expect(text).toMatch(/^espresso( espresso)*$/);
+  });
+});
