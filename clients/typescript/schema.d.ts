@@ -1669,7 +1669,7 @@ export interface operations {
                     need_bold?: boolean;
                     /**
                      * Format: date-time
-                     * @description ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.
+                     * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
                      */
                     publish_at?: string;
                     /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
@@ -1714,7 +1714,7 @@ export interface operations {
                     need_bold?: boolean;
                     /**
                      * Format: date-time
-                     * @description ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.
+                     * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
                      */
                     publish_at?: string;
                     /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
@@ -1759,7 +1759,7 @@ export interface operations {
                     need_bold?: boolean;
                     /**
                      * Format: date-time
-                     * @description ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.
+                     * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
                      */
                     publish_at?: string;
                     /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */

@@ -200,7 +200,8 @@ export const operations: Record<string, OperationSpec> = {
       website_uuid: { description: 'Publish to this website of yours.', format: 'uuid' },
       category_uuid: { description: 'A category of that website (with website_uuid only).', format: 'uuid' },
       publish_at: {
-        description: 'ISO 8601 date-time to publish at (with website_uuid only); in the past: at once.',
+        description:
+          'ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.',
         format: 'date-time',
       },
       draft: { description: `Publish as a draft (with website_uuid only). ${FORM_BOOLEAN}` },

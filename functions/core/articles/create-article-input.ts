@@ -13,6 +13,7 @@ export const MAX_FAQ_COUNT = 10;
 export const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 50;
 export const MAX_META_DESCRIPTION_LENGTH = 160;
+const LATEST_PUBLISH_AT_MS = Date.parse('9999-12-31T00:00:00Z');
 
 /** Characters as readers (and JSON Schema's `maxLength`) count them: code points, an emoji is one. */
 const characterCount = (text: string) => [...text].length;
@@ -111,14 +112,21 @@ const createArticleFields = z.object({
   website_uuid: optionalField(uuidField('website_uuid')),
   category_uuid: optionalField(uuidField('category_uuid')),
   publish_at: optionalField(
-    z.pipe(
-      formText('publish_at').check(z.trim()),
-      z.iso.datetime({
-        offset: true,
-        local: false,
-        error: 'The publish_at must be an ISO 8601 date-time, like 2026-12-01T09:30:00.000Z.',
-      }),
-    ),
+    z
+      .pipe(
+        formText('publish_at').check(z.trim()),
+        z.iso.datetime({
+          offset: true,
+          local: false,
+          error: 'The publish_at must be an ISO 8601 date-time, like 2026-12-01T09:30:00.000Z.',
+        }),
+      )
+      .check(
+        // WordPress stores local dates of years up to 9999; a site 14 h ahead of UTC needs the margin.
+        z.refine((value: string) => Date.parse(value) < LATEST_PUBLISH_AT_MS, {
+          error: 'The publish_at must be before 9999-12-31T00:00:00Z.',
+        }),
+      ),
   ),
   draft: z._default(optionalField(formBoolean('draft')), false),
   faq_count: optionalField(formInteger(0, MAX_FAQ_COUNT, 'faq_count')),

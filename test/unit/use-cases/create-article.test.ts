@@ -126,4 +126,14 @@ describe('createArticle', () => {
     ).rejects.toThrow('The selected category does not belong to the website.');
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
   });
+
+  it('refuses a publish_at no site can store (its local date would fall past year 9999)', () => {
+    const website_uuid = '7b0c9b4e-1d2a-4f3b-8c5d-6e7f8a9b0c1d';
+    expect(() => articleInput({ website_uuid, publish_at: '9999-12-31T23:59:59Z' })).toThrow(
+      'The publish_at must be before 9999-12-31T00:00:00Z.',
+    );
+    expect(articleInput({ website_uuid, publish_at: '9999-12-30T23:59:59Z' }).publish_at).toBe(
+      '9999-12-30T23:59:59Z',
+    );
+  });
 });
