@@ -76,6 +76,11 @@ const rateLimited = (
  */
 const recordsEvents: Partial<Record<TableName, TableAccess>> = { webhooks: ['Query', 'PutItem'] };
 
+/** An account's failed logins to a site, kept in the RateLimits table beside its token bucket. */
+const countsLoginFailures: Partial<Record<TableName, TableAccess>> = {
+  rateLimits: ['UpdateItem', 'GetItem', 'PutItem'],
+};
+
 export const routes: RouteDefinition[] = [
   {
     name: 'ListLanguages',
@@ -99,8 +104,10 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/create-website.ts',
     access: {
       // isUrlRegistered; create (a transaction of two puts); categories putAll / deleteMany;
-      // the Idempotency-Key record (Powertools: put, get, update, delete on failure).
+      // the Idempotency-Key record (Powertools: put, get, update, delete on failure); the
+      // account's failed logins to the site (login-failures.ts).
       tables: rateLimited({
+        ...countsLoginFailures,
         websites: ['GetItem', 'PutItem'],
         categories: ['BatchWriteItem'],
         idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
@@ -124,8 +131,10 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/update-website.ts',
     access: {
       // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
-      // ...and the website.recovered event (the website read before and after).
+      // ...and the website.recovered event (the website read before and after); the account's
+      // failed logins to the site (login-failures.ts).
       tables: rateLimited({
+        ...countsLoginFailures,
         websites: ['GetItem', 'UpdateItem'],
         categories: ['Query', 'BatchWriteItem'],
         articles: ['Query', 'UpdateItem'],

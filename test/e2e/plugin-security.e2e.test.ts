@@ -331,10 +331,20 @@ describe('application passwords', () => {
 });
 
 describe('registration through Inkpress', () => {
-  const register = (login: string, password: string) =>
+  const register = (login: string, password: string, account = accountId) =>
     createWebsiteHandler(
-      apiEvent('create-website', { accountId, ...multipartBody({ url: `${WP_URL}/`, login, password }) }),
+      apiEvent('create-website', {
+        accountId: account,
+        ...multipartBody({ url: `${WP_URL}/`, login, password }),
+      }),
     );
+  const newAccount = async () =>
+    (
+      await createAccount(
+        { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+        { name: 'Plugin security', credits: 0 },
+      )
+    ).account.accountId;
   const body = (response: APIGatewayProxyResult) => JSON.parse(response.body);
 
   it.each([
@@ -350,11 +360,31 @@ describe('registration through Inkpress', () => {
     });
   });
 
-  it('says logins for the user are paused once the site throttles them', async () => {
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      expect((await register(env('WP_ROLE_ADMIN_LOGIN'), `wrong ${attempt}`)).statusCode).toBe(422);
+  it('lets one account fail a login twice, never the five that make the site pause it', async () => {
+    const account = await newAccount();
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      expect((await register(env('WP_ROLE_EDITOR_LOGIN'), `wrong ${attempt}`, account)).statusCode).toBe(422);
     }
-    const response = await register(env('WP_ROLE_ADMIN_LOGIN'), env('WP_ROLE_ADMIN_PASSWORD'));
+    const capped = await register(env('WP_ROLE_EDITOR_LOGIN'), 'wrong 3', account);
+    expect(body(capped).errors.login).toEqual([
+      expect.stringMatching(/^The site refused this login 2 times/),
+    ]);
+    // The site counted two failures: the right password still logs in (and is refused for its role).
+    const right = await register(env('WP_ROLE_EDITOR_LOGIN'), env('WP_ROLE_EDITOR_PASSWORD'));
+    expect(body(right).errors).toEqual({ login: [LOGIN_FAILED_MESSAGE], password: [LOGIN_FAILED_MESSAGE] });
+  });
+
+  it('says logins for the user are paused once the site throttles them (failures of several accounts)', async () => {
+    let account = '';
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      if (attempt % 2 === 1) account = await newAccount();
+      expect((await register(env('WP_ROLE_ADMIN_LOGIN'), `wrong ${attempt}`, account)).statusCode).toBe(422);
+    }
+    const response = await register(
+      env('WP_ROLE_ADMIN_LOGIN'),
+      env('WP_ROLE_ADMIN_PASSWORD'),
+      await newAccount(),
+    );
     expect(response.statusCode).toBe(422);
     expect(body(response).errors).toEqual({
       login: [

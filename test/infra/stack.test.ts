@@ -384,14 +384,14 @@ describe('functions', () => {
     ListLanguages: { rateLimits: ['UpdateItem'] },
     ListWebsites: { rateLimits: ['UpdateItem'], websites: ['Query'] },
     CreateWebsite: {
-      rateLimits: ['UpdateItem'],
+      rateLimits: ['GetItem', 'PutItem', 'UpdateItem'],
       websites: ['GetItem', 'PutItem'],
       categories: ['BatchWriteItem'],
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     },
     ShowWebsite: { rateLimits: ['UpdateItem'], websites: ['GetItem'] },
     UpdateWebsite: {
-      rateLimits: ['UpdateItem'],
+      rateLimits: ['GetItem', 'PutItem', 'UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
       articles: ['Query', 'UpdateItem'],

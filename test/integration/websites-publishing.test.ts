@@ -463,7 +463,7 @@ describe('when publishing fails', () => {
     },
   );
 
-  it('flags a refused login, and clears it once the login works again', async () => {
+  it('flags a refused login, tries it no more, and publishes once the hourly check finds it works again', async () => {
     const { accountId, websiteUuid } = await setUp('/login');
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
     site.users.set('inkpress', { password: 'changed on the site', roles: ['inkpress_editor'] });
@@ -475,8 +475,25 @@ describe('when publishing fails', () => {
     });
     expect(postsOf(articleUuid)).toHaveLength(0);
 
+    // Retries do not log in with the refused login (the site's throttle would lock the user out).
+    const logins = site.requests.length;
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 0 });
+    expect(site.requests.length).toBe(logins);
+
     site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
-    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    const inAnHour = new Date(Date.now() + 61 * MINUTE);
+    for (;;) {
+      const { healthy, failing, errors } = await checkWebsites({
+        ...deps.publishDeps(),
+        clock: () => inAnHour,
+      });
+      if (healthy + failing + errors === 0) break;
+    }
+    expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
+      login_is_unauthorized: 0,
+      is_unreachable: 0,
+    });
+    expect(await sweepPublicationsAfter(62)).toMatchObject({ published: 1 });
     expect(postsOf(articleUuid)).toHaveLength(1);
     expect((await showWebsite(accountId, websiteUuid)).status).toEqual({
       login_is_unauthorized: 0,

@@ -401,11 +401,13 @@ describe('POST /v1/websites/create', () => {
       expect(response.body).not.toContain(password);
     });
 
-    it('logins paused by the site after repeated failures, even with the right password', async () => {
+    it('logins paused by the site after repeated failures (of several accounts), even with the right password', async () => {
+      let account = accountId;
       for (let attempt = 0; attempt < 5; attempt++) {
-        expect(
-          (await register(accountId, { ...validFields(), password: `wrong ${attempt}` })).statusCode,
-        ).toBe(422);
+        if (attempt % 2 === 0) account = await newAccount();
+        expect((await register(account, { ...validFields(), password: `wrong ${attempt}` })).statusCode).toBe(
+          422,
+        );
       }
       const response = await register(accountId, validFields());
       expect(response.statusCode).toBe(422);

@@ -8,6 +8,12 @@ import { ValidationError } from '../errors';
 import { formText, parseOrThrow } from '../schema-helpers';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
+import {
+  LOGIN_FAILURE_WINDOW_MS,
+  type LoginFailureStore,
+  loginFailureKey,
+  refuseAfterRepeatedFailures,
+} from './login-failures';
 import { PASSWORD_CONTEXT_VERSION, type PasswordCipher } from './password-cipher';
 import { type CategoryStore, DuplicateWebsiteUrlError, type WebsiteStore } from './ports';
 import { registrationError } from './site-failures';
@@ -24,6 +30,8 @@ export interface WebsiteDeps {
    * call to the site carries its password.
    */
   allowPlainHttp?: boolean;
+  /** Caps the failed logins an account's registrations and updates cause (login-failures.ts). */
+  loginFailures?: LoginFailureStore;
   now?: () => Date;
 }
 
@@ -64,7 +72,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
   if (await deps.websites.isUrlRegistered(accountId, identity)) throw duplicateUrl();
 
   const site: SiteAccess = { url, login: input.login, password: input.password };
-  const fromSite = await verifySite(deps.cms, site);
+  const fromSite = await verifyLogin(deps, accountId, site);
 
   const websiteUuid = randomUUID();
   const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
@@ -104,12 +112,25 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
  * Logs in through the plugin (which refuses a user without the role like a wrong password) and
  * reads the categories; any failure is a 422.
  */
-export async function verifySite(cms: CmsClient, site: SiteAccess) {
+export async function verifySite(cms: CmsClient, site: SiteAccess, onLoginRefused?: () => Promise<void>) {
   try {
     await cms.status(site);
     return await cms.categories(site);
   } catch (error) {
-    if (error instanceof CmsError) throw registrationError(error);
+    if (error instanceof CmsError) {
+      if (error.reason === 'unauthorized') await onLoginRefused?.();
+      throw registrationError(error);
+    }
     throw error;
   }
+}
+
+/** `verifySite` for credentials a client sent: this account's failed logins to the site are capped. */
+export async function verifyLogin(deps: WebsiteDeps, accountId: string, site: SiteAccess) {
+  const store = deps.loginFailures;
+  if (!store) return verifySite(deps.cms, site);
+  const key = loginFailureKey(accountId, site.url, site.login);
+  const now = deps.now?.() ?? new Date();
+  await refuseAfterRepeatedFailures(store, key, now);
+  return verifySite(deps.cms, site, () => store.record(key, now, LOGIN_FAILURE_WINDOW_MS));
 }

@@ -9,7 +9,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
 import { syncCategories } from './categories';
-import { createWebsiteSchema, verifySite, type WebsiteDeps } from './create-website';
+import { createWebsiteSchema, verifyLogin, type WebsiteDeps } from './create-website';
 import { PASSWORD_CONTEXT_VERSION } from './password-cipher';
 import { findWebsite } from './read-websites';
 import { removeAllCategories } from './remove-categories';
@@ -40,7 +40,7 @@ export async function updateWebsite(
     );
   }
   const input = parseOrThrow(updateWebsiteSchema, fields);
-  const fromSite = await verifySite(deps.cms, {
+  const fromSite = await verifyLogin(deps, accountId, {
     url: website.url,
     login: input.login,
     password: input.password,

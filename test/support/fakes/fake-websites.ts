@@ -1,5 +1,7 @@
 /** Websites (with their URL guards) and categories in memory, as the DynamoDB repositories keep them. */
+
 import type { CategoryLookup, WebsiteLookup } from '../../../functions/core/articles/ports';
+import type { LoginFailureStore } from '../../../functions/core/websites/login-failures';
 import {
   type CategoryStore,
   DuplicateWebsiteUrlError,
@@ -125,4 +127,24 @@ export class FakeCategoryStore implements CategoryStore, CategoryLookup {
 
 function definedOnly<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** Login failures in memory, with the windows of the DynamoDB store. */
+export class FakeLoginFailureStore implements LoginFailureStore {
+  private readonly windows = new Map<string, { failures: number; windowEndsAt: Date }>();
+
+  async current(key: string, now: Date) {
+    const window = this.windows.get(key);
+    return window && window.windowEndsAt > now ? { ...window } : undefined;
+  }
+
+  async record(key: string, now: Date, windowMs: number): Promise<void> {
+    const open = await this.current(key, now);
+    this.windows.set(
+      key,
+      open
+        ? { ...open, failures: open.failures + 1 }
+        : { failures: 1, windowEndsAt: new Date(now.getTime() + windowMs) },
+    );
+  }
 }

@@ -22,7 +22,7 @@ import {
   FakeWebhookSender,
   FakeWebhookStore,
 } from './fake-webhooks';
-import { FakeCategoryStore, FakeWebsiteStore } from './fake-websites';
+import { FakeCategoryStore, FakeLoginFailureStore, FakeWebsiteStore } from './fake-websites';
 import { InMemoryTables } from './tables';
 
 export * from './fake-accounts';
@@ -47,6 +47,7 @@ export function createFakes(start?: string) {
     publications: new FakePublicationStore(tables),
     websites: new FakeWebsiteStore(tables),
     categories: new FakeCategoryStore(tables),
+    loginFailures: new FakeLoginFailureStore(),
     usage: new FakeUsageStore(tables),
     queue: new FakeGenerationQueue(),
     models: new FakeModelProvider(),

@@ -15,6 +15,7 @@ const websiteDeps = (fakes: Fakes) => ({
   categories: fakes.categories,
   cipher: fakes.cipher,
   cms: fakes.cms,
+  loginFailures: fakes.loginFailures,
   now: fakes.clock,
 });
 
@@ -140,6 +141,54 @@ describe('website use cases', () => {
     });
 
     expect(data.url).toBe(website.url);
+  });
+
+  it('lets an account fail a site login twice per 15 minutes, so that it can never make the site pause that login for others', async () => {
+    const fakes = createFakes();
+    const attacker = await fakes.account(0);
+    const owner = await fakes.account(0);
+    const guess = (path: string, password: string) =>
+      createWebsite(websiteDeps(fakes), attacker, {
+        url: `https://victim.example.com/${path}`,
+        login: 'Inkpress',
+        password,
+      });
+    fakes.cms.failWith(
+      new CmsError('unauthorized', 'Login failed', 401),
+      new CmsError('unauthorized', 'Login failed', 401),
+    );
+    await expect(guess('a', 'guess-1')).rejects.toMatchObject({
+      fieldErrors: { password: [expect.any(String)] },
+    });
+    await expect(guess('b', 'guess-2')).rejects.toMatchObject({
+      fieldErrors: { password: [expect.any(String)] },
+    });
+    const callsBefore = fakes.cms.calls.length;
+
+    // Other paths, spellings of the login: refused without a call to the site.
+    await expect(guess('c', 'guess-3')).rejects.toMatchObject({
+      fieldErrors: { login: [expect.stringContaining('try again in 15 minutes')] },
+    });
+    await expect(
+      createWebsite(websiteDeps(fakes), attacker, {
+        url: 'https://VICTIM.example.com/d',
+        login: ' inkpress ',
+        password: 'guess-4',
+      }),
+    ).rejects.toMatchObject({ fieldErrors: { login: [expect.any(String)] } });
+    expect(fakes.cms.calls.length).toBe(callsBefore);
+
+    // Another account's own login to the site is not held up.
+    const created = await createWebsite(websiteDeps(fakes), owner, {
+      url: 'https://victim.example.com',
+      login: 'inkpress',
+      password: 'right',
+    });
+    expect(created.data.url).toBe('https://victim.example.com');
+
+    // After the window the account may try again.
+    fakes.time.advance(15 * 60_000);
+    await guess('e', 'right').then(() => undefined);
   });
 
   it('the hourly check flags a failing site and clears it when it answers again', async () => {

@@ -234,12 +234,13 @@ final class Inkpress_Seo {
 		$url      = (string) get_permalink( $post );
 		$focus    = (string) get_post_meta( $post->ID, self::META_FOCUS, true );
 		$tags     = wp_get_post_tags( $post->ID, array( 'fields' => 'names' ) );
-		$keywords = array_values( array_unique( array_filter( array_merge( array( $focus ), is_array( $tags ) ? $tags : array() ) ) ) );
+		$tags     = array_map( array( self::class, 'text' ), is_array( $tags ) ? $tags : array() );
+		$keywords = array_values( array_unique( array_filter( array_merge( array( $focus ), $tags ) ) ) );
 		$author   = get_userdata( (int) $post->post_author );
 		$node     = array(
 			'@type'            => 'Article',
 			'@id'              => $url . '#article',
-			'headline'         => wp_strip_all_tags( get_the_title( $post ) ),
+			'headline'         => self::text( get_post_field( 'post_title', $post, 'raw' ) ),
 			'description'      => (string) get_post_meta( $post->ID, self::META_DESCRIPTION, true ),
 			'datePublished'    => self::iso_date( $post->post_date_gmt ),
 			'dateModified'     => self::iso_date( $post->post_modified_gmt ),
@@ -250,7 +251,7 @@ final class Inkpress_Seo {
 		if ( $author ) {
 			$node['author'] = array(
 				'@type' => 'Person',
-				'name'  => $author->display_name,
+				'name'  => self::text( $author->display_name ),
 			);
 		}
 		return $node;
@@ -283,6 +284,16 @@ final class Inkpress_Seo {
 				$faq
 			),
 		);
+	}
+
+	/**
+	 * Text for JSON-LD, which is not HTML: no tags, entities decoded once (WordPress keeps titles,
+	 * term names and display names HTML-escaped, and `get_the_title` adds texturised entities).
+	 *
+	 * @param mixed $text Stored text.
+	 */
+	public static function text( $text ): string {
+		return html_entity_decode( wp_strip_all_tags( (string) $text ), ENT_QUOTES | ENT_HTML5, 'UTF-8' );
 	}
 
 	/**
