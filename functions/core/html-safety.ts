@@ -52,5 +52,9 @@ function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
 
 /** HTML written by a model, reduced to the article allow-list with shortcodes neutralised. */
 export function sanitizeArticleHtml(html: string, options: { needBold: boolean }): string {
-  return sanitizeHtml(wellFormedText(html), articleAllowList(options.needBold)).trim();
+  const withLineBreaksAsSpaces = wellFormedText(html).replace(LINE_BREAK, ' ');
+  return sanitizeHtml(withLineBreaksAsSpaces, articleAllowList(options.needBold)).trim();
 }
+
+/** `br` is not on the allow-list; the words it separated stay separate. */
+const LINE_BREAK = /<br\b[^>]*>/gi;

@@ -272,4 +272,10 @@ describe('model output', () => {
     );
     expect(html).toBe('<p>a <em>b</em> <a href="https://ok.example/">c</a></p>');
   });
+
+  it('keeps the words a dropped line break separated apart', () => {
+    expect(
+      sanitizeArticleHtml('<p>Line one<br>Line two<BR/>three<br class="x" />four</p>', { needBold: false }),
+    ).toBe('<p>Line one Line two three four</p>');
+  });
 });
