@@ -52,6 +52,17 @@ describe('form body parsing', () => {
     expect((refusal as ValidationError).fieldErrors).toEqual({
       h2_count: ['The h2_count field appears more than once.'],
     });
+    // Colons inside values do not hide a repeat, nor make one.
+    const withColons = await json('{"url":"https://a.example:8443/x","url":"https://b.example"}').catch(
+      (error: unknown) => error,
+    );
+    expect((withColons as ValidationError).fieldErrors).toEqual({
+      url: ['The url field appears more than once.'],
+    });
+    expect(await json('{"publish_at":"2026-12-01T09:30:00Z","keyword":"a:b"}')).toEqual({
+      publish_at: '2026-12-01T09:30:00Z',
+      keyword: 'a:b',
+    });
     // Names repeated inside nested objects, or in different objects of a list, are not fields.
     expect(await json('{"tags":[{"a":1},{"a":2}],"x":{"b":1,"c":{"b":2}}}')).toEqual({
       tags: [{ a: 1 }, { a: 2 }],
