@@ -15,7 +15,6 @@
  * and a JSON body that holds one outside an escape is a 400 like a JSON body that is not UTF-8.
  */
 import type busboy from 'busboy';
-import type { visit as visitJson } from 'jsonc-parser';
 import {
   MalformedBodyError,
   PayloadTooLargeError,
@@ -96,33 +95,17 @@ function parseJson(bytes: Buffer): FormFields {
 }
 
 /**
- * Names that appear more than once in the top-level object of a JSON text (escapes decoded).
- * Every name in the text is followed by a colon, so a text with no more colons than the parsed
- * object has names repeats none: most bodies are answered without loading the scanner.
+ * Names that appear more than once in the top-level object of a JSON text. Every name in the
+ * text is followed by a colon, so a text with no more colons than the parsed object has names
+ * repeats none: most bodies are answered without loading the scanner.
  */
 function repeatedFieldNames(json: string, distinctNames: number): string[] {
   let colons = 0;
   for (let index = json.indexOf(':'); index !== -1; index = json.indexOf(':', index + 1)) colons++;
   if (colons <= distinctNames) return [];
-  // Loaded by the first body that needs it, not at init (its module costs ~5 ms of cold start).
-  const { visit }: { visit: typeof visitJson } = require('jsonc-parser');
-  const seen = new Set<string>();
-  const repeated = new Set<string>();
-  let depth = 0;
-  visit(json, {
-    onObjectBegin: () => {
-      depth++;
-    },
-    onObjectEnd: () => {
-      depth--;
-    },
-    onObjectProperty: (name) => {
-      if (depth !== 1) return;
-      if (seen.has(name)) repeated.add(name);
-      seen.add(name);
-    },
-  });
-  return [...repeated];
+  // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
+  const { repeatedTopLevelNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
+  return repeatedTopLevelNames(json);
 }
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
