@@ -26,7 +26,7 @@ function webhookQueue(queueUrl: string): WebhookQueue {
   return {
     send: (messages) => {
       if (queue === undefined) {
-        // require() rather than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
+        // require() rather than import(): ts-jest runs CommonJS, where import() needs an experimental VM flag.
         const {
           SqsWebhookQueue,
         }: typeof import('../adapters/sqs/sqs-webhook-queue') = require('../adapters/sqs/sqs-webhook-queue');
