@@ -31,7 +31,7 @@ export interface WebsiteDeps {
    */
   allowPlainHttp?: boolean;
   /** Caps the failed logins an account's registrations and updates cause (login-failures.ts). */
-  loginFailures?: LoginFailureStore;
+  loginFailures: LoginFailureStore;
   now?: () => Date;
 }
 
@@ -126,9 +126,12 @@ export async function verifySite(cms: CmsClient, site: SiteAccess, onLoginRefuse
 }
 
 /** `verifySite` for credentials a client sent: this account's failed logins to the site are capped. */
-export async function verifyLogin(deps: WebsiteDeps, accountId: string, site: SiteAccess) {
+export async function verifyLogin(
+  deps: Pick<WebsiteDeps, 'cms' | 'loginFailures' | 'now'>,
+  accountId: string,
+  site: SiteAccess,
+) {
   const store = deps.loginFailures;
-  if (!store) return verifySite(deps.cms, site);
   const key = loginFailureKey(accountId, site.url, site.login);
   const now = deps.now?.() ?? new Date();
   await refuseAfterRepeatedFailures(store, key, now);

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../errors';
+import { waitOf } from './site-failures';
 
 export const MAX_LOGIN_FAILURES = 2;
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
@@ -32,9 +33,9 @@ export async function refuseAfterRepeatedFailures(
 ): Promise<void> {
   const current = await store.current(key, now);
   if (current === undefined || current.failures < MAX_LOGIN_FAILURES) return;
-  const minutes = Math.max(1, Math.ceil((current.windowEndsAt.getTime() - now.getTime()) / 60_000));
+  const waitSeconds = (current.windowEndsAt.getTime() - now.getTime()) / 1000;
   throw ValidationError.forField(
     'login',
-    `The site refused this login ${current.failures} times in the last minutes: check the login and password, then try again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`} (the site pauses a login that keeps failing).`,
+    `The site refused this login ${current.failures} times in the last minutes: check the login and password, then try again ${waitOf(waitSeconds)} (the site pauses a login that keeps failing).`,
   );
 }

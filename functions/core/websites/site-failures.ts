@@ -44,10 +44,14 @@ export function registrationError(error: CmsError): ValidationError {
 }
 
 function throttledMessage(retryAfterSeconds: number | undefined): string {
-  const minutes =
-    retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  const wait = minutes === undefined ? 'later' : minutes === 1 ? 'in a minute' : `in ${minutes} minutes`;
-  return `The site has paused logins for this user for now, after repeated failed logins: try again ${wait}.`;
+  return `The site has paused logins for this user for now, after repeated failed logins: try again ${waitOf(retryAfterSeconds)}.`;
+}
+
+/** "in a minute", "in 12 minutes" (rounded up), or "later" when the wait is unknown. */
+export function waitOf(seconds: number | undefined): string {
+  if (seconds === undefined) return 'later';
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return minutes === 1 ? 'in a minute' : `in ${minutes} minutes`;
 }
 
 /**

@@ -18,7 +18,7 @@ import { normalizeSiteUrl } from './site-url';
 import { presentWebsite } from './website';
 
 export interface UpdateWebsiteDeps
-  extends Pick<WebsiteDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'now'> {
+  extends Pick<WebsiteDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'loginFailures' | 'now'> {
   publications: Pick<PublicationSweeps, 'makeDueForWebsite'>;
 }
 
