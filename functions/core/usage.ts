@@ -67,15 +67,16 @@ export const usageQuerySchema = z
   .check(
     z.superRefine((query: { from?: string; to?: string }, context) => {
       if (!query.from || !query.to || !toDay(query.from) || !toDay(query.to)) return;
-      const span = daysBetween(query.from, query.to);
-      if (span < 0)
+      const problem = rangeProblem(query.from, query.to);
+      if (problem === 'reversed') {
         context.addIssue({ code: 'custom', path: ['to'], message: 'The to date must not be before from.' });
-      else if (span + 1 > MAX_USAGE_DAYS)
+      } else if (problem === 'too_long') {
         context.addIssue({
           code: 'custom',
           path: ['to'],
           message: `The range may cover at most ${MAX_USAGE_DAYS} days.`,
         });
+      }
     }),
   );
 
@@ -105,16 +106,16 @@ export async function accountUsage(
   const to = input.to ?? utcDay(deps.clock());
   const defaultFrom = shiftDay(to, -(DEFAULT_USAGE_DAYS - 1));
   const from = input.from ?? (defaultFrom < FIRST_USAGE_DAY ? FIRST_USAGE_DAY : defaultFrom);
-  if (input.to === undefined && input.from !== undefined) {
-    // A given `from` with the default `to` (today) must still make a valid range: `from` is at fault.
-    const span = daysBetween(from, to);
-    if (span < 0) throw ValidationError.forField('from', 'The from date must not be after today (UTC).');
-    if (span + 1 > MAX_USAGE_DAYS) {
-      throw ValidationError.forField(
-        'from',
-        `The range may cover at most ${MAX_USAGE_DAYS} days: without a to date, from may be at most ${MAX_USAGE_DAYS - 1} days before today.`,
-      );
-    }
+  // A given `from` with the default `to` (today) must still make a valid range: `from` is at fault.
+  const problem = input.to === undefined && input.from !== undefined ? rangeProblem(from, to) : undefined;
+  if (problem === 'reversed') {
+    throw ValidationError.forField('from', 'The from date must not be after today (UTC).');
+  }
+  if (problem === 'too_long') {
+    throw ValidationError.forField(
+      'from',
+      `The range may cover at most ${MAX_USAGE_DAYS} days: without a to date, from may be at most ${MAX_USAGE_DAYS - 1} days before today.`,
+    );
   }
   const recorded = new Map((await deps.usage.listDays(accountId, from, to)).map((day) => [day.day, day]));
   const days = [];
@@ -151,6 +152,13 @@ function blankAsAbsent(query: Record<string, unknown>): Record<string, unknown> 
 function toDay(value: string): Date | undefined {
   const date = new Date(`${value}T00:00:00Z`);
   return Number.isNaN(date.getTime()) || utcDay(date) !== value ? undefined : date;
+}
+
+/** What is wrong with the days `from..to` as a usage range, if anything. */
+function rangeProblem(from: string, to: string): 'reversed' | 'too_long' | undefined {
+  const span = daysBetween(from, to);
+  if (span < 0) return 'reversed';
+  return span + 1 > MAX_USAGE_DAYS ? 'too_long' : undefined;
 }
 
 function daysBetween(from: string, to: string): number {
