@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoCategoryRepository } from '../../functions/adapters/dynamodb/category-repository';
+import { DynamoLoginFailureRepository } from '../../functions/adapters/dynamodb/login-failure-repository';
 import { countQuery, queryAll, queryFirst } from '../../functions/adapters/dynamodb/reads';
 import { conditionFailed } from '../../functions/adapters/dynamodb/transactions';
 import type { Category } from '../../functions/core/websites/website';
@@ -147,5 +148,25 @@ describe('conditionFailed', () => {
     expect(conditionFailed(error)).toBe(false);
     expect(conditionFailed(['None', 'ConditionalCheckFailed'], 1)).toBe(true);
     expect(conditionFailed(['None', 'ConditionalCheckFailed'], 0)).toBe(false);
+  });
+});
+
+describe('login failures (RateLimits table)', () => {
+  const WINDOW_MS = 15 * 60_000;
+  const at = (minutes: number) => new Date(Date.UTC(2026, 10, 23, 12, minutes));
+
+  it('counts failures in one window, beside the token buckets, and starts a new one after it', async () => {
+    const failures = new DynamoLoginFailureRepository(client, resources.tableNames.rateLimits);
+    const key = `k-${Date.now()}`;
+    expect(await failures.current(key, at(0))).toBeUndefined();
+
+    await failures.record(key, at(0), WINDOW_MS);
+    await failures.record(key, at(5), WINDOW_MS);
+    expect(await failures.current(key, at(10))).toEqual({ failures: 2, windowEndsAt: at(15) });
+
+    // Closed at its end: nothing counts any more, and the next failure opens a window of its own.
+    expect(await failures.current(key, at(15))).toBeUndefined();
+    await failures.record(key, at(20), WINDOW_MS);
+    expect(await failures.current(key, at(21))).toEqual({ failures: 1, windowEndsAt: at(35) });
   });
 });
