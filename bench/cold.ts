@@ -1,7 +1,8 @@
 /**
  * `npm run bench:cold`: each function's bundle, built as the stack builds it (ESBUILD_SETTINGS,
- * minified, source map), and its cold start: the median time of `require` of the bundle, which
- * runs its init (composition, at init as in Lambda), over fresh `node` processes. The floor,
+ * minified, source map, its lazy modules beside it), and its cold start: the median time of
+ * `require` of the bundle, which runs its init (composition, at init as in Lambda; a lazy module
+ * is loaded if init requires it), over fresh `node` processes. The floor,
  * measured in the same run, is a bundled, minified DynamoDB document client and nothing else.
  * The 150 KB goal of API handlers is checked on the bundle without the AWS SDK.
  *
@@ -10,7 +11,7 @@
  * `--only Name,Name`. Figures only: nothing here is asserted.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build, type Metafile } from 'esbuild';
@@ -29,6 +30,12 @@ import {
   FUNCTION_BUILD_OPTIONS,
   repositoryRoot,
 } from '../lib/constructs/inkpress-function';
+import {
+  LAZY_MODULES,
+  lazyModuleBuildOptions,
+  lazyModuleFile,
+  lazyModulesRequiredBy,
+} from '../lib/constructs/lazy-modules';
 import { functionEnvironment } from '../lib/constructs/service-functions';
 
 const args = process.argv.slice(2);
@@ -58,6 +65,8 @@ interface Bundle {
   bytes: number;
   /** The same function built with the AWS SDK external, as the issue measured its size goal. */
   bytesSdkExternal?: number;
+  /** The lazy modules beside the bundle (loaded by the first request that needs one), in bytes. */
+  lazyModules?: Map<string, number>;
   env: Record<string, string>;
   metafile: Metafile;
 }
@@ -100,7 +109,7 @@ async function bundle(
   entry: { file: string } | { source: string },
   external: string[],
   aliases: Record<string, string> = ESBUILD_ALIASES,
-): Promise<{ file: string; bytes: number; metafile: Metafile }> {
+): Promise<{ file: string; bytes: number; metafile: Metafile; lazyModules: Map<string, number> }> {
   const dir = path.join(outDir, name);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'index.js');
@@ -119,11 +128,18 @@ async function bundle(
     logLevel: 'silent',
   });
   const output = result.metafile.outputs[path.relative(repositoryRoot, file)];
-  return { file, bytes: output?.bytes ?? 0, metafile: result.metafile };
+  // The lazy modules it requires, each bundled beside it as the stack does.
+  const lazyModules = new Map<string, number>();
+  for (const lazy of lazyModulesRequiredBy(readFileSync(file, 'utf8'))) {
+    await build(lazyModuleBuildOptions(lazy, repositoryRoot, dir));
+    lazyModules.set(lazy, statSync(path.join(dir, lazyModuleFile(lazy))).size);
+  }
+  return { file, bytes: output?.bytes ?? 0, metafile: result.metafile, lazyModules };
 }
 
 async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
-  const external = sdk === 'external' ? SDK_EXTERNALS : [];
+  const lazy = Object.keys(LAZY_MODULES);
+  const external = sdk === 'external' ? [...SDK_EXTERNALS, ...lazy] : lazy;
   const functions: Bundle[] = [];
   for (const definition of allFunctions) {
     if (ONLY && !ONLY.includes(definition.name)) continue;
@@ -144,7 +160,7 @@ async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
               path.join(outDir, 'sdk-external'),
               definition.name,
               { file: path.join(repositoryRoot, definition.entry) },
-              SDK_EXTERNALS,
+              [...SDK_EXTERNALS, ...lazy],
             )
           ).bytes;
     functions.push({
@@ -201,6 +217,9 @@ function heaviest(metafile: Metafile, count: number): string {
 
 const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
 
+const lazyList = (modules: Map<string, number> | undefined) =>
+  [...(modules ?? [])].map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ') || 'none';
+
 const SDK_INPUT = /node_modules\/@(aws-sdk|smithy|aws-crypto)\//;
 /** Functions that API Gateway callers do not wait on, and the authorizer: no size goal. */
 const BACKGROUND = [generationWorker, sweeper, webhookDispatcher, authorizer].map(({ name }) => name);
@@ -219,9 +238,9 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
     `\nAWS SDK ${sdk}. Floor (a bundled, minified DynamoDB document client): ${kb(floor.bytes)}, ${floorMs.toFixed(1)} ms. Median of ${RUNS} fresh processes.\n`,
   );
   console.log(
-    '| function | minified | SDK external | require + init | x floor | goals | heaviest (without SDK) |',
+    '| function | minified | SDK external | require + init | x floor | goals | heaviest (without SDK) | lazy modules beside it |',
   );
-  console.log('|---|---:|---:|---:|---:|---|---|');
+  console.log('|---|---:|---:|---:|---:|---|---|---|');
   for (const fn of functions) {
     const name = fn.name.replace(/ \(.*\)$/, '');
     const ms = times.get(fn.name) ?? Number.NaN;
@@ -232,7 +251,7 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
     if (!BACKGROUND.includes(name))
       goals.push(`≤150 KB SDK external ${withoutSdk <= GOAL_API_BYTES ? 'ok' : 'missed'}`);
     console.log(
-      `| ${name} | ${kb(fn.bytes)} | ${kb(withoutSdk)} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} |`,
+      `| ${name} | ${kb(fn.bytes)} | ${kb(withoutSdk)} | ${ms.toFixed(1)} ms | ${ratio.toFixed(2)} | ${goals.join(', ')} | ${heaviest(fn.metafile, 3)} | ${lazyList(fn.lazyModules)} |`,
     );
   }
 }
@@ -240,7 +259,9 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
 async function main(): Promise<void> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-cold-'));
   try {
-    const configured: SdkMode = ESBUILD_SETTINGS.externalModules.length > 0 ? 'external' : 'bundled';
+    const configured: SdkMode = ESBUILD_SETTINGS.externalModules.some((name) => name.startsWith('@aws-sdk/'))
+      ? 'external'
+      : 'bundled';
     const modes: SdkMode[] = COMPARE_SDK ? ['bundled', 'external'] : [configured];
     // The floor as the issue defines it: the SDK's defaults (its whole credential chain). The
     // functions' own aliases (ESBUILD_ALIASES: credentials from the environment only, ...) apply

@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
 import type { FunctionDefinition } from '../../functions/routes';
+import { BUNDLE_MAIN_FIELDS, BUNDLE_TARGET, LAZY_MODULES, lazyModuleCommands } from './lazy-modules';
 
 /** The repository root: handler entries in the route table are relative to it. */
 export const repositoryRoot = path.resolve(__dirname, '..', '..');
@@ -14,30 +15,28 @@ export const repositoryRoot = path.resolve(__dirname, '..', '..');
 export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
 /**
- * `htmlparser2` in a bundle is its ES module `Parser` and nothing else: the only part of it that
- * sanitize-html (which `require`s it) and `functions/core/text.ts` use. One build (not its
- * CommonJS and ES module builds side by side), and without the DOM handler, DomUtils and the
- * entity encoder that its index carries (-28 KB in each function that parses HTML). `postcss`,
- * which sanitize-html loads for `style` attributes we never keep, is a module that throws. The
- * SDK clients read credentials from the environment only, as Lambda sets them
+ * Modules that throw in place of code the functions never run: `postcss`, which sanitize-html
+ * loads for `style` attributes we never keep, and Powertools' JMESPath engine, for expressions
+ * our idempotent operations do not set. The SDK clients read credentials from the environment only, as Lambda sets them
  * (`environment-credentials.ts`). Tests and the local runtime run unbundled, with the SDK's chain.
  */
 export const ESBUILD_ALIASES: Record<string, string> = {
-  htmlparser2: './node_modules/htmlparser2/dist/Parser.js',
   postcss: './functions/shared/bundling/postcss-unused.ts',
+  '@aws-lambda-powertools/jmespath': './functions/shared/bundling/jmespath-unused.ts',
+  '@aws-lambda-powertools/jmespath/functions': './functions/shared/bundling/jmespath-unused.ts',
   '@aws-sdk/credential-provider-node': './functions/shared/bundling/environment-credentials.ts',
 };
 
 /** esbuild settings of every function (the bundle tests and bench:cold build with the same ones). */
 export const ESBUILD_SETTINGS = {
-  target: 'node22',
-  /** Prefer the ES module builds of dependencies so esbuild can drop unused code. */
-  mainFields: ['module', 'main'],
+  target: BUNDLE_TARGET,
+  mainFields: BUNDLE_MAIN_FIELDS,
   /**
-   * Nothing external: the AWS SDK clients are bundled (minified, tree-shaken), which starts faster
-   * than requiring the runtime's copy (`npm run bench:cold -- --compare-sdk`, docs/decisions.md).
+   * The AWS SDK clients are bundled (minified, tree-shaken), which starts faster than requiring
+   * the runtime's copy (`npm run bench:cold -- --compare-sdk`, docs/decisions.md). External: only
+   * the lazy modules, each bundled on its own beside the function's bundle (`lazy-modules.ts`).
    */
-  externalModules: [] as string[],
+  externalModules: Object.keys(LAZY_MODULES),
   esbuildArgs: {
     '--alias': Object.entries(ESBUILD_ALIASES).map(([name, replacement]) => `${name}=${replacement}`),
   },
@@ -60,13 +59,20 @@ export const FUNCTION_BUILD_OPTIONS = {
   external: ESBUILD_SETTINGS.externalModules,
 } satisfies BuildOptions;
 
-/** Files a function reads at run time, copied next to its bundle (under their own file name). */
-function copyNextToBundle(files: string[]): ICommandHooks {
+/**
+ * What goes beside a function's bundle: the files it reads at run time (under their own file
+ * name) and the lazy modules it requires.
+ */
+function besideTheBundle(files: readonly string[]): ICommandHooks {
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) =>
-      files.map((file) => `cp "${path.join(inputDir, file)}" "${path.join(outputDir, path.basename(file))}"`),
+    afterBundling: (inputDir, outputDir) => [
+      ...files.map(
+        (file) => `cp "${path.join(inputDir, file)}" "${path.join(outputDir, path.basename(file))}"`,
+      ),
+      ...lazyModuleCommands(inputDir, outputDir),
+    ],
   };
 }
 
@@ -128,9 +134,7 @@ export class InkpressFunction extends NodejsFunction {
         sourcesContent: false,
         format: OutputFormat.CJS,
         ...ESBUILD_SETTINGS,
-        ...(props.definition.bundledFiles?.length
-          ? { commandHooks: copyNextToBundle(props.definition.bundledFiles) }
-          : {}),
+        commandHooks: besideTheBundle(props.definition.bundledFiles ?? []),
       },
     });
     this.definition = props.definition;

@@ -6,7 +6,7 @@
  * unbundled.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,11 +15,13 @@ import { build } from 'esbuild';
 import { createAccount } from '../../functions/core/accounts';
 import { functionNamed } from '../../functions/routes';
 import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
 import { receive, sqsEventOf } from '../support/generation-queue';
+import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
 
 const run = promisify(execFile);
@@ -28,13 +30,17 @@ let fakeOpenAi: FakeOpenAi;
 let outDir: string;
 const bundles = new Map<string, string>();
 
-/** Builds a function's bundle once, as the stack does. */
+/** Builds a function's bundle once, as the stack does: its lazy modules beside it. */
 async function bundled(functionName: string): Promise<string> {
   const existing = bundles.get(functionName);
   if (existing) return existing;
-  const outfile = path.join(outDir, functionName, 'index.js');
+  const bundleDir = path.join(outDir, functionName);
+  const outfile = path.join(bundleDir, 'index.js');
   const entry = path.join(repositoryRoot, functionNamed(functionName).entry);
   await build({ ...FUNCTION_BUILD_OPTIONS, entryPoints: [entry], outfile, logLevel: 'silent' });
+  for (const name of lazyModulesRequiredBy(readFileSync(outfile, 'utf8'))) {
+    await build(lazyModuleBuildOptions(name, repositoryRoot, bundleDir));
+  }
   bundles.set(functionName, outfile);
   return outfile;
 }
@@ -51,8 +57,9 @@ async function invoke(
   functionName: string,
   event: APIGatewayProxyEvent,
   environment: NodeJS.ProcessEnv = process.env,
+  file?: string,
 ): Promise<{ result: APIGatewayProxyResult; output: string }> {
-  const file = await bundled(functionName);
+  file ??= await bundled(functionName);
   const { stdout, stderr } = await run(process.execPath, ['-e', INVOKE, file, JSON.stringify(event)], {
     env: {
       ...environment,
@@ -139,6 +146,59 @@ describe('bundled functions', () => {
     expect(generated?.content?.match(/<h2>/g)).toHaveLength(2);
     expect(generated?.content).toContain('<strong>');
     expect(fakeOpenAi.requests.length).toBeGreaterThan(0);
+  });
+
+  it('CreateArticle loads its lazy modules from beside its bundle: a multipart body, an entity, a field named twice', async () => {
+    const accountId = await newAccount(100);
+    const form = multipartBody({
+      keyword: 'fish &amp; chips',
+      h2_count: '2',
+      ai_model: 'gpt-3.5-turbo',
+      language: 'en',
+    });
+    const created = await invoke(
+      'CreateArticle',
+      apiEvent('create-article', { accountId, contentType: form.contentType, body: form.body }),
+    );
+    expect(created.result.statusCode).toBe(202);
+    const articleUuid: string = JSON.parse(created.result.body).article_uuid;
+    expect(await deps.articleStore().get(accountId, articleUuid)).toMatchObject({ keyword: 'fish & chips' });
+    await receive(resources.queueUrl, 10, 1);
+
+    const repeated = await invoke(
+      'CreateArticle',
+      apiEvent('create-article', {
+        accountId,
+        contentType: 'application/json',
+        body: '{"keyword":"one","keyword":"two","h2_count":2,"ai_model":"gpt-3.5-turbo","language":"en"}',
+      }),
+    );
+    expect(repeated.result.statusCode).toBe(422);
+    expect(JSON.parse(repeated.result.body).errors).toHaveProperty('keyword');
+  });
+
+  it('CreateArticle answers a plain JSON request with no lazy module beside its bundle (none is loaded at init)', async () => {
+    const accountId = await newAccount(100);
+    const alone = path.join(outDir, 'CreateArticleAlone');
+    mkdirSync(alone);
+    copyFileSync(await bundled('CreateArticle'), path.join(alone, 'index.js'));
+    const created = await invoke(
+      'CreateArticle',
+      apiEvent('create-article', {
+        accountId,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          keyword: 'plain keyword',
+          h2_count: 2,
+          ai_model: 'gpt-3.5-turbo',
+          language: 'en',
+        }),
+      }),
+      process.env,
+      path.join(alone, 'index.js'),
+    );
+    expect(created.result.statusCode).toBe(202);
+    await receive(resources.queueUrl, 10, 1);
   });
 
   it('asks only the environment for credentials: without them a request fails and says so', async () => {

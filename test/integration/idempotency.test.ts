@@ -196,6 +196,20 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
     expect(await credits(accountId)).toBe(100 - PRICE);
   });
 
+  it('copies with different requests sent at the same moment: one created and charged, every other copy a 422', async () => {
+    const accountId = await newAccount();
+    const keywords = ['alpha grinders', 'beta grinders', 'gamma grinders', 'delta grinders'];
+    const responses = await Promise.all(
+      keywords.map((keyword) => createArticle(accountId, 'raced', { ...articleFields, keyword })),
+    );
+
+    const created = responses.filter((response) => response.statusCode === 202);
+    expect(created).toHaveLength(1);
+    expect(responses.filter((response) => response.statusCode === 422)).toHaveLength(keywords.length - 1);
+    expect(await queuedUuids(accountId)).toEqual([body(created[0] as APIGatewayProxyResult).article_uuid]);
+    expect(await credits(accountId)).toBe(100 - PRICE);
+  });
+
   it('keys are per account: the same key on another account creates and charges independently', async () => {
     const alice = await newAccount();
     const bob = await newAccount();

@@ -15,11 +15,14 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ES_MODULE_PACKAGES.join('|')})/)`],
-  // The same substitutions as the functions' bundles (ESBUILD_ALIASES): htmlparser2's parser
-  // alone, and no postcss (sanitize-html would only need it for style attributes we never keep).
+  // The same substitutions as the functions' bundles (LAZY_MODULES, ESBUILD_ALIASES): htmlparser2's
+  // parser alone, no postcss (sanitize-html would only need it for style attributes we never keep)
+  // and no JMESPath engine (Powertools' idempotency would only need it for expressions we never set).
   moduleNameMapper: {
     '^htmlparser2$': '<rootDir>/node_modules/htmlparser2/dist/Parser.js',
     '^postcss$': '<rootDir>/functions/shared/bundling/postcss-unused.ts',
+    '^@aws-lambda-powertools/jmespath(/functions)?$':
+      '<rootDir>/functions/shared/bundling/jmespath-unused.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   setupFiles: ['<rootDir>/test/support/quiet-env.ts'],

@@ -7,7 +7,8 @@
  *   is kept for 24 h and returned to every later copy (header `Idempotent-Replayed: true`).
  * - A copy that arrives while the first is running waits for it (polling the record), then
  *   returns its response; still running at the end of the wait: 409 with `Retry-After`.
- * - Same key, different request (compared after parsing): 422 on `Idempotency-Key`.
+ * - Same key, different request (compared after parsing, with the first copy's once it has
+ *   finished): 422 on `Idempotency-Key`.
  * - Errors are not kept: a request that failed validation or was refused changed nothing, and
  *   after an error the record is released (Powertools' rule), so a retry runs again.
  */
@@ -16,7 +17,6 @@ import { createHash } from 'node:crypto';
 import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
-  IdempotencyValidationError,
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
@@ -57,21 +57,25 @@ export interface IdempotentOperation<Input, Deps extends IdempotencyDeps> {
   run: (request: ApiRequest, deps: Deps, input: Input, keyedId?: string) => Promise<ApiResult>;
 }
 
-interface IdempotencyPayload {
-  key: { accountId: string; idempotencyKey: string };
-  request: unknown;
+/** What Powertools hashes into the record's key (the whole payload: no JMESPath expression is set). */
+interface IdempotencyKeyPayload {
+  accountId: string;
+  idempotencyKey: string;
 }
 
-type Execute = () => Promise<ApiResult>;
-/** What is kept for a key: the result with its body as JSON text. */
-type StoredResult = Omit<ApiResult, 'body'> & { body: string };
+type Execute = () => Promise<StoredResult>;
+/**
+ * What is kept for a key: the result with its body as JSON text, and the hash of the request that
+ * produced it, which a later copy must match.
+ */
+type StoredResult = Omit<ApiResult, 'body'> & { body: string; requestHash?: string };
 
 /** Wraps an operation so that the `Idempotency-Key` header makes retries of it safe. */
 export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
   operation: IdempotentOperation<Input, Deps>,
 ): Operation<Deps> {
   let config: IdempotencyConfig | undefined;
-  let runOnce: ((payload: IdempotencyPayload, execute: Execute) => Promise<StoredResult>) | undefined;
+  let runOnce: ((payload: IdempotencyKeyPayload, execute: Execute) => Promise<StoredResult>) | undefined;
 
   return async (request, deps) => {
     const idempotencyKey = idempotencyKeyOf(request);
@@ -79,53 +83,66 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
     if (idempotencyKey === undefined) return operation.run(request, deps, input);
 
     // Made on the first request that carries a key (the persistence layer comes with the deps).
+    // No JMESPath expression (the payload is the key; requests are compared below), so the bundles
+    // leave Powertools' JMESPath engine out (functions/shared/bundling/jmespath-unused.ts).
     config ??= new IdempotencyConfig({
-      eventKeyJmesPath: 'key',
-      payloadValidationJmesPath: 'request',
       throwOnNoIdempotencyKey: true,
       expiresAfterSeconds: KEEP_SECONDS,
       hashFunction: 'sha256',
       responseHook: (response) => replayed(response),
     });
-    // The body is kept as the JSON text that was sent: a DynamoDB map would not keep the order of
-    // its keys, and a replay must be the same bytes as the first answer.
-    runOnce ??= makeIdempotent(
-      async (_payload: IdempotencyPayload, execute: Execute): Promise<StoredResult> => {
-        const result = await execute();
-        return { ...result, body: JSON.stringify(result.body) };
-      },
-      { persistenceStore: deps.idempotency, config, keyPrefix: operation.scope },
-    );
+    runOnce ??= makeIdempotent((_payload: IdempotencyKeyPayload, execute: Execute) => execute(), {
+      persistenceStore: deps.idempotency,
+      config,
+      keyPrefix: operation.scope,
+    });
     // A record left by a crashed invocation expires when that invocation's time is up.
     const lambdaContext = request.lambdaContext ?? noLambdaContext;
     config.registerLambdaContext(lambdaContext);
 
-    const payload: IdempotencyPayload = {
-      key: { accountId: request.accountId, idempotencyKey },
-      request: operation.fingerprint ? operation.fingerprint(input) : input,
+    const payload: IdempotencyKeyPayload = { accountId: request.accountId, idempotencyKey };
+    const requestHash = hashOf(operation.fingerprint ? operation.fingerprint(input) : input);
+    // The body is kept as the JSON text that was sent: a DynamoDB map would not keep the order of
+    // its keys, and a replay must be the same bytes as the first answer.
+    const execute = async (): Promise<StoredResult> => {
+      const keyedId = keyedUuid(operation.scope, request.accountId, idempotencyKey);
+      const result = await operation.run(request, deps, input, keyedId);
+      return { ...result, body: JSON.stringify(result.body), requestHash };
     };
     const waitUntil = Date.now() + Math.max(0, lambdaContext.getRemainingTimeInMillis() - ANSWER_MARGIN_MS);
     for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
       try {
-        const stored = await runOnce(payload, () =>
-          operation.run(request, deps, input, keyedUuid(operation.scope, request.accountId, idempotencyKey)),
-        );
+        const { requestHash: storedHash, ...stored } = await runOnce(payload, execute);
+        // A record kept before the hash was stored with the response (24 h at most after that
+        // change) has none, and is replayed without the comparison.
+        if (storedHash !== undefined && storedHash !== requestHash) throw keyReusedError();
         // Records kept before bodies were stored as text (24 h at most) hold the body itself.
         const body: unknown = typeof stored.body === 'string' ? JSON.parse(stored.body) : stored.body;
         return { ...stored, body };
       } catch (error) {
-        if (error instanceof IdempotencyValidationError) {
-          throw ValidationError.forField(
-            IDEMPOTENCY_KEY_HEADER,
-            `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request.`,
-          );
-        }
         if (!(error instanceof IdempotencyAlreadyInProgressError)) throw error;
         if (Date.now() + pollMs > waitUntil) throw new RequestInProgressError(RETRY_AFTER_SECONDS);
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
     }
   };
+}
+
+function keyReusedError(): ValidationError {
+  return ValidationError.forField(
+    IDEMPOTENCY_KEY_HEADER,
+    `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request.`,
+  );
+}
+
+/** The SHA-256 of a request as JSON, its object keys sorted (the same request, the same hash). */
+function hashOf(request: unknown): string {
+  return createHash('sha256').update(JSON.stringify(request, sortedKeys)).digest('base64');
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A uuid (version 8, name-based) that only this account's key on this operation yields. */

@@ -1,0 +1,90 @@
+/**
+ * The lazy modules as the stack builds them: the `afterBundling` commands of a function write
+ * each lazy module its bundle requires beside it, and nothing else; each one loads from there with
+ * the exports its callers use; and a bundle requires no package that is neither built into Node
+ * nor a lazy module (anything else would be missing in Lambda).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { build } from 'esbuild';
+import { functionNamed } from '../../functions/routes';
+import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import {
+  LAZY_MODULES,
+  lazyModuleCommands,
+  lazyModuleFile,
+  lazyModulesRequiredBy,
+} from '../../lib/constructs/lazy-modules';
+
+let outDir: string;
+
+beforeAll(() => {
+  outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-lazy-'));
+});
+
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+/** Bundles a function as the stack does and runs the stack's `afterBundling` lazy-module commands. */
+async function bundleWithHooks(functionName: string): Promise<string> {
+  const dir = path.join(outDir, functionName);
+  const outfile = path.join(dir, 'index.js');
+  await build({
+    ...FUNCTION_BUILD_OPTIONS,
+    entryPoints: [path.join(repositoryRoot, functionNamed(functionName).entry)],
+    outfile,
+    logLevel: 'silent',
+  });
+  for (const command of lazyModuleCommands(repositoryRoot, dir)) execFileSync('sh', ['-c', command]);
+  return dir;
+}
+
+/** The packages a bundle requires at run time (`require("name")`, subpaths by their package). */
+function requiredPackages(source: string): Set<string> {
+  const names = [...source.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1] ?? '');
+  return new Set(
+    names.map((name) =>
+      (name.startsWith('@') ? name.split('/').slice(0, 2) : name.split('/').slice(0, 1)).join('/'),
+    ),
+  );
+}
+
+const builtIn = (name: string) => name.startsWith('node:') || builtinModules.includes(name);
+
+describe('lazy modules', () => {
+  it('CreateArticle gets the parser, the multipart parser and the JSON scanner beside its bundle, each with the exports its callers use', async () => {
+    const dir = await bundleWithHooks('CreateArticle');
+    expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8')).sort()).toEqual(
+      ['busboy', 'htmlparser2', 'jsonc-parser'].sort(),
+    );
+    const load = (name: string) => require(path.join(dir, lazyModuleFile(name)));
+    expect(typeof load('htmlparser2').Parser).toBe('function');
+    expect(typeof load('busboy')).toBe('function');
+    expect(typeof load('jsonc-parser').visit).toBe('function');
+  });
+
+  it('a function whose bundle requires no HTML parser gets none beside it', async () => {
+    const dir = await bundleWithHooks('ShowWebhook');
+    expect(existsSync(path.join(dir, lazyModuleFile('htmlparser2')))).toBe(false);
+    expect(existsSync(path.join(dir, lazyModuleFile('busboy')))).toBe(true);
+  });
+
+  it.each(['CreateWebsite', 'GenerationWorker', 'Authorizer', 'Sweeper'])(
+    '%s requires only Node built-ins and lazy modules',
+    async (functionName) => {
+      const dir = await bundleWithHooks(functionName);
+      const source = readFileSync(path.join(dir, 'index.js'), 'utf8');
+      const others = [...requiredPackages(source)].filter(
+        (name) => !builtIn(name) && !(name in LAZY_MODULES),
+      );
+      expect(others).toEqual([]);
+      for (const name of lazyModulesRequiredBy(source)) {
+        expect(existsSync(path.join(dir, lazyModuleFile(name)))).toBe(true);
+      }
+    },
+  );
+});
