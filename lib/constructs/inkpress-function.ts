@@ -17,8 +17,9 @@ export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 /**
  * Modules that throw in place of code the functions never run: `postcss`, which sanitize-html
  * loads for `style` attributes we never keep, and Powertools' JMESPath engine, for expressions
- * our idempotent operations do not set. The SDK clients read credentials from the environment only, as Lambda sets them
- * (`environment-credentials.ts`). Tests and the local runtime run unbundled, with the SDK's chain.
+ * our idempotent operations do not set. The SDK clients read credentials from the environment
+ * only, as Lambda sets them (`environment-credentials.ts`). Tests and the local runtime run
+ * unbundled, with the SDK's chain.
  */
 export const ESBUILD_ALIASES: Record<string, string> = {
   postcss: './functions/shared/bundling/postcss-unused.ts',

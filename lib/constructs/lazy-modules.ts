@@ -42,7 +42,12 @@ export function lazyModuleFile(name: string): string {
 
 /** The lazy modules a minified bundle requires (esbuild writes an external as `require("name")`). */
 export function lazyModulesRequiredBy(bundleSource: string): string[] {
-  return Object.keys(LAZY_MODULES).filter((name) => bundleSource.includes(`require("${name}")`));
+  return Object.keys(LAZY_MODULES).filter((name) => bundleSource.includes(requireCall(name)));
+}
+
+/** How esbuild writes the `require` of an external module in a minified bundle. */
+function requireCall(name: string): string {
+  return `require("${name}")`;
 }
 
 /** esbuild options that build one lazy module beside a bundle (for the bundle tests and bench:cold). */
@@ -69,18 +74,18 @@ export function lazyModuleBuildOptions(
 export function lazyModuleCommands(repositoryRoot: string, bundleDir: string): string[] {
   const esbuild = path.join(repositoryRoot, 'node_modules', '.bin', 'esbuild');
   const bundle = path.join(bundleDir, 'index.js');
+  // The same options as lazyModuleBuildOptions, as esbuild's command-line flags.
+  const flags = [
+    '--bundle',
+    '--minify',
+    `--platform=${LAZY_MODULE_OPTIONS.platform}`,
+    `--format=${LAZY_MODULE_OPTIONS.format}`,
+    `--target=${LAZY_MODULE_OPTIONS.target}`,
+    `--main-fields=${LAZY_MODULE_OPTIONS.mainFields.join(',')}`,
+    '--log-level=warning',
+  ].join(' ');
   return Object.entries(LAZY_MODULES).map(([name, entry]) => {
-    const args = [
-      `"${path.join(repositoryRoot, entry)}"`,
-      '--bundle',
-      '--minify',
-      `--platform=${LAZY_MODULE_OPTIONS.platform}`,
-      `--format=${LAZY_MODULE_OPTIONS.format}`,
-      `--target=${LAZY_MODULE_OPTIONS.target}`,
-      `--main-fields=${LAZY_MODULE_OPTIONS.mainFields.join(',')}`,
-      '--log-level=warning',
-      `--outfile="${path.join(bundleDir, lazyModuleFile(name))}"`,
-    ];
-    return `if grep -qF 'require("${name}")' "${bundle}"; then "${esbuild}" ${args.join(' ')}; fi`;
+    const build = `"${esbuild}" "${path.join(repositoryRoot, entry)}" ${flags} --outfile="${path.join(bundleDir, lazyModuleFile(name))}"`;
+    return `if grep -qF '${requireCall(name)}' "${bundle}"; then ${build}; fi`;
   });
 }

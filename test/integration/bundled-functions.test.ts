@@ -84,6 +84,11 @@ async function invokeWorker(event: SQSEvent): Promise<SQSBatchResponse> {
   return JSON.parse(stdout.split('RESULT ')[1] ?? '') as SQSBatchResponse;
 }
 
+/** An article create with a JSON body (given as text, so that it can be malformed on purpose). */
+function jsonCreate(accountId: string, body: string) {
+  return apiEvent('create-article', { accountId, contentType: 'application/json', body });
+}
+
 async function newAccount(credits: number) {
   const { account } = await createAccount(
     { accounts: deps.accountStore(), tokens: deps.tokenStore() },
@@ -117,17 +122,16 @@ describe('bundled functions', () => {
     const accountId = await newAccount(100);
     const created = await invoke(
       'CreateArticle',
-      apiEvent('create-article', {
+      jsonCreate(
         accountId,
-        contentType: 'application/json',
-        body: JSON.stringify({
+        JSON.stringify({
           keyword: 'caf&eacute; <b>au</b> lait',
           h2_count: 2,
           ai_model: 'gpt-3.5-turbo',
           language: 'en',
           need_bold: 1,
         }),
-      }),
+      ),
     );
     expect(created.result.statusCode).toBe(202);
     const articleUuid: string = JSON.parse(created.result.body).article_uuid;
@@ -167,11 +171,10 @@ describe('bundled functions', () => {
 
     const repeated = await invoke(
       'CreateArticle',
-      apiEvent('create-article', {
+      jsonCreate(
         accountId,
-        contentType: 'application/json',
-        body: '{"keyword":"one","keyword":"two","h2_count":2,"ai_model":"gpt-3.5-turbo","language":"en"}',
-      }),
+        '{"keyword":"one","keyword":"two","h2_count":2,"ai_model":"gpt-3.5-turbo","language":"en"}',
+      ),
     );
     expect(repeated.result.statusCode).toBe(422);
     expect(JSON.parse(repeated.result.body).errors).toHaveProperty('keyword');
@@ -184,16 +187,15 @@ describe('bundled functions', () => {
     copyFileSync(await bundled('CreateArticle'), path.join(alone, 'index.js'));
     const created = await invoke(
       'CreateArticle',
-      apiEvent('create-article', {
+      jsonCreate(
         accountId,
-        contentType: 'application/json',
-        body: JSON.stringify({
+        JSON.stringify({
           keyword: 'plain keyword',
           h2_count: 2,
           ai_model: 'gpt-3.5-turbo',
           language: 'en',
         }),
-      }),
+      ),
       process.env,
       path.join(alone, 'index.js'),
     );
