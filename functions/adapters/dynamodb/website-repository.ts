@@ -20,6 +20,7 @@ import {
   type WebsiteHealth,
   type WebsitePage,
   type WebsiteStore,
+  type WebsiteWrite,
 } from '../../core/websites/ports';
 import { siteUrlIdentity } from '../../core/websites/site-url';
 import type { Website } from '../../core/websites/website';
@@ -176,9 +177,8 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     websiteUuid: string,
     credentials: { login: string; passwordCiphertext: string; passwordContextVersion: number },
     health: WebsiteHealth,
-  ): Promise<Website | undefined> {
-    const item = await this.setExisting(accountId, websiteUuid, { ...health, ...credentials });
-    return item ? fromItem(item) : undefined;
+  ): Promise<WebsiteWrite | undefined> {
+    return this.setExisting(accountId, websiteUuid, { ...health, ...credentials });
   }
 
   async replacePasswordCiphertext(
@@ -208,12 +208,24 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     }
   }
 
-  async recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void> {
-    await this.setExisting(accountId, websiteUuid, { ...health });
+  async recordHealth(
+    accountId: string,
+    websiteUuid: string,
+    health: WebsiteHealth,
+  ): Promise<WebsiteWrite | undefined> {
+    return this.setExisting(accountId, websiteUuid, { ...health });
   }
 
-  /** Sets these attributes on the website item; undefined when it does not exist (or nothing to set). */
-  private async setExisting(accountId: string, websiteUuid: string, fields: Item): Promise<Item | undefined> {
+  /**
+   * Sets these attributes on the website item; undefined when it does not exist (or nothing to
+   * set). The item before the write comes back with it, so the website after it is exactly that
+   * item with these values: two concurrent writes each see the state the other left.
+   */
+  private async setExisting(
+    accountId: string,
+    websiteUuid: string,
+    fields: Item,
+  ): Promise<WebsiteWrite | undefined> {
     // Any update puts a website created before the `dueForCheck` index into it.
     const names: Record<string, string> = { '#checkShard': 'checkShard' };
     const values: Item = { ':checkShard': checkShardOf(websiteUuid) };
@@ -234,10 +246,12 @@ export class DynamoWebsiteRepository implements WebsiteStore {
           ConditionExpression: 'attribute_exists(websiteKey)',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return Attributes;
+      if (!Attributes) return undefined;
+      const written = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+      return { before: fromItem(Attributes), after: fromItem({ ...Attributes, ...written }) };
     } catch (error) {
       if (conditionFailed(error)) return undefined;
       throw error;

@@ -6,14 +6,14 @@
  *
  * - ArticleStore.completeGeneration -> `article.generated`; failGeneration -> `article.failed`
  * - PublicationStore.markPublished -> `article.published`; markFailed -> `article.publish_failed`
- * - WebsiteStore.recordHealth / updateCredentials: flags going from clear to set ->
- *   `website.unhealthy`, from set to clear -> `website.recovered`
+ * - WebsiteStore.recordHealth / updateCredentials: a write that sets a flag on a healthy website ->
+ *   `website.unhealthy`, one that clears the last flag -> `website.recovered`
  */
 import type { ArticleStore } from '../../core/articles/ports';
 import type { ArticleRef, PublicationStore } from '../../core/publishing/ports';
 import type { WebhookEvents } from '../../core/webhooks/ports';
 import type { WebhookEventType } from '../../core/webhooks/webhook';
-import type { WebsiteStore } from '../../core/websites/ports';
+import type { WebsiteStore, WebsiteWrite } from '../../core/websites/ports';
 import type { Website } from '../../core/websites/website';
 import { logger } from '../../shared/logger';
 
@@ -103,30 +103,14 @@ export function withHealthEvents(
   events: WebhookEvents,
   read: Pick<EventReaders, 'website'>,
 ): WebsiteStore {
-  const emitOnChange = async (accountId: string, websiteUuid: string, before: Website | undefined) => {
-    if (!before) return;
-    const after = await store.get(accountId, websiteUuid);
-    if (!after || isHealthy(before) === isHealthy(after)) return;
+  // Each write reports the website as it found it, so of two concurrent writes that clear (or
+  // set) the flags only the one that changed them records the event.
+  const emitOnChange = async (write: unknown, accountId: string, websiteUuid: string) => {
+    const { before, after } = (write ?? {}) as Partial<WebsiteWrite>;
+    if (!before || !after || isHealthy(before) === isHealthy(after)) return;
     await record(events, accountId, isHealthy(after) ? 'website.recovered' : 'website.unhealthy', () =>
       read.website(accountId, websiteUuid),
     );
   };
-  return new Proxy(store, {
-    get(object, property, receiver) {
-      const value = Reflect.get(object, property, receiver);
-      if (property !== 'recordHealth' && property !== 'updateCredentials') {
-        return typeof value === 'function' ? value.bind(object) : value;
-      }
-      return async (accountId: string, websiteUuid: string, ...rest: unknown[]) => {
-        const before = await object.get(accountId, websiteUuid).catch(() => undefined);
-        const result = await value.apply(object, [accountId, websiteUuid, ...rest]);
-        await emitOnChange(accountId, websiteUuid, before).catch((error: unknown) =>
-          logger.error('Could not check a website for a webhook event', {
-            error: error instanceof Error ? error.message : String(error),
-          }),
-        );
-        return result;
-      };
-    },
-  });
+  return afterCalls(store, { recordHealth: emitOnChange, updateCredentials: emitOnChange });
 }

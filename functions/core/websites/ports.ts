@@ -10,6 +10,12 @@ export interface WebsiteHealth {
   categoriesCount?: number;
 }
 
+/** A website as one write found it and as that write left it (both known atomically with the write). */
+export interface WebsiteWrite {
+  before: Website;
+  after: Website;
+}
+
 export interface WebsitePage {
   items: Website[];
   total: number;
@@ -32,14 +38,14 @@ export interface WebsiteStore {
   delete(accountId: string, websiteUuid: string): Promise<Website | undefined>;
   /**
    * Stores new credentials (login and password ciphertext) with the health they were checked
-   * with; returns the updated website, undefined when it was deleted meanwhile.
+   * with; undefined when the website was deleted meanwhile.
    */
   updateCredentials(
     accountId: string,
     websiteUuid: string,
     credentials: { login: string; passwordCiphertext: string; passwordContextVersion: number },
     health: WebsiteHealth,
-  ): Promise<Website | undefined>;
+  ): Promise<WebsiteWrite | undefined>;
   /**
    * Replaces the password ciphertext (same password, newer encryption context) only while the
    * stored one is still `previousCiphertext`; false when it changed meanwhile or the website is gone.
@@ -50,8 +56,12 @@ export interface WebsiteStore {
     replacement: { passwordCiphertext: string; passwordContextVersion: number },
     previousCiphertext: string,
   ): Promise<boolean>;
-  /** Updates flags and check bookkeeping; does nothing for a website deleted meanwhile. */
-  recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void>;
+  /** Updates flags and check bookkeeping; does nothing (undefined) for a website deleted meanwhile. */
+  recordHealth(
+    accountId: string,
+    websiteUuid: string,
+    health: WebsiteHealth,
+  ): Promise<WebsiteWrite | undefined>;
   /** Websites (of any account) not checked since `checkedBefore`, at most `limit`. */
   listDueForCheck(checkedBefore: string, limit: number): Promise<Website[]>;
 }

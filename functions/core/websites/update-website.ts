@@ -53,19 +53,19 @@ export async function updateWebsite(
   });
   const now = (deps.now?.() ?? new Date()).toISOString();
   const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite);
-  const updated = await deps.websites.updateCredentials(
+  const write = await deps.websites.updateCredentials(
     accountId,
     website.websiteUuid,
     { login: input.login, passwordCiphertext, passwordContextVersion: PASSWORD_CONTEXT_VERSION },
     { ...HEALTHY, checkedAt: now, categoriesCount },
   );
-  if (!updated) {
+  if (!write) {
     // Deleted while this ran: what was just written goes too.
     await removeAllCategories(deps.categories, website.websiteUuid);
     throw new NotFoundError('Website');
   }
   await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, now);
-  return presentWebsite(updated);
+  return presentWebsite(write.after);
 }
 
 function isBlank(value: unknown): boolean {

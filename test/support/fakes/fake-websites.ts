@@ -8,6 +8,7 @@ import {
   type WebsiteHealth,
   type WebsitePage,
   type WebsiteStore,
+  type WebsiteWrite,
 } from '../../../functions/core/websites/ports';
 import type { Category, Website } from '../../../functions/core/websites/website';
 import { copy, type InMemoryTables, key } from './tables';
@@ -64,11 +65,8 @@ export class FakeWebsiteStore implements WebsiteStore, WebsiteLookup {
     websiteUuid: string,
     credentials: { login: string; passwordCiphertext: string; passwordContextVersion: number },
     health: WebsiteHealth,
-  ): Promise<Website | undefined> {
-    const website = this.tables.websites.get(key(accountId, websiteUuid));
-    if (!website) return undefined;
-    Object.assign(website, definedOnly(health), credentials);
-    return copy(website);
+  ): Promise<WebsiteWrite | undefined> {
+    return this.assign(accountId, websiteUuid, { ...definedOnly(health), ...credentials });
   }
 
   async replacePasswordCiphertext(
@@ -83,9 +81,20 @@ export class FakeWebsiteStore implements WebsiteStore, WebsiteLookup {
     return true;
   }
 
-  async recordHealth(accountId: string, websiteUuid: string, health: WebsiteHealth): Promise<void> {
+  async recordHealth(
+    accountId: string,
+    websiteUuid: string,
+    health: WebsiteHealth,
+  ): Promise<WebsiteWrite | undefined> {
+    return this.assign(accountId, websiteUuid, definedOnly(health));
+  }
+
+  private assign(accountId: string, websiteUuid: string, fields: Partial<Website>): WebsiteWrite | undefined {
     const website = this.tables.websites.get(key(accountId, websiteUuid));
-    if (website) Object.assign(website, definedOnly(health));
+    if (!website) return undefined;
+    const before = copy(website);
+    Object.assign(website, fields);
+    return { before, after: copy(website) };
   }
 
   async listDueForCheck(checkedBefore: string, limit: number): Promise<Website[]> {

@@ -78,11 +78,14 @@ describe('website events', () => {
     const store = {
       get: async () => website,
       recordHealth: async (_accountId: string, _websiteUuid: string, health: WebsiteHealth) => {
+        const before = website;
         website = { ...website, ...health };
+        return { before, after: website };
       },
       updateCredentials: async () => {
+        const before = website;
         website = { ...website, loginIsUnauthorized: false, isUnreachable: false };
-        return website;
+        return { before, after: website };
       },
     } as unknown as WebsiteStore;
     return store;
@@ -116,5 +119,26 @@ describe('website events', () => {
     );
     await store.updateCredentials('a', 'w-1', { login: 'l', passwordCiphertext: 'c' } as never, {});
     expect(recorded.map((event) => event.type)).toEqual(['website.recovered']);
+  });
+
+  it('goes by what each write found, not by a read beside it: a write that found the website healthy records nothing', async () => {
+    const { events, recorded } = recorder();
+    // A concurrent write cleared the flags first: this one finds the website healthy already,
+    // although a read before it would have seen it flagged.
+    const flagged = { loginIsUnauthorized: true, isUnreachable: false } as Website;
+    const healthy = { loginIsUnauthorized: false, isUnreachable: false } as Website;
+    const store = {
+      get: async () => flagged,
+      recordHealth: async () => ({ before: healthy, after: healthy }),
+    } as unknown as WebsiteStore;
+    await withHealthEvents(store, events, readers).recordHealth('a', 'w-1', {});
+    expect(recorded).toEqual([]);
+  });
+
+  it('records nothing for a website deleted meanwhile', async () => {
+    const { events, recorded } = recorder();
+    const store = { recordHealth: async () => undefined } as unknown as WebsiteStore;
+    await withHealthEvents(store, events, readers).recordHealth('a', 'w-1', { isUnreachable: true });
+    expect(recorded).toEqual([]);
   });
 });
