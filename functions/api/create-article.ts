@@ -23,7 +23,7 @@ export const handler = apiHandler(
   idempotentOperation({
     scope: 'articles.create',
     parse: ({ fields }) => parseOrThrow(createArticleSchema, fields),
-    run: async ({ accountId, baseUrl }, deps, input, keyedId) => {
+    run: async ({ accountId, baseUrl }, deps, input, keyed) => {
       const article = await createArticle(
         {
           ...deps,
@@ -35,7 +35,7 @@ export const handler = apiHandler(
         },
         accountId,
         input,
-        keyedId,
+        keyed && { articleUuid: keyed.uuid, requestHash: keyed.requestHash },
       );
       const articleUrl = `${baseUrl}/v1/articles/${article.articleUuid}/show`;
       return accepted({

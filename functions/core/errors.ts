@@ -84,6 +84,13 @@ export class RequestInProgressError extends DomainError {
   }
 }
 
+/** An Idempotency-Key already used (by this account, on this operation) with a different request. */
+export class IdempotencyKeyReusedError extends ValidationError {
+  constructor() {
+    super({ 'Idempotency-Key': ['This Idempotency-Key was already used with a different request.'] });
+  }
+}
+
 /** The account sent more requests than its rate limit allows; it may try again after a while. */
 export class TooManyRequestsError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {

@@ -124,10 +124,11 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
     expect(await credits(accountId)).toBe(100 - PRICE);
   });
 
-  it('a retry after the first died between its reservation and storing its answer finds the same article', async () => {
-    const accountId = await newAccount();
-    // The idempotency record's final update fails, as if the invocation died right after the
-    // reservation committed: the record is released and nothing is kept for the key.
+  /**
+   * A create whose idempotency record's final update fails, as if the invocation died right
+   * after the reservation committed: the record is released and nothing is kept for the key.
+   */
+  async function createLosingTheAnswer(accountId: string, key: string): Promise<APIGatewayProxyResult> {
     const client = dynamoDocumentClient();
     const dropStoredAnswer = 'dropStoredAnswer';
     client.middlewareStack.add(
@@ -143,21 +144,21 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
       },
       { step: 'initialize', name: dropStoredAnswer },
     );
-    let first: APIGatewayProxyResult;
     try {
       // An invocation with one second left: its in-progress record expires with it.
-      first = await createArticleHandler(
-        apiEvent('create-article', {
-          accountId,
-          ...multipartBody(articleFields),
-          headers: withKey('crash-key'),
-        }),
+      return await createArticleHandler(
+        apiEvent('create-article', { accountId, ...multipartBody(articleFields), headers: withKey(key) }),
         { ...lambdaContext('CreateArticle', 1), getRemainingTimeInMillis: () => 1_000 } as Context,
       );
     } finally {
       client.middlewareStack.remove(dropStoredAnswer);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+  }
+
+  it('a retry after the first died between its reservation and storing its answer finds the same article', async () => {
+    const accountId = await newAccount();
+    const first = await createLosingTheAnswer(accountId, 'crash-key');
     const retry = await createArticle(accountId, 'crash-key');
     expect(retry.statusCode).toBe(202);
     const stored = (await queuedUuids(accountId)) as string[];
@@ -165,6 +166,26 @@ describe('POST /v1/articles/create with Idempotency-Key', () => {
     expect(body(retry).article_uuid).toBe(stored[0]);
     if (first.statusCode === 202) expect(body(first).article_uuid).toBe(stored[0]);
     expect(await credits(accountId)).toBe(100 - PRICE);
+  });
+
+  it('after the first died without storing its answer, the same key with a different request is still a 422', async () => {
+    const accountId = await newAccount();
+    await createLosingTheAnswer(accountId, 'crash-then-other');
+    const other = await createArticle(accountId, 'crash-then-other', {
+      ...articleFields,
+      keyword: 'milk frothers',
+    });
+    expect(other.statusCode).toBe(422);
+    expect(body(other).errors).toEqual({
+      'Idempotency-Key': ['This Idempotency-Key was already used with a different request.'],
+    });
+    const stored = (await queuedUuids(accountId)) as string[];
+    expect(stored).toHaveLength(1);
+    expect(await credits(accountId)).toBe(100 - PRICE);
+    // The request the key was first used with still gets its article.
+    const same = await createArticle(accountId, 'crash-then-other');
+    expect(same.statusCode).toBe(202);
+    expect(body(same).article_uuid).toBe(stored[0]);
   });
 
   it('the same request written differently (encoding, spelling of booleans) is the same request', async () => {

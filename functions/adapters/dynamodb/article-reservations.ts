@@ -152,10 +152,7 @@ export class DynamoArticleReservations implements ArticleReservations {
 
   /** What became of an article stored by an earlier try of the same create. */
   private async outcomeOfStored(article: Article): Promise<ReservationOutcome> {
-    return outcomeOfStored(
-      await readArticle(this.client, this.tables.articles, article),
-      article.articleUuid,
-    );
+    return outcomeOfStored(await readArticle(this.client, this.tables.articles, article), article);
   }
 
   /**

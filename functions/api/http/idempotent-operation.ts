@@ -21,9 +21,9 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
-import { RequestInProgressError, ValidationError } from '../../core/errors';
+import { IdempotencyKeyReusedError, RequestInProgressError } from '../../core/errors';
 import type { ApiRequest, Operation } from './api-handler';
-import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from './idempotency-key';
+import { idempotencyKeyOf } from './idempotency-key';
 import type { ApiResult } from './responses';
 
 const KEEP_SECONDS = 24 * 60 * 60;
@@ -50,11 +50,19 @@ export interface IdempotentOperation<Input, Deps extends IdempotencyDeps> {
   fingerprint?: (input: Input) => unknown;
   /**
    * Performs the operation; what it returns is kept for the key, what it throws is not.
-   * `keyedId` (with the header only) is a uuid derived from the account, operation and key:
-   * an operation that names what it creates with it stays idempotent even when the stored
-   * response was lost (the invocation died after its write).
+   * `keyed` comes with the header only: `uuid` is derived from the account, operation and key,
+   * `requestHash` from the request. An operation that names what it creates with the uuid and
+   * stores the hash beside it stays idempotent even when the stored response was lost (the
+   * invocation died after its write): a copy finds what the first stored, and a different
+   * request with the same key is refused (IdempotencyKeyReusedError).
    */
-  run: (request: ApiRequest, deps: Deps, input: Input, keyedId?: string) => Promise<ApiResult>;
+  run: (request: ApiRequest, deps: Deps, input: Input, keyed?: KeyedRequest) => Promise<ApiResult>;
+}
+
+/** What the `Idempotency-Key` header gives an operation: see `IdempotentOperation.run`. */
+export interface KeyedRequest {
+  uuid: string;
+  requestHash: string;
 }
 
 /** What Powertools hashes into the record's key (the whole payload: no JMESPath expression is set). */
@@ -105,8 +113,8 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
     // The body is kept as the JSON text that was sent: a DynamoDB map would not keep the order of
     // its keys, and a replay must be the same bytes as the first answer.
     const execute = async (): Promise<StoredResult> => {
-      const keyedId = keyedUuid(operation.scope, request.accountId, idempotencyKey);
-      const result = await operation.run(request, deps, input, keyedId);
+      const keyed = { uuid: keyedUuid(operation.scope, request.accountId, idempotencyKey), requestHash };
+      const result = await operation.run(request, deps, input, keyed);
       return { ...result, body: JSON.stringify(result.body), requestHash };
     };
     const waitUntil = Date.now() + Math.max(0, lambdaContext.getRemainingTimeInMillis() - ANSWER_MARGIN_MS);
@@ -115,7 +123,7 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
         const { requestHash: storedHash, ...stored } = await runOnce(payload, execute);
         // A record kept before the hash was stored with the response (24 h at most after that
         // change) has none, and is replayed without the comparison.
-        if (storedHash !== undefined && storedHash !== requestHash) throw keyReusedError();
+        if (storedHash !== undefined && storedHash !== requestHash) throw new IdempotencyKeyReusedError();
         // Records kept before bodies were stored as text (24 h at most) hold the body itself.
         const body: unknown = typeof stored.body === 'string' ? JSON.parse(stored.body) : stored.body;
         return { ...stored, body };
@@ -126,13 +134,6 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
       }
     }
   };
-}
-
-function keyReusedError(): ValidationError {
-  return ValidationError.forField(
-    IDEMPOTENCY_KEY_HEADER,
-    `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request.`,
-  );
 }
 
 /** The SHA-256 of a request as JSON, its object keys sorted (the same request, the same hash). */

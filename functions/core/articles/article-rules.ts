@@ -4,6 +4,7 @@
  * for, and what a refused lease means. Stores apply them under their own conditions, so a
  * concurrent change between the read and the write is never overwritten.
  */
+import { IdempotencyKeyReusedError } from '../errors';
 import { slugify } from '../slug';
 import type { Article } from './article';
 import { PUBLISH_GRACE_MS } from './lifecycle-policy';
@@ -76,11 +77,17 @@ export function deferredArticle(article: Article, state: DeferredState, reservat
   return { ...article, state, creditsCharged: 0, ...(startGenerationAt ? { startGenerationAt } : {}) };
 }
 
-/** What an earlier try of the same create (same article uuid) left behind. */
-export function outcomeOfStored(stored: Article | undefined, articleUuid: string): ReservationOutcome {
-  if (stored && isDeferred(stored)) return stored.state;
-  if (stored) return 'reserved';
-  throw new Error(`Article ${articleUuid} could not be stored`);
+/**
+ * What an earlier try of the same create (same article uuid) left behind. A create under the same
+ * Idempotency-Key with a different request finds the first one's article and is refused.
+ */
+export function outcomeOfStored(stored: Article | undefined, article: Article): ReservationOutcome {
+  if (!stored) throw new Error(`Article ${article.articleUuid} could not be stored`);
+  // Articles stored before hashes were kept have none (their keys expired 24 h later).
+  if (stored.requestHash !== undefined && stored.requestHash !== article.requestHash) {
+    throw new IdempotencyKeyReusedError();
+  }
+  return isDeferred(stored) ? stored.state : 'reserved';
 }
 
 /** Whether `owner` may take the lease now: queued, no live lease, attempts left. */

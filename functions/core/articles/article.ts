@@ -51,6 +51,8 @@ export interface Article extends ArticleRequest {
   articleUuid: string;
   state: ArticleState;
   createdAt: string;
+  /** Hash of the create request that named this article with an Idempotency-Key (copies must match). */
+  requestHash?: string;
   /** Price at creation. */
   estimatedCredits: number;
   /** Credits held for this article now (0 when deferred or refunded). */

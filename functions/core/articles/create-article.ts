@@ -29,14 +29,15 @@ export interface CreateArticleDeps {
 }
 
 /**
- * `articleUuid`, when given (derived from an Idempotency-Key), makes a repeated create find the
- * article the first one stored instead of reserving a second time.
+ * `keyed`, when given (derived from an Idempotency-Key), makes a repeated create find the article
+ * the first one stored instead of reserving a second time; a different request under the same
+ * key is refused (IdempotencyKeyReusedError), even when the first one's response was lost.
  */
 export async function createArticle(
   deps: CreateArticleDeps,
   accountId: string,
   input: CreateArticleInput,
-  articleUuid: string = randomUUID(),
+  keyed?: { articleUuid: string; requestHash: string },
 ): Promise<Article> {
   const request = await resolveRequest(deps, accountId, input);
   const account = await deps.accounts.get(accountId);
@@ -47,7 +48,8 @@ export async function createArticle(
   const article: Article = {
     ...request,
     accountId,
-    articleUuid,
+    articleUuid: keyed?.articleUuid ?? randomUUID(),
+    ...(keyed ? { requestHash: keyed.requestHash } : {}),
     state: 'queued',
     createdAt: now.toISOString(),
     estimatedCredits: price,

@@ -43,7 +43,7 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
 
   async createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
     const existing = this.row(article);
-    if (existing) return outcomeOfStored(copy(existing.article), article.articleUuid);
+    if (existing) return outcomeOfStored(copy(existing.article), article);
     // The account's next queue number, as the adapter takes it: the queue's order.
     const queueSeq = (this.tables.queueSeqs.get(article.accountId) ?? 0) + 1;
     this.tables.queueSeqs.set(article.accountId, queueSeq);

@@ -2,7 +2,7 @@
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { SEND_GRACE_MS, WAITING_RECHECK_MS } from '../../../functions/core/articles/lifecycle-policy';
 import { recoverStalledGenerations } from '../../../functions/core/articles/sweep-articles';
-import { ValidationError } from '../../../functions/core/errors';
+import { IdempotencyKeyReusedError, ValidationError } from '../../../functions/core/errors';
 import { createFakes } from '../../support/fakes';
 import { articleInput, createDeps, PRICE, sweepDeps } from './helpers';
 
@@ -64,12 +64,29 @@ describe('createArticle', () => {
   it('charges once when the same article (Idempotency-Key uuid) is created twice', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(10);
-    const uuid = '0d9c2f1e-6c1b-4a55-9a43-3d2f3c1b0a01';
+    const keyed = { articleUuid: '0d9c2f1e-6c1b-4a55-9a43-3d2f3c1b0a01', requestHash: 'hash-of-request' };
 
-    const first = await createArticle(createDeps(fakes), accountId, articleInput(), uuid);
-    const again = await createArticle(createDeps(fakes), accountId, articleInput(), uuid);
+    const first = await createArticle(createDeps(fakes), accountId, articleInput(), keyed);
+    const again = await createArticle(createDeps(fakes), accountId, articleInput(), keyed);
 
     expect(again.state).toBe(first.state);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(10 - PRICE);
+    expect(await fakes.usage.startedOn(accountId, '2026-03-01')).toBe(1);
+  });
+
+  it('refuses a different request under the same Idempotency-Key uuid, and changes nothing', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const articleUuid = '0d9c2f1e-6c1b-4a55-9a43-3d2f3c1b0a02';
+    await createArticle(createDeps(fakes), accountId, articleInput(), { articleUuid, requestHash: 'first' });
+
+    await expect(
+      createArticle(createDeps(fakes), accountId, articleInput({ keyword: 'other' }), {
+        articleUuid,
+        requestHash: 'second',
+      }),
+    ).rejects.toThrow(IdempotencyKeyReusedError);
+    expect(fakes.articles.row({ accountId, articleUuid })?.article.keyword).toBe(articleInput().keyword);
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10 - PRICE);
     expect(await fakes.usage.startedOn(accountId, '2026-03-01')).toBe(1);
   });
