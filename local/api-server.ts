@@ -41,8 +41,12 @@ export interface ApiServerOptions {
   logRequests?: boolean;
   /** How long the authorizer's decision for a token is reused, as API Gateway does. */
   authorizerCacheSeconds: number;
-  /** False while an emulator is down: requests to routes get a 503 instead of reaching a handler. */
-  available?: () => boolean;
+  /**
+   * The emulators now: `down` while one is down (requests to routes get a 503 instead of reaching
+   * a handler), `outages` how often one went down. A request that fails (5xx) because one went
+   * down while it ran gets the 503 as well.
+   */
+  emulators?: () => { down: boolean; outages: number };
   /**
    * Runs after the handler of a request that may write (any method but GET and HEAD), before its
    * response is sent, to make what it wrote durable; when it throws, the answer is a 503.
@@ -80,7 +84,13 @@ export function createApiServer(options: ApiServerOptions) {
       const allowed = [...new Set(matching.flatMap(({ route }) => route.methods))].join(', ');
       return send(405, errorBodies.methodNotAllowed, { Allow: allowed });
     }
-    if (options.available && !options.available()) return unavailable();
+    const outagesBefore = options.emulators?.().outages;
+    if (options.emulators?.().down) return unavailable();
+    /** Whether an emulator is down, or went down since this request arrived. */
+    const emulatorWentDown = () => {
+      const now = options.emulators?.();
+      return now !== undefined && (now.down || now.outages !== outagesBefore);
+    };
     const body = await readBody(req);
     if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
 
@@ -88,7 +98,10 @@ export function createApiServer(options: ApiServerOptions) {
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
     // Public routes (the OpenAPI document, the docs page) have no authorizer, as deployed.
     const authorized = route.public ? { context: {} } : await authorize(req.headers.authorization, methodArn);
-    if (!('context' in authorized)) return send(authorized.statusCode, authorized.body, authorized.headers);
+    if (!('context' in authorized)) {
+      if (authorized.statusCode >= 500 && emulatorWentDown()) return unavailable();
+      return send(authorized.statusCode, authorized.body, authorized.headers);
+    }
 
     const pathParameters = parameters
       ? Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, safeDecode(value)]))
@@ -103,7 +116,11 @@ export function createApiServer(options: ApiServerOptions) {
       options.log(
         `${route.name} failed (request ${requestId}): ${error instanceof Error ? error.stack : error}`,
       );
-      return send(500, errorBodies.serverError);
+      return emulatorWentDown() ? unavailable() : send(500, errorBodies.serverError);
+    }
+    if (result.statusCode >= 500 && emulatorWentDown()) {
+      options.log(`${route.name} (request ${requestId}) failed while an emulator was down: answered 503`);
+      return unavailable();
     }
     if (options.persistWrites && method !== 'GET') {
       try {

@@ -122,12 +122,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     const resentAtStart = await resendQueuedArticles(true);
 
     let available = true;
+    let outages = 0;
     const api = createApiServer({
       routes,
       log,
       logRequests: options.logRequests,
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? localDefaults.authorizerCacheSeconds,
-      available: () => available,
+      emulators: () => ({ down: !available, outages }),
       // DynamoDB Local answers a TransactWriteItems before it is in its file, and commits it
       // when the next request arrives (a kill -9 right after the answer loses it): one cheap
       // request after each write request, before the client hears it was accepted.
@@ -170,6 +171,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       log,
       onUnavailable: () => {
         available = false;
+        outages++;
         for (const source of eventSources) source.pause();
       },
       afterRestart: async (restarted) => {

@@ -330,6 +330,28 @@ describe('an emulator dies under npm start', () => {
     240_000,
   );
 
+  it('a read in flight when DynamoDB Local dies gets a 503 (not a 500), and succeeds once it is back', async () => {
+    const list = () => fetch(`${runtime.baseUrl}/v1/websites/list`, { headers: bearer(runtime.token) });
+    const pid = runtime.emulatorPids.dynamodb;
+    // Stopped, DynamoDB Local holds the read without answering; then it dies under it. (A write
+    // already got the 503: its answer waits for DynamoDB Local to confirm what it stored.)
+    process.kill(pid, 'SIGSTOP');
+    let inFlight: Promise<Response>;
+    try {
+      inFlight = list();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+    const response = await inFlight;
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({ message: 'Service temporarily unavailable.' });
+
+    expect(await whenAvailable()).toBe(true);
+    expect((await list()).status).toBe(200);
+  }, 120_000);
+
   it('stops with a clear message when moto_server keeps dying', async () => {
     // Each kill is restored until moto_server has been restarted 3 times within a minute
     // (the earlier test's restart may count); the next kill ends the runtime.
