@@ -112,17 +112,22 @@ describe('hostile keywords and titles at create', () => {
     ['NUL in a multipart keyword', 'multipart', { keyword: 'bread\u0000' }, 'keyword'],
     ['ESC in a urlencoded title', 'urlencoded', { title: '\u001B[31mBread' }, 'title'],
     ['BEL in a JSON language', 'json', { language: 'en\u0007' }, 'language'],
+    ['a lone surrogate in a JSON list of tags', 'json', { tags: ['a\uD800b'] }, 'tags'],
+    ['SOH in urlencoded tags', 'urlencoded', { tags: 'bread,a\u0001' }, 'tags'],
+    ['NUL in a JSON meta_description', 'json', { meta_description: 'm\u0000x' }, 'meta_description'],
+    ['BEL in a multipart meta_description', 'multipart', { meta_description: 'm\u0007' }, 'meta_description'],
   ] as const)(
     'answers %s with 422 on that field, charging and queueing nothing',
     async (_label, encoding, change, field) => {
       const accountId = await newAccount(100);
-      const fields = { ...valid, keyword: 'bread', ...change };
+      const fields: Record<string, unknown> = { ...valid, keyword: 'bread', ...change };
+      const formFields = fields as Record<string, string>; // lists are sent as JSON only
       const body =
         encoding === 'json'
           ? { body: JSON.stringify(fields), contentType: 'application/json' }
           : encoding === 'multipart'
-            ? multipartBody(fields)
-            : urlencodedBody(fields);
+            ? multipartBody(formFields)
+            : urlencodedBody(formFields);
       const response = await createArticleHandler(apiEvent('create-article', { accountId, ...body }));
       expect(response.statusCode).toBe(422);
       expect(Object.keys(json(response).errors)).toEqual([field]);
@@ -153,6 +158,12 @@ describe('hostile keywords and titles at create', () => {
       422,
     ],
     [
+      'urlencoded tags: 422 on the tags',
+      'application/x-www-form-urlencoded',
+      'keyword=shoes&tags=sh\uFFFDoes&h2_count=1&ai_model=gpt-3.5-turbo&language=en',
+      422,
+    ],
+    [
       'a JSON body: 400',
       'application/json',
       '{"keyword":"sh\uFFFDoes","h2_count":1,"ai_model":"gpt-3.5-turbo","language":"en"}',
@@ -166,9 +177,13 @@ describe('hostile keywords and titles at create', () => {
         apiEvent('create-article', { accountId, body: text, contentType }),
       );
       expect(response.statusCode).toBe(status);
-      if (status === 422)
-        expect(json(response).errors).toEqual({ keyword: ['The keyword must be valid UTF-8 text.'] });
-      else expect(json(response).message).toContain('not valid UTF-8');
+      if (status === 422) {
+        const [field] = Object.keys(json(response).errors);
+        expect(json(response).errors).toEqual({
+          [String(field)]: [`The ${field} must be valid UTF-8 text.`],
+        });
+        expect(['keyword', 'tags']).toContain(field);
+      } else expect(json(response).message).toContain('not valid UTF-8');
       expect(await credits(accountId)).toBe(100);
     },
   );

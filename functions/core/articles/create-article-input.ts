@@ -4,6 +4,7 @@ import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
 import { formBoolean, formInteger, formText, optionalField, preprocess } from '../schema-helpers';
 import { plainText } from '../text';
+import { UndecodableText } from '../undecodable-text';
 import { sameTag } from './article-seo';
 
 export const MAX_KEYWORDS = 5;
@@ -44,10 +45,24 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
   return kept;
 }
 
-/** Comma-separated text (or a JSON list): plain-text tags, duplicates (any case) dropped. */
+/**
+ * Comma-separated text (or a JSON list of texts), each checked as every text field is: plain-text
+ * tags, duplicates (any case) dropped. A refused value gets the message of the text (or list) check.
+ */
 const tagsField = z
   .pipe(
-    z.union([z.string(), z.array(z.string())], { error: 'The tags must be comma-separated text.' }),
+    z.union([formText('tags'), z.array(formText('tags'))], {
+      error: (issue) => {
+        const [asText, asList] = (issue as { errors?: { message: string }[][] }).errors ?? [];
+        const input = issue.input;
+        const failed = Array.isArray(input)
+          ? asList
+          : typeof input === 'string' || input instanceof UndecodableText
+            ? asText
+            : undefined;
+        return failed?.[0]?.message ?? 'The tags must be comma-separated text.';
+      },
+    }),
     z.transform((value: string | string[]) =>
       (Array.isArray(value) ? value : value.split(','))
         .map(plainText)
@@ -134,7 +149,7 @@ const createArticleFields = z.object({
   auto_tags: optionalField(formBoolean('auto_tags')),
   meta_description: optionalField(
     z.pipe(
-      z.pipe(z.string({ error: 'The meta_description must be text.' }), z.transform(plainText)),
+      z.pipe(formText('meta_description', { lineBreaks: true }), z.transform(plainText)),
       z.string().check(
         z.refine((description: string) => characterCount(description) <= MAX_META_DESCRIPTION_LENGTH, {
           error: `The meta_description may not be longer than ${MAX_META_DESCRIPTION_LENGTH} characters.`,
