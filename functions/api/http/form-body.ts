@@ -27,7 +27,6 @@ export type FormFields = Record<string, unknown>;
 
 /** Largest body accepted by any operation. */
 export const MAX_BODY_BYTES = 64 * 1024;
-const MAX_FIELDS = 50;
 
 export interface RawBody {
   body: string | null;
@@ -116,7 +115,9 @@ function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields>
       parser = createParser({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
-        limits: { fields: MAX_FIELDS, fieldSize: MAX_BODY_BYTES, files: 0 },
+        // No count of fields: the body's size bounds it, as for JSON and urlencoded bodies (a count
+        // made busboy drop the fields after it silently, a repeated one among them).
+        limits: { fieldSize: MAX_BODY_BYTES, files: 0 },
       });
     } catch (error) {
       reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));

@@ -42,6 +42,21 @@ describe('form body parsing', () => {
     expect(fields.keyword).toEqual(['a', 'b']);
   });
 
+  it('reads every multipart field, however many: a field repeated after fifty others is still seen twice', async () => {
+    const fillers = Object.fromEntries(Array.from({ length: 60 }, (_, n) => [`filler_${n}`, 'x']));
+    const { body, contentType } = multipartBody({ keyword: 'first', ...fillers });
+    // The same name again at the end (an object cannot hold it twice).
+    const repeated = body
+      .toString('utf8')
+      .replace(
+        /--(\S+)--\r\n$/,
+        '--$1\r\nContent-Disposition: form-data; name="keyword"\r\n\r\nsecond\r\n--$1--\r\n',
+      );
+    const fields = await parseFormBody({ body: repeated, isBase64Encoded: false, contentType });
+    expect(fields.keyword).toEqual(['first', 'second']);
+    expect(fields.filler_59).toBe('x');
+  });
+
   it('refuses a JSON object naming a field twice (escaped or not), as a form sending it twice', async () => {
     const json = (body: string) =>
       parseFormBody({ body, isBase64Encoded: false, contentType: 'application/json' });
