@@ -91,10 +91,11 @@ export function createApiServer(options: ApiServerOptions) {
       const now = options.emulators?.();
       return now !== undefined && (now.down || now.outages !== outagesBefore);
     };
-    const body = await readBody(req);
+    const { route, parameters } = match;
+    // A route that takes no body ignores one, whatever its size, as its handler does deployed.
+    const body = route.takesBody ? await readBody(req) : await discardBody(req);
     if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
 
-    const { route, parameters } = match;
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
     // Public routes (the OpenAPI document, the docs page) have no authorizer, as deployed.
     const authorized = route.public ? { context: {} } : await authorize(req.headers.authorization, methodArn);
@@ -250,6 +251,15 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     });
     req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
+  });
+}
+
+/** Reads a body to its end without keeping it: the event of a route that takes none has none. */
+function discardBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    req.on('end', () => resolve(Buffer.alloc(0)));
+    req.on('error', reject);
+    req.resume();
   });
 }
 

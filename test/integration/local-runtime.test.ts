@@ -6,6 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
@@ -127,6 +128,27 @@ describe('the API on 127.0.0.1', () => {
     expect(await json(response)).toEqual(errorBodies.payloadTooLarge);
   });
 
+  it('ignores a body over the limit on a route that takes none, as deployed (no 413)', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const url = new URL('/v1/account', runtime.baseUrl);
+      const body = 'x'.repeat(MAX_BODY_BYTES * 2);
+      const headers = { ...bearer(runtime.token), 'Content-Length': String(body.length) };
+      const request = http.request(url, { method: 'GET', headers }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+    expect(status).toBe(200);
+    const cancel = await call(`/v1/articles/${randomUUID()}/cancel`, {
+      method: 'POST',
+      headers: { ...bearer(runtime.token), 'Content-Type': 'application/json' },
+      body: 'x'.repeat(MAX_BODY_BYTES * 2),
+    });
+    expect(cancel.status).toBe(404);
+  });
+
   it('caches allowed authorizer decisions per token like API Gateway', async () => {
     const store = { accounts: deps.accountStore(), tokens: deps.tokenStore() };
     const { token: used } = await accounts.createAccount(store, { name: 'Cached', credits: 0 });
@@ -167,6 +189,7 @@ describe('API Gateway proxy events', () => {
       methods: ['GET', 'POST'],
       path: '/v1/echo/{thing_id}',
       entry: 'test/support/local-fixtures/echo-handler.ts',
+      takesBody: true,
       access: { tables: {} },
     },
   ];
