@@ -20,6 +20,9 @@ import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
+/** A host name or IP address (IPv6 in brackets), with an optional port. */
+const VALID_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
 const RETRY_AFTER_SECONDS = '5';
 const STAGE = 'local';
@@ -65,6 +68,12 @@ export function createApiServer(options: ApiServerOptions) {
   const authorize = tokenAuthorizer(options.authorizerCacheSeconds, options.log);
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    // API Gateway routes by its own host names: a Host that is not a host name never reaches a
+    // handler (which builds its links from it).
+    if (!VALID_HOST.test(req.headers.host ?? '127.0.0.1')) {
+      req.resume();
+      return sendJson(res, requestId, 400, { message: 'Bad request.' });
+    }
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method as HttpMethod;
     const send = (statusCode: number, body: object, headers: Record<string, string> = {}) => {

@@ -149,6 +149,27 @@ describe('the API on 127.0.0.1', () => {
     expect(cancel.status).toBe(404);
   });
 
+  it('answers 400 JSON to a Host that is not a host name (links are built from it), and serves host names and addresses', async () => {
+    const statusFor = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          new URL('/v1/languages', runtime.baseUrl),
+          { headers: { ...bearer(runtime.token), Host: host } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+    expect(await statusFor('evil.example"><x')).toBe(400);
+    expect(await statusFor('a b')).toBe(400);
+    for (const host of ['localhost:3000', 'api.example.com', '127.0.0.1', '[::1]:3000']) {
+      expect(await statusFor(host)).toBe(200);
+    }
+  });
+
   it('caches allowed authorizer decisions per token like API Gateway', async () => {
     const store = { accounts: deps.accountStore(), tokens: deps.tokenStore() };
     const { token: used } = await accounts.createAccount(store, { name: 'Cached', credits: 0 });
