@@ -89,9 +89,10 @@ export function parseOrThrow<T extends z.ZodMiniType>(schema: T, input: unknown)
   if (result.success) return result.data;
   const fieldErrors: Record<string, string[]> = {};
   for (const issue of result.error.issues) {
-    const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+    // Keyed by the field as the client named it (an item of a list is its field's problem).
+    const field = issue.path.length > 0 ? String(issue.path[0]) : 'body';
     fieldErrors[field] ??= [];
-    fieldErrors[field].push(issue.message);
+    if (!fieldErrors[field].includes(issue.message)) fieldErrors[field].push(issue.message);
   }
   throw new ValidationError(fieldErrors);
 }

@@ -161,8 +161,13 @@ describe('webhook endpoints', () => {
     ],
     [
       { url: 'http://127.0.0.1/x', events: ['article.deleted'] },
-      'events.0',
+      'events',
       expect.stringContaining('"article.deleted" is not one'),
+    ],
+    [
+      { url: 'http://127.0.0.1/x', events: [['article.generated']] },
+      'events',
+      expect.stringContaining('["article.generated"] is not one'),
     ],
     [{ url: 'http://127.0.0.1/x', events: [] }, 'events', expect.stringContaining('must not be empty')],
   ])('answers 422 to %j', async (body, field, message) => {

@@ -42,7 +42,7 @@ const eventList = preprocess(
       .array(
         z.enum(WEBHOOK_EVENT_TYPES, {
           error: (issue) =>
-            `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; "${String(issue.input)}" is not one.`,
+            `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; ${JSON.stringify(issue.input) ?? String(issue.input)} is not one.`,
         }),
         { error: 'The events must be a list of event types (or one comma-separated text).' },
       )
