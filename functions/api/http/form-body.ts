@@ -64,6 +64,8 @@ export async function parseFormBody({
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** What a multipart file part stands in as: a value no text field accepts. */
+const FILE_PART = Object.freeze({ file: true });
 const REPLACEMENT_CHARACTER = '\uFFFD';
 
 function parseJson(bytes: Buffer): FormFields {
@@ -117,15 +119,19 @@ function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields>
         defParamCharset: 'utf8',
         // No count of fields: the body's size bounds it, as for JSON and urlencoded bodies (a count
         // made busboy drop the fields after it silently, a repeated one among them).
-        limits: { fieldSize: MAX_BODY_BYTES, files: 0 },
+        limits: { fieldSize: MAX_BODY_BYTES },
       });
     } catch (error) {
       reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
       return;
     }
-    const entries: [string, string][] = [];
+    const entries: [string, unknown][] = [];
     parser.on('field', (name, value) => entries.push([name, value]));
-    parser.on('file', (_name, stream) => stream.resume());
+    // A file where a field is expected (`curl -F keyword=@notes.txt`) is not text: the field's 422.
+    parser.on('file', (name, stream) => {
+      stream.resume();
+      entries.push([name, FILE_PART]);
+    });
     parser.on('error', (error: unknown) =>
       reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.')),
     );
@@ -145,7 +151,7 @@ function markUndecodable(fields: FormFields): FormFields {
 }
 
 /** A field sent twice becomes an array, so that schemas reject it instead of guessing. */
-function collect(entries: Iterable<[string, string]>): FormFields {
+function collect(entries: Iterable<[string, unknown]>): FormFields {
   const fields: FormFields = {};
   for (const [name, value] of entries) {
     const previous = fields[name];

@@ -1,11 +1,13 @@
 import { gzipSync } from 'node:zlib';
 import { MAX_BODY_BYTES, parseFormBody } from '../../../functions/api/http/form-body';
+import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import {
   MalformedBodyError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../../functions/core/errors';
+import { parseOrThrow } from '../../../functions/core/schema-helpers';
 import { UndecodableText } from '../../../functions/core/undecodable-text';
 import { multipartBody } from '../../support/multipart';
 
@@ -40,6 +42,29 @@ describe('form body parsing', () => {
       contentType: 'application/x-www-form-urlencoded',
     });
     expect(fields.keyword).toEqual(['a', 'b']);
+  });
+
+  it('takes a file part where a field is expected as no text: the field is refused, not missing', async () => {
+    const boundary = 'inkpress-file-part';
+    const body = [
+      `--${boundary}\r\nContent-Disposition: form-data; name="keyword"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\nbread\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="h2_count"\r\n\r\n3\r\n`,
+      `--${boundary}--\r\n`,
+    ].join('');
+    const fields = await parseFormBody({
+      body,
+      isBase64Encoded: false,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    });
+    expect(fields.h2_count).toBe('3');
+    expect(typeof fields.keyword).not.toBe('string');
+    let refused: unknown;
+    try {
+      parseOrThrow(createArticleSchema, { ...fields, ai_model: 'gpt-4', language: 'en' });
+    } catch (error) {
+      refused = error;
+    }
+    expect((refused as ValidationError).fieldErrors).toEqual({ keyword: ['The keyword must be text.'] });
   });
 
   it('reads every multipart field, however many: a field repeated after fifty others is still seen twice', async () => {
