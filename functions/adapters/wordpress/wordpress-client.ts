@@ -206,11 +206,14 @@ function interpret<T extends z.ZodMiniType>(
   const { status } = response;
   const json = parseJson(response);
   if (json === undefined) {
+    const type = describeType(response);
     throw new CmsError(
       'unreachable',
       status >= 500
         ? `The site answered ${status} (server error)`
-        : `The site answered ${status} with ${describeType(response)} instead of JSON`,
+        : type.includes('json')
+          ? `The site answered ${status} with ${type} that is not valid JSON`
+          : `The site answered ${status} with ${type} instead of JSON`,
       status,
     );
   }
@@ -270,11 +273,41 @@ function interpret<T extends z.ZodMiniType>(
   throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
 }
 
+/** How many `{` (and `}`) of a body's text are tried as the start (and end) of its JSON. */
+const MAX_JSON_BOUNDS = 10;
+
+/**
+ * The JSON of a response that says it is JSON. A site with PHP's `display_errors` on prints its
+ * notices (HTML) before the plugin's JSON, or after it: the JSON is then looked for between one of
+ * the first `{` of the text and one of its last `}` (a post the site created is not lost to a notice).
+ */
 function parseJson(response: OutboundResponse): unknown {
   const type = String(response.headers['content-type'] ?? '').toLowerCase();
   if (!type.includes('json')) return undefined;
+  const text = response.body.toString('utf8').replace(/^\uFEFF/, '');
+  const whole = parsedOrUndefined(text);
+  if (whole !== undefined) return whole;
+  const starts = positionsOf(text, '{').slice(0, MAX_JSON_BOUNDS);
+  const ends = positionsOf(text, '}').slice(-MAX_JSON_BOUNDS).reverse();
+  for (const start of starts) {
+    for (const end of ends) {
+      if (end <= start) break;
+      const found = parsedOrUndefined(text.slice(start, end + 1));
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+function positionsOf(text: string, character: string): number[] {
+  const positions: number[] = [];
+  for (let at = text.indexOf(character); at >= 0; at = text.indexOf(character, at + 1)) positions.push(at);
+  return positions;
+}
+
+function parsedOrUndefined(text: string): unknown {
   try {
-    return JSON.parse(response.body.toString('utf8').replace(/^\uFEFF/, ''));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -226,6 +226,42 @@ describe('successful calls', () => {
   });
 
   it.each([
+    [
+      'before it',
+      (body: string) =>
+        `<br />\n<b>Deprecated</b>: Function {closure} is deprecated in <b>/x.php</b> on line <b>3</b><br />\n${body}`,
+    ],
+    ['after it', (body: string) => `${body}\n<b>Notice</b>: Undefined index: {x} in <b>/y.php</b>`],
+  ])(
+    'createPost: finds the plugin answer when the site prints PHP notices %s (the post was created)',
+    async (_where, wrap) => {
+      answer = (_request, response) =>
+        response.writeHead(201, { 'Content-Type': 'application/json; charset=UTF-8' }).end(
+          wrap(
+            JSON.stringify({
+              id: 117,
+              link: 'http://example.test/notice/',
+              status: 'publish',
+              slug: 'notice',
+              date_gmt: '2024-01-01T00:00:00Z',
+              created: true,
+            }),
+          ),
+        );
+      const result = await client.createPost(site(), {
+        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+        title: 'Notice',
+        introHtml: '<p>x</p>',
+        sections: [],
+        status: 'publish',
+        language: 'en',
+        tags: [],
+      });
+      expect(result).toMatchObject({ cmsId: '117', permalink: 'http://example.test/notice/', created: true });
+    },
+  );
+
+  it.each([
     ['a read-back of the wrong shape', { blocks: 'many', tags: 'x' }],
     ['a read-back that is not an object', 'kept'],
     ['a null read-back', null],
@@ -384,6 +420,14 @@ describe('error mapping', () => {
     expect(error.reason).toBe(reason);
     expect(error.httpStatus).toBe(status);
     expect(error.message).not.toContain('pä ss:word');
+  });
+
+  it('a JSON content type whose body holds no JSON -> unreachable, saying the body is not valid JSON', async () => {
+    answer = (_request, response) =>
+      response.writeHead(201, { 'Content-Type': 'application/json' }).end('<b>Fatal error</b>: {oops');
+    const error = await failureOf(client.status(site()));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toBe('The site answered 201 with application/json that is not valid JSON');
   });
 
   it('paused logins (429 inkpress_throttled) -> throttled, with the Retry-After seconds', async () => {
