@@ -99,7 +99,7 @@ export class DynamoPublicationRepository implements PublicationStore {
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
     return this.conditionalUpdate(ref, {
       UpdateExpression:
-        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt',
+        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt, publishError',
       ConditionExpression: 'publishState = :failed',
       ExpressionAttributeValues: {
         ':pending': PENDING,

@@ -4,6 +4,7 @@ import { ConflictError, UnauthenticatedError } from '../errors';
 import type { Publications } from '../publishing/ports';
 import type { Article } from './article';
 import { sendForGeneration } from './generation-messages';
+import { PUBLISH_GRACE_MS } from './lifecycle-policy';
 import type { ArticleReads, ArticleReservations, Clock, GenerationDispatch, GenerationQueue } from './ports';
 import { findArticle, type ReadArticlesDeps, showArticle } from './read-articles';
 import { reservationAt } from './reservation-policy';
@@ -40,7 +41,10 @@ export async function retryArticle(deps: ArticleActionDeps, accountId: string, a
         'This article’s publication failed because its website was deleted; it cannot be published again.',
       );
     }
-    if (!(await deps.publications.requeueFailed(article, now.toISOString())))
+    // Due for the sweeper only after the worker's grace, as after generation: both at once would
+    // send the site two requests for the post.
+    const sweepAt = new Date(now.getTime() + PUBLISH_GRACE_MS).toISOString();
+    if (!(await deps.publications.requeueFailed(article, sweepAt)))
       throw await lostRace(deps, article, 'retried');
     // The worker publishes it at once; if the send fails, the sweeper does when it is due.
     await deps.queue.enqueue({ accountId, articleUuid: article.articleUuid }).catch(() => undefined);

@@ -36,7 +36,7 @@ export interface Publications {
    * deleted); false when it was published meanwhile.
    */
   markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean>;
-  /** A client's retry of a `failed` publication: pending again, attempts reset, due at `dueAt`. */
+  /** A client's retry of a `failed` publication: pending again, attempts and error cleared, due at `dueAt`. */
   requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean>;
 }
 

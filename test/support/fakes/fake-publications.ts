@@ -68,7 +68,7 @@ export class FakePublicationStore implements PublicationStore {
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
     const row = this.row(ref);
     if (row?.article.publishState !== 'failed') return false;
-    const { publishFailedAt: _failedAt, ...rest } = row.article;
+    const { publishFailedAt: _failedAt, publishError: _error, ...rest } = row.article;
     row.article = { ...rest, publishState: 'pending', publishAttempts: 0, publishRetryAt: dueAt };
     row.sweep = { kind: 'publication', at: dueAt };
     return true;

@@ -2,7 +2,7 @@
 import { cancelArticle, retryArticle } from '../../../functions/core/articles/article-actions';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
-import { MAX_GENERATION_ATTEMPTS } from '../../../functions/core/articles/lifecycle-policy';
+import { MAX_GENERATION_ATTEMPTS, PUBLISH_GRACE_MS } from '../../../functions/core/articles/lifecycle-policy';
 import { ConflictError } from '../../../functions/core/errors';
 import { publishArticle } from '../../../functions/core/publishing/publish-article';
 import { CmsError } from '../../../functions/core/websites/cms-client';
@@ -153,10 +153,13 @@ describe('retryArticle', () => {
 
     await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
 
-    expect(fakes.articles.row(article)?.article).toMatchObject({
-      publishState: 'pending',
-      publishAttempts: 0,
-    });
+    const row = fakes.articles.row(article);
+    expect(row?.article).toMatchObject({ publishState: 'pending', publishAttempts: 0 });
+    // The old failure is gone, and the sweeper leaves the publication to the worker for the grace
+    // period (both sending at once made two requests to the site).
+    expect(row?.article.publishError).toBeUndefined();
+    const grace = new Date(fakes.time.clock().getTime() + PUBLISH_GRACE_MS).toISOString();
+    expect(row?.sweep).toEqual({ kind: 'publication', at: grace });
     expect(fakes.queue.sent).toEqual([{ accountId, articleUuid: article.articleUuid }]);
     expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
   });
