@@ -317,10 +317,17 @@ describe('POST /v1/websites/create with Idempotency-Key', () => {
     const accountId = await newAccount();
     const first = await createWebsite(accountId, 'register-once', fields());
     const retry = await createWebsite(accountId, 'register-once', fields());
+    // The same site written another way (upper-case scheme, trailing slash) is the same request.
+    const spelled = await createWebsite(accountId, 'register-once', {
+      ...fields(),
+      url: `${site.url.replace('http://', 'HTTP://')}/`,
+    });
     const other = await createWebsite(accountId, 'register-once', { ...fields(), login: 'someone-else' });
 
     expect(retry.statusCode).toBe(201);
     expect(retry.body).toBe(first.body);
+    expect(spelled.statusCode).toBe(201);
+    expect(spelled.body).toBe(first.body);
     expect(other.statusCode).toBe(422);
     expect(Object.keys(body(other).errors)).toEqual(['Idempotency-Key']);
     expect(await websiteUuids(accountId)).toEqual([body(first).data.uuid]);

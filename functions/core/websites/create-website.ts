@@ -35,6 +35,24 @@ export interface WebsiteDeps {
   now?: () => Date;
 }
 
+/**
+ * What two registrations under one Idempotency-Key must share to be the same request: the URL as
+ * it is stored (`http://H/x/` is `http://h/x`; as sent when invalid, which registration refuses)
+ * and the login. The password stays out: it is kept nowhere unencrypted, not even hashed.
+ */
+export function registrationFingerprint(input: { url: string; login: string }): {
+  url: string;
+  login: string;
+} {
+  let url = input.url;
+  try {
+    url = normalizeSiteUrl(input.url).url;
+  } catch {
+    // invalid: compared as sent
+  }
+  return { url, login: input.login };
+}
+
 /** WordPress user logins are at most 60 characters. */
 const MAX_LOGIN_LENGTH = 60;
 const MAX_PASSWORD_LENGTH = 1000;
