@@ -187,7 +187,9 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
   }
 
   const delaySeconds = retryDelaySeconds(attempt + 1);
-  const nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000);
+  // From the end of this attempt (a receiver that timed out took seconds), when the delayed
+  // message below is sent: the time shown is the time of the next attempt.
+  const nextAttemptAt = new Date(deps.clock().getTime() + delaySeconds * 1000);
   const byMessage = delaySeconds <= MAX_QUEUE_DELAY_SECONDS;
   // Sent by a delayed message: the sweeper only steps in if that message is lost.
   const resendAt = new Date(nextAttemptAt.getTime() + (byMessage ? RESEND_AFTER_MS : 0)).toISOString();

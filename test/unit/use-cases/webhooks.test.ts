@@ -135,6 +135,24 @@ describe('webhooks', () => {
     ]);
   });
 
+  it('counts the next attempt from the end of one that timed out, as its delayed message does', async () => {
+    const fakes = createFakes();
+    const { accountId, webhookUuid } = await subscribed(fakes);
+    const eventId = (await emitEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
+    await fanOut(deliver(fakes), { accountId, eventId });
+    const key = { accountId, eventId, webhookUuid };
+    const timingOut = {
+      send: async () => {
+        fakes.time.advance(10_000);
+        return { kind: 'failed' as const, error: 'The receiver did not answer within 10 s.' };
+      },
+    };
+    expect(await attemptDelivery({ ...attempt(fakes), sender: timingOut }, key)).toBe('retry_scheduled');
+    const next = new Date(fakes.time.clock().getTime() + retryDelaySeconds(2) * 1000).toISOString();
+    expect(fakes.webhooks.attempts.at(-1)?.nextAttemptAt).toBe(next);
+    expect((await fakes.webhooks.getDelivery(key))?.nextAttemptAt).toBe(next);
+  });
+
   it('disables an endpoint that answers 410, and the sweeper resends only what is due', async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid } = await subscribed(fakes);
