@@ -14,6 +14,7 @@ import { handler as listCategoriesHandler } from '../../functions/api/list-categ
 import { handler as retryArticleHandler } from '../../functions/api/retry-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
+import { handler as updateWebsiteHandler } from '../../functions/api/update-website';
 import { createAccount } from '../../functions/core/accounts';
 import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../../functions/core/articles/lifecycle-policy';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
@@ -557,6 +558,32 @@ describe('exactly once', () => {
     expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
     expect(postsOf(articleUuid)).toHaveLength(1);
     expect((await showArticle(accountId, articleUuid)).data.cms_id).toBe(String(postsOf(articleUuid)[0]?.id));
+  });
+
+  it('a login changed after an attempt whose answer was lost fails the publication instead of making a second post', async () => {
+    const { accountId, websiteUuid } = await setUp('/relogin');
+    site.users.set('second-editor', { password: PASSWORD, roles: ['inkpress_editor'] });
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.dropNextPostAnswer = true;
+    await generateAll();
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    expect((await showArticle(accountId, articleUuid)).data.publication).toMatchObject({ state: 'waiting' });
+
+    const updated = await updateWebsiteHandler(
+      apiEvent('update-website', {
+        accountId,
+        pathParameters: { website_uuid: websiteUuid },
+        ...urlencodedBody({ login: 'second-editor', password: PASSWORD }),
+      }),
+    );
+    expect(updated.statusCode).toBe(200);
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 0 });
+    expect(postsOf(articleUuid)).toHaveLength(1);
+    const { publication } = (await showArticle(accountId, articleUuid)).data;
+    expect(publication).toMatchObject({ state: 'failed' });
+    expect(publication.last_error).toContain(
+      'login changed after an attempt as inkpress whose outcome is unknown',
+    );
   });
 
   it('concurrent attempts (worker and sweeper) give one post and one record', async () => {

@@ -68,6 +68,8 @@ export interface FakeWordPress {
   mode: FakeMode;
   /** When set, every request is answered `302 Location: <this>` (e.g. a malformed address). */
   redirectLocation: string | undefined;
+  /** When set, the next `POST posts` stores the post and then cuts the connection (the answer is lost). */
+  dropNextPostAnswer: boolean;
   /** When set, `POST posts` fails with this plugin error after a successful login. */
   postFailure: { status: number; code: string } | undefined;
   /**
@@ -107,6 +109,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       { id: 9, name: 'Desserts', slug: 'desserts', parent: 7 },
     ],
     posts: new Map(),
+    dropNextPostAnswer: false,
     mode: 'ok',
     redirectLocation: undefined,
     postFailure: undefined,
@@ -335,6 +338,11 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       category_ids: categoryId === undefined ? [1] : [categoryId],
     };
     site.posts.set(`${author}|${uuid}`, post);
+    if (site.dropNextPostAnswer) {
+      site.dropNextPostAnswer = false;
+      response.socket?.destroy();
+      return;
+    }
     json(response, 201, postResponse(post, true));
   }
 

@@ -60,7 +60,7 @@ export class DynamoPublicationRepository implements PublicationStore {
       values[':site'] = post.site;
     }
     return this.conditionalUpdate(ref, {
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt`,
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt, publishUncertainLogin`,
       ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',
       ExpressionAttributeValues: values,
     });
@@ -68,8 +68,8 @@ export class DynamoPublicationRepository implements PublicationStore {
 
   async scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean> {
     return this.conditionalUpdate(ref, {
-      UpdateExpression:
-        'SET publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error',
+      // An uncertain login is kept until the post is found or a client retries (never unset here).
+      UpdateExpression: `SET publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error${retry.uncertainLogin ? ', publishUncertainLogin = :login' : ''}`,
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':attempts': retry.attempts,
@@ -77,6 +77,7 @@ export class DynamoPublicationRepository implements PublicationStore {
         ':next': retry.nextAttemptAt,
         ':error': errorText(retry.lastError),
         ':pending': PENDING,
+        ...(retry.uncertainLogin ? { ':login': retry.uncertainLogin } : {}),
       },
     });
   }
@@ -99,7 +100,7 @@ export class DynamoPublicationRepository implements PublicationStore {
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
     return this.conditionalUpdate(ref, {
       UpdateExpression:
-        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt, publishError',
+        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt, publishError, publishUncertainLogin',
       ConditionExpression: 'publishState = :failed',
       ExpressionAttributeValues: {
         ':pending': PENDING,

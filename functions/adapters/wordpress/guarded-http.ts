@@ -51,6 +51,8 @@ export class OutboundError extends Error {
   constructor(
     readonly failure: OutboundFailure,
     message: string,
+    /** Whether the request may have reached the server (a connection was open when it failed). */
+    readonly requestSent = false,
   ) {
     super(message);
   }
@@ -180,8 +182,10 @@ function sendOnce(
       if (destroy) req.destroy();
       return true;
     };
-    const fail = (error: OutboundError) => {
-      if (settle(true)) reject(error);
+    /** Once connected, the request is on its way: a failure after that may follow its effect. */
+    let connected = false;
+    const fail = (failure: OutboundFailure, message: string) => {
+      if (settle(true)) reject(new OutboundError(failure, message, connected));
     };
     const answer = (response: http.IncomingMessage, body: Buffer) =>
       resolve({ status: response.statusCode ?? 0, headers: response.headers, body, url: url.toString() });
@@ -192,20 +196,26 @@ function sendOnce(
       lookup: pinnedLookup(addresses),
     });
     const totalTimer = setTimeout(
-      () => fail(new OutboundError('timeout', `No complete answer from ${url.host} in time`)),
+      () => fail('timeout', `No complete answer from ${url.host} in time`),
       Math.max(1, deadline - Date.now()),
     );
     let connectTimer: NodeJS.Timeout | undefined;
     req.on('socket', (socket) => {
-      if (!socket.connecting) return;
+      if (!socket.connecting) {
+        connected = true;
+        return;
+      }
       connectTimer = setTimeout(
-        () => fail(new OutboundError('timeout', `Could not connect to ${url.host} in time`)),
+        () => fail('timeout', `Could not connect to ${url.host} in time`),
         policy.connectTimeoutMs,
       );
-      socket.once('connect', () => clearTimeout(connectTimer));
+      socket.once('connect', () => {
+        connected = true;
+        clearTimeout(connectTimer);
+      });
     });
     req.on('error', (error: NodeJS.ErrnoException) =>
-      fail(new OutboundError('network', `Could not reach ${url.host} (${error.code ?? 'network error'})`)),
+      fail('network', `Could not reach ${url.host} (${error.code ?? 'network error'})`),
     );
     req.on('response', (response) => {
       if (request.statusOnly) {
@@ -217,22 +227,13 @@ function sendOnce(
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > policy.maxResponseBytes) {
-          fail(
-            new OutboundError(
-              'too_large',
-              `The answer from ${url.host} exceeds ${policy.maxResponseBytes} bytes`,
-            ),
-          );
+          fail('too_large', `The answer from ${url.host} exceeds ${policy.maxResponseBytes} bytes`);
           return;
         }
         chunks.push(chunk);
       });
-      response.on('error', () =>
-        fail(new OutboundError('network', `The answer from ${url.host} was cut off`)),
-      );
-      response.on('aborted', () =>
-        fail(new OutboundError('network', `The answer from ${url.host} was cut off`)),
-      );
+      response.on('error', () => fail('network', `The answer from ${url.host} was cut off`));
+      response.on('aborted', () => fail('network', `The answer from ${url.host} was cut off`));
       response.on('end', () => {
         if (settle(false)) answer(response, Buffer.concat(chunks));
       });

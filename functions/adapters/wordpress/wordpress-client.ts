@@ -8,6 +8,7 @@ import {
   type CmsCategory,
   type CmsClient,
   CmsError,
+  CmsNotSentError,
   type CmsPost,
   type CmsPostResult,
   type CmsStatus,
@@ -160,7 +161,10 @@ export class WordPressClient implements CmsClient {
       );
     } catch (error) {
       if (error instanceof OutboundError) {
-        throw new CmsError(error.failure === 'blocked' ? 'blocked' : 'unreachable', error.message);
+        const reason = error.failure === 'blocked' ? 'blocked' : 'unreachable';
+        throw error.requestSent
+          ? new CmsError(reason, error.message)
+          : new CmsNotSentError(reason, error.message);
       }
       throw error;
     }

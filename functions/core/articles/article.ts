@@ -91,6 +91,11 @@ export interface Article extends ArticleRequest {
   publishAttempts?: number;
   /** Last publication failure (the site's own message where there is one). */
   publishError?: string;
+  /**
+   * The site login of an attempt that may have created the post without our knowing (see
+   * `PublicationRetry.uncertainLogin`): the plugin finds a post only for the user who made it.
+   */
+  publishUncertainLogin?: string;
   /** When the next publication attempt is due (ISO), while pending. */
   publishRetryAt?: string;
   cmsId?: string;

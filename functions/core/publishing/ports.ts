@@ -23,6 +23,11 @@ export interface PublicationRetry {
   nextAttemptAt: string;
   /** What went wrong, for the operator (no secrets). */
   lastError: string;
+  /**
+   * The site login of this attempt when it may have created the post all the same (the request
+   * went out and no clear answer came back); kept until the post is found or a client retries.
+   */
+  uncertainLogin?: string;
 }
 
 /** Publication: what each attempt (or a client's retry) records on the article. */
@@ -36,7 +41,10 @@ export interface Publications {
    * deleted); false when it was published meanwhile.
    */
   markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean>;
-  /** A client's retry of a `failed` publication: pending again, attempts and error cleared, due at `dueAt`. */
+  /**
+   * A client's retry of a `failed` publication: pending again, attempts, error and uncertain
+   * login cleared, due at `dueAt`.
+   */
   requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean>;
 }
 

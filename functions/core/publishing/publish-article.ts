@@ -7,7 +7,13 @@
 import type { Article } from '../articles/article';
 import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
 import type { ArticleReads, Clock } from '../articles/ports';
-import { type CmsClient, CmsError, type CmsPost, type CmsPostResult } from '../websites/cms-client';
+import {
+  type CmsClient,
+  CmsError,
+  CmsNotSentError,
+  type CmsPost,
+  type CmsPostResult,
+} from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
 import { siteAccessOf } from '../websites/site-access';
@@ -89,6 +95,15 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     return 'website_gone';
   }
 
+  if (loginChangedSinceUncertainAttempt(article, website)) {
+    // The plugin finds a post only for the site user who made it: publishing as another user
+    // could make a second post. The client decides (a retry publishes as the new login).
+    return failedAttempt(deps, ref, article, {
+      reason: `The website's login changed after an attempt as ${article.publishUncertainLogin} whose outcome is unknown: the post may be on the site already, by that user. Check the site, then retry the article to publish it as ${website.login}.`,
+      permanent: true,
+    });
+  }
+
   if (website.loginIsUnauthorized) {
     // Logging in again with a login the site refused would only feed the plugin's login throttle,
     // which then locks out the corrected credentials too: the attempt counts, the site is not
@@ -99,8 +114,9 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     });
   }
 
+  const attempt = { sent: false };
   try {
-    const result = await send(deps, article, website);
+    const result = await send(deps, article, website, attempt);
     const publishedAt = publishedAtOf(result, deps.clock());
     await deps.publications.markPublished(ref, {
       cmsId: result.cmsId,
@@ -123,8 +139,26 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     return failedAttempt(deps, ref, article, {
       reason: failureText(error),
       permanent: isPermanentRejection(error),
+      ...(attempt.sent && mayHaveCreatedPost(error) ? { uncertainLogin: website.login } : {}),
     });
   }
+}
+
+/**
+ * Whether a failed post request may have created the post all the same: anything but a clear
+ * refusal by the plugin (a 4xx, its failed insert) or a request that never left.
+ */
+export function mayHaveCreatedPost(error: unknown): boolean {
+  if (error instanceof CmsNotSentError) return false;
+  if (!(error instanceof CmsError)) return true;
+  if (error.httpStatus !== undefined && error.httpStatus >= 400 && error.httpStatus < 500) return false;
+  return error.code !== 'inkpress_insert_failed';
+}
+
+/** WordPress user names are case-insensitive. */
+function loginChangedSinceUncertainAttempt(article: Article, website: Website): boolean {
+  const uncertain = article.publishUncertainLogin;
+  return uncertain !== undefined && uncertain.toLowerCase() !== website.login.toLowerCase();
 }
 
 /** Counts a failed attempt: the publication fails for good, or comes back after the backoff. */
@@ -132,7 +166,7 @@ async function failedAttempt(
   deps: PublishArticleDeps,
   ref: ArticleRef,
   article: Article,
-  failure: { reason: string; permanent: boolean },
+  failure: { reason: string; permanent: boolean; uncertainLogin?: string },
 ): Promise<PublishOutcome> {
   const attempts = (article.publishAttempts ?? 0) + 1;
   const { reason } = failure;
@@ -146,17 +180,29 @@ async function failedAttempt(
     return failed ? 'failed' : 'skipped';
   }
   const nextAttemptAt = new Date(deps.clock().getTime() + publishRetryDelayMs(attempts)).toISOString();
-  await deps.publications.scheduleRetry(ref, { attempts, nextAttemptAt, lastError: reason });
+  await deps.publications.scheduleRetry(ref, {
+    attempts,
+    nextAttemptAt,
+    lastError: reason,
+    ...(failure.uncertainLogin ? { uncertainLogin: failure.uncertainLogin } : {}),
+  });
   deps.onFailure?.(ref, reason, nextAttemptAt);
   return 'retry_scheduled';
 }
 
-async function send(deps: PublishArticleDeps, article: Article, website: Website): Promise<CmsPostResult> {
+/** Sends the post; `attempt.sent` tells whether a post request was made (before that, nothing can have been created). */
+async function send(
+  deps: PublishArticleDeps,
+  article: Article,
+  website: Website,
+  attempt: { sent: boolean },
+): Promise<CmsPostResult> {
   const site = await siteAccessOf(deps, website);
   const category = article.categoryUuid
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)
     : undefined;
   const post = postFor(article, deps.clock(), category?.cmsId);
+  attempt.sent = true;
   try {
     return await deps.cms.createPost(site, post);
   } catch (error) {

@@ -135,6 +135,12 @@ export class CmsError extends Error {
   }
 }
 
+/**
+ * A call that failed before its request could reach the site (no connection, blocked address,
+ * name not resolved): the site did nothing, a post included.
+ */
+export class CmsNotSentError extends CmsError {}
+
 export interface CmsClient {
   /** Who the credentials log in as; fails `unauthorized` for anyone but a user holding just the role. */
   status(site: SiteAccess): Promise<CmsStatus>;

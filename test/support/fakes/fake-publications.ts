@@ -24,7 +24,12 @@ export class FakePublicationStore implements PublicationStore {
     const row = this.row(ref);
     const state = row?.article.publishState;
     if (!row || state === undefined || state === 'published') return false;
-    const { publishError: _error, publishRetryAt: _retryAt, ...rest } = row.article;
+    const {
+      publishError: _error,
+      publishRetryAt: _retryAt,
+      publishUncertainLogin: _uncertain,
+      ...rest
+    } = row.article;
     row.article = {
       ...rest,
       publishState: 'published',
@@ -45,6 +50,7 @@ export class FakePublicationStore implements PublicationStore {
       publishAttempts: retry.attempts,
       publishRetryAt: retry.nextAttemptAt,
       publishError: errorText(retry.lastError),
+      ...(retry.uncertainLogin ? { publishUncertainLogin: retry.uncertainLogin } : {}),
     });
     row.sweep = { kind: 'publication', at: retry.nextAttemptAt };
     return true;
@@ -68,7 +74,12 @@ export class FakePublicationStore implements PublicationStore {
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
     const row = this.row(ref);
     if (row?.article.publishState !== 'failed') return false;
-    const { publishFailedAt: _failedAt, publishError: _error, ...rest } = row.article;
+    const {
+      publishFailedAt: _failedAt,
+      publishError: _error,
+      publishUncertainLogin: _uncertain,
+      ...rest
+    } = row.article;
     row.article = { ...rest, publishState: 'pending', publishAttempts: 0, publishRetryAt: dueAt };
     row.sweep = { kind: 'publication', at: dueAt };
     return true;

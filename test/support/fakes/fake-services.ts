@@ -101,10 +101,12 @@ export class FakeModelProvider implements ArticleModelProvider {
 }
 
 /**
- * A WordPress site with the plugin: one post per article uuid (a repeated publish returns the
- * post made earlier, as the plugin's idempotency does), and scripted failures.
+ * A WordPress site with the plugin: one post per site user and article uuid (a repeated publish
+ * by the same user returns the post made earlier, as the plugin's idempotency does; another
+ * user makes its own), and scripted failures.
  */
 export class FakeCmsClient implements CmsClient {
+  /** By `<login, lower case>|<article uuid>`. */
   readonly posts = new Map<string, { post: CmsPost; result: CmsPostResult }>();
   readonly calls: { kind: 'status' | 'categories' | 'createPost'; site: SiteAccess }[] = [];
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
@@ -132,9 +134,15 @@ export class FakeCmsClient implements CmsClient {
     return this.siteCategories.map((category) => ({ ...category }));
   }
 
+  /** The first post made for an article, by any user. */
+  postOf(articleUuid: string): { post: CmsPost; result: CmsPostResult } | undefined {
+    return [...this.posts].find(([key]) => key.endsWith(`|${articleUuid}`))?.[1];
+  }
+
   async createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult> {
     this.record('createPost', site);
-    const existing = this.posts.get(post.articleUuid);
+    const key = `${site.login.toLowerCase()}|${post.articleUuid}`;
+    const existing = this.posts.get(key);
     if (existing) return { ...existing.result, created: false };
     const id = String(100 + this.posts.size);
     const result: CmsPostResult = {
@@ -145,7 +153,7 @@ export class FakeCmsClient implements CmsClient {
       dateGmt: post.dateGmt ?? null,
       created: true,
     };
-    this.posts.set(post.articleUuid, { post: structuredClone(post), result });
+    this.posts.set(key, { post: structuredClone(post), result });
     if (this.loseNextAnswer) {
       this.loseNextAnswer = false;
       throw new Error('The answer was lost.');

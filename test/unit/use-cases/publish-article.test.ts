@@ -9,7 +9,7 @@ import {
 } from '../../../functions/core/articles/lifecycle-policy';
 import { publishArticle } from '../../../functions/core/publishing/publish-article';
 import { retryDuePublications } from '../../../functions/core/publishing/sweep-publishing';
-import { CmsError } from '../../../functions/core/websites/cms-client';
+import { CmsError, CmsNotSentError } from '../../../functions/core/websites/cms-client';
 import { createFakes, FakeDelivery, type Fakes } from '../../support/fakes';
 import { actionDeps, articleInput, createDeps, generateDeps, publishDeps } from './helpers';
 
@@ -34,7 +34,7 @@ describe('publishArticle', () => {
 
     expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
 
-    const post = fakes.cms.posts.get(article.articleUuid);
+    const post = fakes.cms.postOf(article.articleUuid);
     expect(post?.post).toMatchObject({ status: 'publish', articleUuid: article.articleUuid });
     expect(fakes.cms.calls[0]?.site).toEqual({ url: website.url, login: 'inkpress', password: 'secret' });
     expect(fakes.articles.row(article)).toMatchObject({
@@ -117,6 +117,79 @@ describe('publishArticle', () => {
     expect(fakes.articles.row(article)?.article.publishError).toBe('invalid_request: Invalid slug.');
   });
 
+  /** Another site user's login for the website (same password), as `update` stores it. */
+  async function changeLogin(fakes: Fakes, accountId: string, websiteUuid: string, login: string) {
+    const website = await fakes.websites.get(accountId, websiteUuid);
+    if (!website) throw new Error('no website');
+    const { passwordCiphertext } = website;
+    await fakes.websites.updateCredentials(
+      accountId,
+      websiteUuid,
+      { login, passwordCiphertext, passwordContextVersion: 2 },
+      {},
+    );
+  }
+
+  it('never publishes as another site user after an attempt whose outcome is unknown: it fails, saying why', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.loseNextAnswer = true;
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    await changeLogin(fakes, accountId, website.websiteUuid, 'other-editor');
+    const calls = fakes.cms.calls.length;
+
+    fakes.time.advance(publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ failed: 1 });
+    expect(fakes.cms.calls).toHaveLength(calls);
+    expect(fakes.cms.posts.size).toBe(1);
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishState: 'failed',
+      publishError: expect.stringContaining(
+        'login changed after an attempt as inkpress whose outcome is unknown',
+      ),
+    });
+
+    // The client checked the site and retries: published as the new login.
+    await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect(fakes.cms.calls.at(-1)?.site.login).toBe('other-editor');
+  });
+
+  it.each([
+    [
+      'a refused login (401)',
+      () => new CmsError('unauthorized', 'Login failed', 401, 'inkpress_login_failed'),
+    ],
+    [
+      'a request that never left (connection refused)',
+      () => new CmsNotSentError('unreachable', 'Could not reach'),
+    ],
+    [
+      'a failed insert in the plugin',
+      () => new CmsError('plugin_error', 'Insert failed', 500, 'inkpress_insert_failed'),
+    ],
+  ])('publishes as the new login after %s (no post can exist)', async (_label, failure) => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(failure());
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    await changeLogin(fakes, accountId, website.websiteUuid, 'other-editor');
+    await fakes.websites.recordHealth(accountId, website.websiteUuid, { loginIsUnauthorized: false });
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect(fakes.cms.posts.size).toBe(1);
+  });
+
+  it('keeps publishing as the same login (any case) after an attempt whose outcome is unknown', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(new CmsError('unreachable', 'No complete answer in time'));
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    expect(fakes.articles.row(article)?.article.publishUncertainLogin).toBe('inkpress');
+    await changeLogin(fakes, accountId, website.websiteUuid, 'InkPress');
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect(fakes.articles.row(article)?.article.publishUncertainLogin).toBeUndefined();
+  });
+
   it('does not retry a throttled or refused login as permanent', async () => {
     const refused = createFakes();
     const first = await generatedOnWebsite(refused);
@@ -183,12 +256,12 @@ describe('publishArticle', () => {
     const draft = await generatedOnWebsite(fakes, { draft: true });
     await publishArticle(publishDeps(fakes), future.article);
     await publishArticle(publishDeps(fakes), draft.article);
-    expect(fakes.cms.posts.get(future.article.articleUuid)?.post).toMatchObject({
+    expect(fakes.cms.postOf(future.article.articleUuid)?.post).toMatchObject({
       status: 'future',
       dateGmt: publishAt,
     });
     expect(fakes.articles.row(future.article)?.article.publishedAt).toBe(publishAt);
-    expect(fakes.cms.posts.get(draft.article.articleUuid)?.post.status).toBe('draft');
+    expect(fakes.cms.postOf(draft.article.articleUuid)?.post.status).toBe('draft');
     expect(fakes.articles.row(draft.article)?.article.publishedAt).toBeUndefined();
   });
 
@@ -209,7 +282,7 @@ describe('publishArticle', () => {
     fakes.cms.failWith(new CmsError('invalid_request', 'Unknown category', 400, 'inkpress_unknown_category'));
 
     expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
-    expect(fakes.cms.posts.get(article.articleUuid)?.post.categoryCmsId).toBeUndefined();
+    expect(fakes.cms.postOf(article.articleUuid)?.post.categoryCmsId).toBeUndefined();
   });
 
   it('leaves the first attempt to the worker: the sweeper steps in after the grace period', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { OutboundPolicy } from '../../../functions/adapters/wordpress/guarded-http';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { WordPressClient } from '../../../functions/adapters/wordpress/wordpress-client';
-import { CmsError, type SiteAccess } from '../../../functions/core/websites/cms-client';
+import { CmsError, CmsNotSentError, type SiteAccess } from '../../../functions/core/websites/cms-client';
 import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
 
 interface Seen {
@@ -457,9 +457,11 @@ describe('error mapping', () => {
     const error = await failureOf(client.status(site()));
     expect(error.reason).toBe('unreachable');
     expect(error.message).toMatch(/in time/);
+    // Connected: the request went out, so what it did on the site is unknown.
+    expect(error).not.toBeInstanceOf(CmsNotSentError);
   });
 
-  it('a refused connection -> unreachable', async () => {
+  it('a refused connection -> unreachable, and known not to have reached the site', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -467,6 +469,7 @@ describe('error mapping', () => {
     const error = await failureOf(client.status({ ...site(), url: `http://127.0.0.1:${port}` }));
     expect(error.reason).toBe('unreachable');
     expect(error.httpStatus).toBeUndefined();
+    expect(error).toBeInstanceOf(CmsNotSentError);
   });
 
   it.each([
@@ -484,12 +487,14 @@ describe('error mapping', () => {
     answer = (request) => request.socket.destroy();
     const error = await failureOf(client.status(site()));
     expect(error.reason).toBe('unreachable');
+    expect(error).not.toBeInstanceOf(CmsNotSentError);
   });
 
   it('a private address when private addresses are not allowed -> blocked, before any request', async () => {
     const guarded = new WordPressClient({ ...policy, allowPrivate: false });
     const error = await failureOf(guarded.status(site()));
     expect(error.reason).toBe('blocked');
+    expect(error).toBeInstanceOf(CmsNotSentError);
     expect(seen).toEqual([]);
   });
 });
