@@ -56,10 +56,12 @@ export type PublishOutcome =
 
 /**
  * The site will answer the same whatever we do: a 4xx other than 401/403 (credentials can be
- * fixed), 408 and 429 (try later). A throttled login is never permanent either.
+ * fixed), 408 and 429 (try later). A throttled login is never permanent either, nor a missing
+ * plugin (a 404 while it is deactivated, e.g. during its update: it comes back).
  */
 export function isPermanentRejection(error: unknown): boolean {
   if (!(error instanceof CmsError) || error.httpStatus === undefined) return false;
+  if (error.reason === 'plugin_missing') return false;
   const status = error.httpStatus;
   return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
 }

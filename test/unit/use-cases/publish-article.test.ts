@@ -190,6 +190,17 @@ describe('publishArticle', () => {
     expect(fakes.articles.row(article)?.article.publishUncertainLogin).toBeUndefined();
   });
 
+  it('retries a site whose plugin is missing (deactivated during its update), and publishes once it is back', async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(
+      new CmsError('plugin_missing', 'The site has no inkpress/v1 routes', 404, 'rest_no_route'),
+    );
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    fakes.time.advance(publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+  });
+
   it('does not retry a throttled or refused login as permanent', async () => {
     const refused = createFakes();
     const first = await generatedOnWebsite(refused);
