@@ -21,7 +21,7 @@ import { lambdaContext } from './lambda-context';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler, messageOf } from './local-config';
 
 /** A host name or IP address (IPv6 in brackets), with an optional port. */
-const VALID_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const VALID_HOST = /^(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /** What a 503 asks clients to wait: restarting an emulator takes a few seconds. */
 const RETRY_AFTER_SECONDS = '5';
@@ -101,8 +101,9 @@ export function createApiServer(options: ApiServerOptions) {
       return now !== undefined && (now.down || now.outages !== outagesBefore);
     };
     const { route, parameters } = match;
-    // A route that takes no body ignores one, whatever its size, as its handler does deployed.
-    const body = route.takesBody ? await readBody(req) : await discardBody(req);
+    // A route that takes no body (or a GET of one that does) ignores one, whatever its size, as its
+    // handler does deployed.
+    const body = route.takesBody && method !== 'GET' ? await readBody(req) : await discardBody(req);
     if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
