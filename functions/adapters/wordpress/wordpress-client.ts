@@ -277,13 +277,17 @@ function interpret<T extends z.ZodMiniType>(
   throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
 }
 
-/** How many `{` (and `}`) of a body's text are tried as the start (and end) of its JSON. */
-const MAX_JSON_BOUNDS = 10;
+/** How many places are tried as the start (and end) of the JSON inside other output. */
+const MAX_JSON_BOUNDS = 3;
+/** A `{` that starts a line or follows markup (`<br />`). */
+const JSON_START = /(?:^|[\n>])[ \t]*\{/g;
 
 /**
  * The JSON of a response that says it is JSON. A site with PHP's `display_errors` on prints its
- * notices (HTML) before the plugin's JSON, or after it: the JSON is then looked for between one of
- * the first `{` of the text and one of its last `}` (a post the site created is not lost to a notice).
+ * notices (HTML lines) before the plugin's JSON, or after it: the JSON is then looked for from a
+ * `{` that starts a line (or follows markup) to a `}` that ends one (or precedes markup), a few of
+ * each, within twice the body's length of parsing (a hostile body cannot make it costly). A post
+ * the site created is not lost to a notice.
  */
 function parseJson(response: OutboundResponse): unknown {
   const type = String(response.headers['content-type'] ?? '').toLowerCase();
@@ -291,11 +295,18 @@ function parseJson(response: OutboundResponse): unknown {
   const text = response.body.toString('utf8').replace(/^\uFEFF/, '');
   const whole = parsedOrUndefined(text);
   if (whole !== undefined) return whole;
-  const starts = positionsOf(text, '{').slice(0, MAX_JSON_BOUNDS);
-  const ends = positionsOf(text, '}').slice(-MAX_JSON_BOUNDS).reverse();
+  const starts: number[] = [];
+  for (const match of text.matchAll(JSON_START)) {
+    starts.push(match.index + match[0].length - 1);
+    if (starts.length === MAX_JSON_BOUNDS) break;
+  }
+  const ends = lastJsonEnds(text);
+  let budget = 2 * text.length;
   for (const start of starts) {
     for (const end of ends) {
-      if (end <= start) break;
+      const length = end + 1 - start;
+      if (length <= 0 || length > budget) break;
+      budget -= length;
       const found = parsedOrUndefined(text.slice(start, end + 1));
       if (found !== undefined) return found;
     }
@@ -303,10 +314,20 @@ function parseJson(response: OutboundResponse): unknown {
   return undefined;
 }
 
-function positionsOf(text: string, character: string): number[] {
-  const positions: number[] = [];
-  for (let at = text.indexOf(character); at >= 0; at = text.indexOf(character, at + 1)) positions.push(at);
-  return positions;
+/** The last few `}` that end the text or a line, or come right before markup; the last first. */
+function lastJsonEnds(text: string): number[] {
+  const ends: number[] = [];
+  for (
+    let at = text.lastIndexOf('}');
+    at >= 0 && ends.length < MAX_JSON_BOUNDS;
+    at = text.lastIndexOf('}', at - 1)
+  ) {
+    let next = at + 1;
+    while (next < text.length && ' \t\r'.includes(text.charAt(next))) next++;
+    if (next === text.length || text.charAt(next) === '\n' || text.charAt(next) === '<') ends.push(at);
+    if (at === 0) break;
+  }
+  return ends;
 }
 
 function parsedOrUndefined(text: string): unknown {

@@ -422,6 +422,22 @@ describe('error mapping', () => {
     expect(error.message).not.toContain('pä ss:word');
   });
 
+  it('looks for JSON inside other output with bounded work: a hostile body is parsed at most three times its length', async () => {
+    const hostile = `${'{"a":'.repeat(10)}\n{${'{},'.repeat(200_000)}{}]\n<b>x</b>}${' }\n'.repeat(5)}`;
+    answer = (_request, response) =>
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(hostile);
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const large = new WordPressClient({ ...policy, maxResponseBytes: 2 * hostile.length });
+      const error = await failureOf(large.status(site()));
+      expect(error.message).toBe('The site answered 200 with application/json that is not valid JSON');
+      const parsed = parse.mock.calls.reduce((sum, [text]) => sum + String(text).length, 0);
+      expect(parsed).toBeLessThanOrEqual(3 * hostile.length);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('a JSON content type whose body holds no JSON -> unreachable, saying the body is not valid JSON', async () => {
     answer = (_request, response) =>
       response.writeHead(201, { 'Content-Type': 'application/json' }).end('<b>Fatal error</b>: {oops');
