@@ -62,32 +62,45 @@ export class OutboundError extends Error {
 const CREDENTIAL_HEADERS = ['authorization', 'x-inkpress-authorization'];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Sends a request under the policy, following up to `maxRedirects` redirects, each re-checked. */
+/**
+ * Sends a request under the policy, following up to `maxRedirects` redirects, each re-checked.
+ * Once a server has answered (with a redirect), any failure says the request was sent: what the
+ * first server did with it is unknown.
+ */
 export async function guardedRequest(
   request: OutboundRequest,
   policy: OutboundPolicy,
 ): Promise<OutboundResponse> {
   const deadline = Date.now() + policy.totalTimeoutMs;
   let current = { ...request, headers: { ...request.headers } };
-  for (let hop = 0; ; hop++) {
-    const url = parseUrl(current.url);
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new OutboundError('timeout', `No answer from ${url.host} in time`);
-    let addresses: ResolvedAddress[];
-    try {
-      addresses = await withTimeout(checkDestination(url, policy), remaining, url);
-    } catch (error) {
-      if (error instanceof BlockedDestinationError) throw new OutboundError('blocked', error.message);
-      if (error instanceof OutboundError) throw error;
-      throw new OutboundError('network', `Could not resolve ${url.hostname}`);
+  let answered = false;
+  try {
+    for (let hop = 0; ; hop++) {
+      const url = parseUrl(current.url);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new OutboundError('timeout', `No answer from ${url.host} in time`);
+      let addresses: ResolvedAddress[];
+      try {
+        addresses = await withTimeout(checkDestination(url, policy), remaining, url);
+      } catch (error) {
+        if (error instanceof BlockedDestinationError) throw new OutboundError('blocked', error.message);
+        if (error instanceof OutboundError) throw error;
+        throw new OutboundError('network', `Could not resolve ${url.hostname}`);
+      }
+      const response = await sendOnce(url, current, addresses, policy, deadline);
+      answered = true;
+      const location = response.headers.location;
+      if (!REDIRECT_STATUSES.has(response.status) || !location) return response;
+      if (hop >= policy.maxRedirects) {
+        throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
+      }
+      current = redirected(current, url, redirectTarget(location, url), response.status);
     }
-    const response = await sendOnce(url, current, addresses, policy, deadline);
-    const location = response.headers.location;
-    if (!REDIRECT_STATUSES.has(response.status) || !location) return response;
-    if (hop >= policy.maxRedirects) {
-      throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
+  } catch (error) {
+    if (answered && error instanceof OutboundError && !error.requestSent) {
+      throw new OutboundError(error.failure, error.message, true);
     }
-    current = redirected(current, url, redirectTarget(location, url), response.status);
+    throw error;
   }
 }
 
@@ -209,9 +222,10 @@ function sendOnce(
         () => fail('timeout', `Could not connect to ${url.host} in time`),
         policy.connectTimeoutMs,
       );
-      socket.once('connect', () => {
+      socket.once('connect', () => clearTimeout(connectTimer));
+      // Over TLS the request is written once the handshake is done: a failed handshake sent nothing.
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
         connected = true;
-        clearTimeout(connectTimer);
       });
     });
     req.on('error', (error: NodeJS.ErrnoException) =>

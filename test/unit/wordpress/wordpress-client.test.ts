@@ -506,6 +506,23 @@ describe('error mapping', () => {
     expect(error).not.toBeInstanceOf(CmsNotSentError);
   });
 
+  it('a failed TLS handshake -> unreachable, and known not to have reached the site', async () => {
+    // https to a plain HTTP server: the handshake fails, no request is written.
+    const error = await failureOf(client.status({ ...site(), url: baseUrl.replace('http://', 'https://') }));
+    expect(error.reason).toBe('unreachable');
+    expect(error).toBeInstanceOf(CmsNotSentError);
+    expect(seen).toEqual([]);
+  });
+
+  it('a failure after a redirect -> the request may have reached the site (the first server answered)', async () => {
+    answer = (_request, response) => response.writeHead(307, { Location: '/blog/again' }).end();
+    const error = await failureOf(client.status(site()));
+    expect(error.message).toMatch(/More than 3 redirects/);
+    expect(error).not.toBeInstanceOf(CmsNotSentError);
+    answer = (_request, response) => response.writeHead(307, { Location: 'ftp://example.com/x' }).end();
+    expect(await failureOf(client.status(site()))).not.toBeInstanceOf(CmsNotSentError);
+  });
+
   it('a private address when private addresses are not allowed -> blocked, before any request', async () => {
     const guarded = new WordPressClient({ ...policy, allowPrivate: false });
     const error = await failureOf(guarded.status(site()));
