@@ -584,6 +584,62 @@ describe('exactly once', () => {
     expect(publication.last_error).toContain(
       'login changed after an attempt as inkpress whose outcome is unknown',
     );
+
+    // The client checked the site and retries: the worker publishes as the new login.
+    const retried = await retryArticleHandler(
+      apiEvent('retry-article', { accountId, pathParameters: { article_uuid: articleUuid } }),
+    );
+    expect(retried.statusCode).toBe(202);
+    expect(await generateAll()).toBe(1);
+    expect((await showArticle(accountId, articleUuid)).data.publication).toMatchObject({
+      state: 'published',
+    });
+    expect(postsOf(articleUuid).map((post) => post.author)).toEqual(['inkpress', 'second-editor']);
+  });
+
+  it('keeps an unknown outcome through the final failure: after a login change a retry fails first, saying why', async () => {
+    const { accountId, websiteUuid } = await setUp('/relogin-failed');
+    site.users.set('third-editor', { password: PASSWORD, roles: ['inkpress_editor'] });
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
+    site.dropNextPostAnswer = true;
+    await generateAll();
+    await site.stop();
+    try {
+      // The other attempts find the site down (nothing sent) until the publication fails.
+      for (let minutes = 60; minutes <= 60 * MAX_PUBLISH_ATTEMPTS; minutes += 60)
+        await sweepPublicationsAfter(minutes);
+    } finally {
+      await site.start();
+    }
+    expect((await showArticle(accountId, articleUuid)).data.publication).toMatchObject({
+      state: 'failed',
+      attempts: MAX_PUBLISH_ATTEMPTS,
+    });
+    const update = await updateWebsiteHandler(
+      apiEvent('update-website', {
+        accountId,
+        pathParameters: { website_uuid: websiteUuid },
+        ...urlencodedBody({ login: 'third-editor', password: PASSWORD }),
+      }),
+    );
+    expect(update.statusCode).toBe(200);
+    const retry = () =>
+      retryArticleHandler(
+        apiEvent('retry-article', { accountId, pathParameters: { article_uuid: articleUuid } }),
+      );
+
+    expect((await retry()).statusCode).toBe(202);
+    await generateAll();
+    const { publication } = (await showArticle(accountId, articleUuid)).data;
+    expect(publication).toMatchObject({ state: 'failed' });
+    expect(publication.last_error).toContain('login changed');
+    expect(postsOf(articleUuid)).toHaveLength(1);
+
+    expect((await retry()).statusCode).toBe(202);
+    await generateAll();
+    expect((await showArticle(accountId, articleUuid)).data.publication).toMatchObject({
+      state: 'published',
+    });
   });
 
   it('concurrent attempts (worker and sweeper) give one post and one record', async () => {

@@ -83,9 +83,15 @@ export class DynamoPublicationRepository implements PublicationStore {
   }
 
   async markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean> {
+    const { uncertainLogin } = failure;
+    const sets =
+      'publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at';
+    const removes = 'sweepBucket, sweepAt, publishRetryAt';
     return this.conditionalUpdate(ref, {
       UpdateExpression:
-        'SET publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at REMOVE sweepBucket, sweepAt, publishRetryAt',
+        uncertainLogin === null
+          ? `SET ${sets} REMOVE ${removes}, publishUncertainLogin`
+          : `SET ${sets}${uncertainLogin ? ', publishUncertainLogin = :login' : ''} REMOVE ${removes}`,
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':failed': FAILED,
@@ -93,6 +99,7 @@ export class DynamoPublicationRepository implements PublicationStore {
         ':error': errorText(failure.lastError),
         ':at': failure.failedAt,
         ':pending': PENDING,
+        ...(uncertainLogin ? { ':login': uncertainLogin } : {}),
       },
     });
   }
@@ -100,7 +107,7 @@ export class DynamoPublicationRepository implements PublicationStore {
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
     return this.conditionalUpdate(ref, {
       UpdateExpression:
-        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt, publishError, publishUncertainLogin',
+        'SET publishState = :pending, publishAttempts = :zero, sweepBucket = :bucket, sweepAt = :due, publishRetryAt = :due REMOVE publishFailedAt, publishError',
       ConditionExpression: 'publishState = :failed',
       ExpressionAttributeValues: {
         ':pending': PENDING,

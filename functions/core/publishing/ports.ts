@@ -42,8 +42,8 @@ export interface Publications {
    */
   markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean>;
   /**
-   * A client's retry of a `failed` publication: pending again, attempts, error and uncertain
-   * login cleared, due at `dueAt`.
+   * A client's retry of a `failed` publication: pending again, attempts and error cleared (an
+   * uncertain login stays: publishing as another login then fails first, saying why), due at `dueAt`.
    */
   requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean>;
 }
@@ -63,6 +63,11 @@ export interface PublicationFailure {
   attempts: number;
   lastError: string;
   failedAt: string;
+  /**
+   * The uncertain login (see `PublicationRetry`): a login to keep (the last attempt's outcome is
+   * unknown), `null` to forget it (this failure told the client), absent to leave it as it is.
+   */
+  uncertainLogin?: string | null;
 }
 
 /** Publication bookkeeping on article items (the sweep index's `publication` bucket). */

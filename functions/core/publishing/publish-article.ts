@@ -103,6 +103,8 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     return failedAttempt(deps, ref, article, {
       reason: `The website's login changed after an attempt as ${article.publishUncertainLogin} whose outcome is unknown: the post may be on the site already, by that user. Check the site, then retry the article to publish it as ${website.login}.`,
       permanent: true,
+      // Said now: a retry is the client's decision to publish as the new login.
+      uncertainLogin: null,
     });
   }
 
@@ -168,7 +170,7 @@ async function failedAttempt(
   deps: PublishArticleDeps,
   ref: ArticleRef,
   article: Article,
-  failure: { reason: string; permanent: boolean; uncertainLogin?: string },
+  failure: { reason: string; permanent: boolean; uncertainLogin?: string | null },
 ): Promise<PublishOutcome> {
   const attempts = (article.publishAttempts ?? 0) + 1;
   const { reason } = failure;
@@ -177,6 +179,7 @@ async function failedAttempt(
       attempts,
       lastError: reason,
       failedAt: deps.clock().toISOString(),
+      ...(failure.uncertainLogin !== undefined ? { uncertainLogin: failure.uncertainLogin } : {}),
     });
     if (failed) deps.onFinalFailure?.(ref, reason);
     return failed ? 'failed' : 'skipped';

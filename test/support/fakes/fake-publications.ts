@@ -59,13 +59,16 @@ export class FakePublicationStore implements PublicationStore {
   async markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean> {
     const row = this.pending(ref);
     if (!row) return false;
-    const { publishRetryAt: _retryAt, ...rest } = row.article;
+    const { publishRetryAt: _retryAt, publishUncertainLogin: kept, ...rest } = row.article;
+    const uncertainLogin =
+      failure.uncertainLogin === undefined ? kept : (failure.uncertainLogin ?? undefined);
     row.article = {
       ...rest,
       publishState: 'failed',
       publishAttempts: failure.attempts,
       publishError: errorText(failure.lastError),
       publishFailedAt: failure.failedAt,
+      ...(uncertainLogin ? { publishUncertainLogin: uncertainLogin } : {}),
     };
     row.sweep = undefined;
     return true;
@@ -74,12 +77,7 @@ export class FakePublicationStore implements PublicationStore {
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
     const row = this.row(ref);
     if (row?.article.publishState !== 'failed') return false;
-    const {
-      publishFailedAt: _failedAt,
-      publishError: _error,
-      publishUncertainLogin: _uncertain,
-      ...rest
-    } = row.article;
+    const { publishFailedAt: _failedAt, publishError: _error, ...rest } = row.article;
     row.article = { ...rest, publishState: 'pending', publishAttempts: 0, publishRetryAt: dueAt };
     row.sweep = { kind: 'publication', at: dueAt };
     return true;

@@ -155,6 +155,33 @@ describe('publishArticle', () => {
     expect(fakes.cms.calls.at(-1)?.site.login).toBe('other-editor');
   });
 
+  it('keeps an unknown outcome through a final failure: a retry after a login change fails first, saying why', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.loseNextAnswer = true;
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    for (let attempt = 2; attempt <= MAX_PUBLISH_ATTEMPTS; attempt++) {
+      fakes.cms.failWith(new CmsError('unreachable', 'No complete answer in time'));
+      fakes.time.advance(publishRetryDelayMs(attempt - 1));
+      await retryDuePublications(publishDeps(fakes));
+    }
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishState: 'failed',
+      publishUncertainLogin: 'inkpress',
+    });
+    await changeLogin(fakes, accountId, website.websiteUuid, 'other-editor');
+    const calls = fakes.cms.calls.length;
+
+    await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('failed');
+    expect(fakes.cms.calls).toHaveLength(calls);
+    expect(fakes.articles.row(article)?.article.publishError).toContain('login changed');
+
+    await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect(fakes.cms.calls.at(-1)?.site.login).toBe('other-editor');
+  });
+
   it.each([
     [
       'a refused login (401)',
