@@ -5,6 +5,7 @@
  * refreshed, and the website's pending publications made due so the next sweep publishes them.
  */
 import * as z from 'zod/mini';
+import { PUBLISH_GRACE_MS } from '../articles/lifecycle-policy';
 import { NotFoundError, ValidationError } from '../errors';
 import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
@@ -64,7 +65,10 @@ export async function updateWebsite(
     await removeAllCategories(deps.categories, website.websiteUuid);
     throw new NotFoundError('Website');
   }
-  await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, now);
+  // Due once an attempt still running with the old login (at most PUBLISH_GRACE_MS) has recorded
+  // how it went: an attempt as the new login meanwhile could make a second post.
+  const dueAt = new Date(Date.parse(now) + PUBLISH_GRACE_MS).toISOString();
+  await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, dueAt);
   return presentWebsite(write.after);
 }
 
