@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictError, ValidationError } from '../errors';
 import { formText, parseOrThrow, preprocess } from '../schema-helpers';
+import { UndecodableText } from '../undecodable-text';
 import type { ReceiverUrlPolicy, SecretCipher, WebhookStore } from './ports';
 import {
   MAX_WEBHOOKS_PER_ACCOUNT,
@@ -42,7 +43,9 @@ const eventList = preprocess(
       .array(
         z.enum(WEBHOOK_EVENT_TYPES, {
           error: (issue) =>
-            `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; ${JSON.stringify(issue.input) ?? String(issue.input)} is not one.`,
+            issue.input instanceof UndecodableText
+              ? 'The events must be valid UTF-8 text.'
+              : `The events must be some of ${WEBHOOK_EVENT_TYPES.join(', ')}; ${JSON.stringify(issue.input) ?? String(issue.input)} is not one.`,
         }),
         { error: 'The events must be a list of event types (or one comma-separated text).' },
       )

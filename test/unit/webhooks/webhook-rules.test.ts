@@ -1,4 +1,5 @@
 /** The webhook rules that need no storage: the retry schedule and the create input. */
+import { UndecodableText } from '../../../functions/core/undecodable-text';
 import { createWebhookSchema } from '../../../functions/core/webhooks/create-webhook';
 import {
   MAX_DELIVERY_ATTEMPTS,
@@ -35,6 +36,16 @@ describe('the create input', () => {
     [{ url: 'https://a.example/x', events: '' }, undefined],
   ])('takes %j', (input, events) => {
     expect(createWebhookSchema.parse(input).events).toEqual(events);
+  });
+
+  it('says an event type of bytes that were not UTF-8 is not text, not that "{}" is no event', () => {
+    const result = createWebhookSchema.safeParse({
+      url: 'https://a.example/x',
+      events: [new UndecodableText()],
+    });
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual([
+      'The events must be valid UTF-8 text.',
+    ]);
   });
 
   it.each([
