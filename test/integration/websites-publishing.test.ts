@@ -119,6 +119,15 @@ const showWebsite = async (accountId: string, websiteUuid: string) =>
       apiEvent('show-website', { accountId, pathParameters: { website_uuid: websiteUuid } }),
     ),
   );
+/** New credentials for the website: another site user (with the same password). */
+const changeLogin = (accountId: string, websiteUuid: string, login: string) =>
+  updateWebsiteHandler(
+    apiEvent('update-website', {
+      accountId,
+      pathParameters: { website_uuid: websiteUuid },
+      ...urlencodedBody({ login, password: PASSWORD }),
+    }),
+  );
 const generateAll = () => drainQueue(resources.queueUrl, worker);
 /** The sweeper's publication work, run as if `minutes` had passed. */
 const sweepPublicationsAfter = (minutes: number) =>
@@ -560,23 +569,22 @@ describe('exactly once', () => {
     expect((await showArticle(accountId, articleUuid)).data.cms_id).toBe(String(postsOf(articleUuid)[0]?.id));
   });
 
-  it('a login changed after an attempt whose answer was lost fails the publication instead of making a second post', async () => {
-    const { accountId, websiteUuid } = await setUp('/relogin');
-    site.users.set('second-editor', { password: PASSWORD, roles: ['inkpress_editor'] });
+  /** An article whose first publication stored the post on the site and lost the answer; `otherLogin` is a second editor there. */
+  async function postWithLostAnswer(path: string, otherLogin: string) {
+    const { accountId, websiteUuid } = await setUp(path);
+    site.users.set(otherLogin, { password: PASSWORD, roles: ['inkpress_editor'] });
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
     site.dropNextPostAnswer = true;
     await generateAll();
+    return { accountId, websiteUuid, articleUuid };
+  }
+
+  it('a login changed after an attempt whose answer was lost fails the publication instead of making a second post', async () => {
+    const { accountId, websiteUuid, articleUuid } = await postWithLostAnswer('/relogin', 'second-editor');
     expect(postsOf(articleUuid)).toHaveLength(1);
     expect((await showArticle(accountId, articleUuid)).data.publication).toMatchObject({ state: 'waiting' });
 
-    const updated = await updateWebsiteHandler(
-      apiEvent('update-website', {
-        accountId,
-        pathParameters: { website_uuid: websiteUuid },
-        ...urlencodedBody({ login: 'second-editor', password: PASSWORD }),
-      }),
-    );
-    expect(updated.statusCode).toBe(200);
+    expect((await changeLogin(accountId, websiteUuid, 'second-editor')).statusCode).toBe(200);
     expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 0 });
     expect(postsOf(articleUuid)).toHaveLength(1);
     const { publication } = (await showArticle(accountId, articleUuid)).data;
@@ -598,11 +606,10 @@ describe('exactly once', () => {
   });
 
   it('keeps an unknown outcome through the final failure: after a login change a retry fails first, saying why', async () => {
-    const { accountId, websiteUuid } = await setUp('/relogin-failed');
-    site.users.set('third-editor', { password: PASSWORD, roles: ['inkpress_editor'] });
-    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
-    site.dropNextPostAnswer = true;
-    await generateAll();
+    const { accountId, websiteUuid, articleUuid } = await postWithLostAnswer(
+      '/relogin-failed',
+      'third-editor',
+    );
     await site.stop();
     try {
       // The other attempts find the site down (nothing sent) until the publication fails.
@@ -615,14 +622,7 @@ describe('exactly once', () => {
       state: 'failed',
       attempts: MAX_PUBLISH_ATTEMPTS,
     });
-    const update = await updateWebsiteHandler(
-      apiEvent('update-website', {
-        accountId,
-        pathParameters: { website_uuid: websiteUuid },
-        ...urlencodedBody({ login: 'third-editor', password: PASSWORD }),
-      }),
-    );
-    expect(update.statusCode).toBe(200);
+    expect((await changeLogin(accountId, websiteUuid, 'third-editor')).statusCode).toBe(200);
     const retry = () =>
       retryArticleHandler(
         apiEvent('retry-article', { accountId, pathParameters: { article_uuid: articleUuid } }),
