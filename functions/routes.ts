@@ -131,7 +131,7 @@ export const routes: RouteDefinition[] = [
     entry: 'functions/api/update-website.ts',
     access: {
       // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
-      // ...and the website.recovered event (the website read before and after); the account's
+      // ...and the website.recovered event (the website as the update found it); the account's
       // failed logins to the site (login-failures.ts).
       tables: rateLimited({
         ...countsLoginFailures,
