@@ -66,10 +66,24 @@ export class DynamoPublicationRepository implements PublicationStore {
     });
   }
 
+  async markAttempting(ref: ArticleRef, login: string): Promise<void> {
+    // Not pending any more, or an earlier attempt's login is there: nothing to do.
+    await this.conditionalUpdate(ref, {
+      UpdateExpression: 'SET publishUncertainLogin = :login',
+      ConditionExpression: 'publishState = :pending AND attribute_not_exists(publishUncertainLogin)',
+      ExpressionAttributeValues: { ':login': login, ':pending': PENDING },
+    });
+  }
+
   async scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean> {
+    const { uncertainLogin } = retry;
+    const sets =
+      'publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error';
     return this.conditionalUpdate(ref, {
-      // An uncertain login is kept until the post is found or a client retries (never unset here).
-      UpdateExpression: `SET publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error${retry.uncertainLogin ? ', publishUncertainLogin = :login' : ''}`,
+      UpdateExpression:
+        uncertainLogin === null
+          ? `SET ${sets} REMOVE publishUncertainLogin`
+          : `SET ${sets}${uncertainLogin ? ', publishUncertainLogin = :login' : ''}`,
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':attempts': retry.attempts,
@@ -77,7 +91,7 @@ export class DynamoPublicationRepository implements PublicationStore {
         ':next': retry.nextAttemptAt,
         ':error': errorText(retry.lastError),
         ':pending': PENDING,
-        ...(retry.uncertainLogin ? { ':login': retry.uncertainLogin } : {}),
+        ...(uncertainLogin ? { ':login': uncertainLogin } : {}),
       },
     });
   }

@@ -25,15 +25,21 @@ export interface PublicationRetry {
   lastError: string;
   /**
    * The site login of this attempt when it may have created the post all the same (the request
-   * went out and no clear answer came back); kept until the post is found or a client retries.
+   * went out and no clear answer came back), kept until the post is found; `null` forgets this
+   * attempt's mark (the site surely made nothing); absent leaves it as it is.
    */
-  uncertainLogin?: string;
+  uncertainLogin?: string | null;
 }
 
 /** Publication: what each attempt (or a client's retry) records on the article. */
 export interface Publications {
   /** Records the post and takes the article out of the sweep; false when it was already published. */
   markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean>;
+  /**
+   * Marks a pending publication with the site login of an attempt about to send the post, unless
+   * an earlier attempt's login is there (see `PublicationRetry.uncertainLogin`).
+   */
+  markAttempting(ref: ArticleRef, login: string): Promise<void>;
   /** Schedules the next attempt; false when the article was published meanwhile. */
   scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean>;
   /**

@@ -143,7 +143,7 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     return failedAttempt(deps, ref, article, {
       reason: failureText(error),
       permanent: isPermanentRejection(error),
-      ...(attempt.sent && mayHaveCreatedPost(error) ? { uncertainLogin: website.login } : {}),
+      ...uncertaintyAfter(article, website, attempt.sent, error),
     });
   }
 }
@@ -157,6 +157,22 @@ export function mayHaveCreatedPost(error: unknown): boolean {
   if (!(error instanceof CmsError)) return true;
   if (error.httpStatus !== undefined && error.httpStatus >= 400 && error.httpStatus < 500) return false;
   return error.code !== 'inkpress_insert_failed';
+}
+
+/**
+ * What a failed attempt leaves of the uncertain login: this attempt's login when it may have
+ * created the post; nothing changed when an earlier attempt's stands; forgotten when only this
+ * attempt's mark (`markAttempting`) was there and the site surely made nothing.
+ */
+function uncertaintyAfter(
+  article: Article,
+  website: Website,
+  sent: boolean,
+  error: unknown,
+): { uncertainLogin?: string | null } {
+  if (!sent) return {};
+  if (mayHaveCreatedPost(error)) return { uncertainLogin: website.login };
+  return article.publishUncertainLogin === undefined ? { uncertainLogin: null } : {};
 }
 
 /** WordPress user names are case-insensitive. */
@@ -189,7 +205,7 @@ async function failedAttempt(
     attempts,
     nextAttemptAt,
     lastError: reason,
-    ...(failure.uncertainLogin ? { uncertainLogin: failure.uncertainLogin } : {}),
+    ...(failure.uncertainLogin !== undefined ? { uncertainLogin: failure.uncertainLogin } : {}),
   });
   deps.onFailure?.(ref, reason, nextAttemptAt);
   return 'retry_scheduled';
@@ -207,6 +223,14 @@ async function send(
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)
     : undefined;
   const post = postFor(article, deps.clock(), category?.cmsId);
+  // Kept until the outcome is known, so that a crash (or a store failure) after the request went
+  // out leaves the login it went out with: a login change then fails instead of posting again.
+  if (article.publishUncertainLogin === undefined) {
+    await deps.publications.markAttempting(
+      { accountId: article.accountId, articleUuid: article.articleUuid },
+      website.login,
+    );
+  }
   attempt.sent = true;
   try {
     return await deps.cms.createPost(site, post);

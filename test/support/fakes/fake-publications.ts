@@ -43,6 +43,11 @@ export class FakePublicationStore implements PublicationStore {
     return true;
   }
 
+  async markAttempting(ref: ArticleRef, login: string): Promise<void> {
+    const row = this.pending(ref);
+    if (row && row.article.publishUncertainLogin === undefined) row.article.publishUncertainLogin = login;
+  }
+
   async scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean> {
     const row = this.pending(ref);
     if (!row) return false;
@@ -52,6 +57,7 @@ export class FakePublicationStore implements PublicationStore {
       publishError: errorText(retry.lastError),
       ...(retry.uncertainLogin ? { publishUncertainLogin: retry.uncertainLogin } : {}),
     });
+    if (retry.uncertainLogin === null) delete row.article.publishUncertainLogin;
     row.sweep = { kind: 'publication', at: retry.nextAttemptAt };
     return true;
   }

@@ -155,6 +155,36 @@ describe('publishArticle', () => {
     expect(fakes.cms.calls.at(-1)?.site.login).toBe('other-editor');
   });
 
+  it('marks the login before sending: an attempt cut off after the site stored the post (nothing recorded after) still blocks another login', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.loseNextAnswer = true;
+    // The store fails after the request (as if the process died): no retry or failure is recorded.
+    const scheduleRetry = jest
+      .spyOn(fakes.publications, 'scheduleRetry')
+      .mockRejectedValueOnce(new Error('DynamoDB is down'));
+    await expect(publishArticle(publishDeps(fakes), article)).rejects.toThrow('DynamoDB is down');
+    scheduleRetry.mockRestore();
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishState: 'pending',
+      publishUncertainLogin: 'inkpress',
+    });
+
+    await changeLogin(fakes, accountId, website.websiteUuid, 'other-editor');
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('failed');
+    expect(fakes.cms.posts.size).toBe(1);
+  });
+
+  it('forgets its own mark when the site surely made nothing (a 4xx), so a later login change publishes', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(new CmsError('throttled', 'Slow down', 429, 'inkpress_throttled', 60));
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    expect(fakes.articles.row(article)?.article.publishUncertainLogin).toBeUndefined();
+    await changeLogin(fakes, accountId, website.websiteUuid, 'other-editor');
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+  });
+
   it('keeps an unknown outcome through a final failure: a retry after a login change fails first, saying why', async () => {
     const fakes = createFakes();
     const { accountId, website, article } = await generatedOnWebsite(fakes);
