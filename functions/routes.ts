@@ -5,6 +5,7 @@
 import type { TableName } from './adapters/dynamodb/table-definitions';
 import { DOCS_VIEWER_FILE } from './api/openapi/docs-viewer';
 import { OPENAPI_DOCUMENT_FILE } from './api/openapi/served-document';
+import { runtimeSettings } from './shared/runtime-settings';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -429,6 +430,15 @@ export const allFunctions: readonly FunctionDefinition[] = [
 ];
 
 /** The route or background function named `name` (its handler composes what its `access` declares). */
+/**
+ * An API route's timeout: API Gateway's limit for routes that call customer sites, 10 s for the
+ * others (the stack's and the local runtime's, so that a crashed request's idempotency record
+ * expires alike).
+ */
+export function apiTimeoutSecondsOf(route: RouteDefinition): number {
+  return route.access.callsCustomerSites ? runtimeSettings.apiTimeoutSeconds : 10;
+}
+
 export function functionNamed(
   name: string,
 ): FunctionDefinition & Pick<Partial<RouteDefinition>, 'public' | 'takesBody'> {

@@ -15,7 +15,12 @@ import type {
 } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
 import { errorBodies, SECURITY_HEADERS, UNAUTHENTICATED_HEADERS } from '../functions/api/http/responses';
-import { authorizer as authorizerFunction, type HttpMethod, type RouteDefinition } from '../functions/routes';
+import {
+  apiTimeoutSecondsOf,
+  authorizer as authorizerFunction,
+  type HttpMethod,
+  type RouteDefinition,
+} from '../functions/routes';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { lambdaContext } from './lambda-context';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, loadHandler, messageOf } from './local-config';
@@ -121,7 +126,7 @@ export function createApiServer(options: ApiServerOptions) {
     let result: APIGatewayProxyResult;
     try {
       const handler = loadHandler<ProxyHandler>(route.entry);
-      result = await handler(event, lambdaContext(route.name, runtimeSettings.apiTimeoutSeconds));
+      result = await handler(event, lambdaContext(route.name, apiTimeoutSecondsOf(route)));
       if (!Number.isInteger(result?.statusCode)) throw new Error('the handler returned no statusCode');
     } catch (error) {
       options.log(

@@ -5,6 +5,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
 import {
+  apiTimeoutSecondsOf,
   authorizer,
   type FunctionAccess,
   type FunctionDefinition,
@@ -174,7 +175,5 @@ export function functionEnvironment(
 
 /** API routes answer within API Gateway's limit; routes that call customer sites get all of it. */
 function apiTimeout(route: RouteDefinition): Duration {
-  return route.access.callsCustomerSites
-    ? Duration.seconds(runtimeSettings.apiTimeoutSeconds)
-    : Duration.seconds(10);
+  return Duration.seconds(apiTimeoutSecondsOf(route));
 }

@@ -264,11 +264,15 @@ describe('API Gateway proxy events', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-echo')).toBe('yes');
     expect(response.headers.get('set-cookie')).toBe('a=1, b=2');
-    const { event, functionName } = (await response.json()) as {
+    const { event, functionName, remainingMs } = (await response.json()) as {
       event: APIGatewayProxyEvent;
       functionName: string;
+      remainingMs: number;
     };
     expect(functionName).toBe('inkpress-local-Echo');
+    // The route's own timeout, as deployed (10 s: it calls no customer site).
+    expect(remainingMs).toBeGreaterThan(9_000);
+    expect(remainingMs).toBeLessThanOrEqual(10_000);
     expect(event).toMatchObject({
       resource: '/v1/echo/{thing_id}',
       path: '/v1/echo/abc%20def',

@@ -7,6 +7,10 @@ export async function handler(event: APIGatewayProxyEvent, context: Context): Pr
     statusCode: 200,
     headers: { 'Content-Type': 'application/json', 'X-Echo': 'yes' },
     multiValueHeaders: { 'Set-Cookie': ['a=1', 'b=2'] },
-    body: JSON.stringify({ event, functionName: context.functionName }),
+    body: JSON.stringify({
+      event,
+      functionName: context.functionName,
+      remainingMs: context.getRemainingTimeInMillis(),
+    }),
   };
 }
