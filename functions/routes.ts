@@ -429,7 +429,6 @@ export const allFunctions: readonly FunctionDefinition[] = [
   webhookDispatcher,
 ];
 
-/** The route or background function named `name` (its handler composes what its `access` declares). */
 /**
  * An API route's timeout: API Gateway's limit for routes that call customer sites, 10 s for the
  * others (the stack's and the local runtime's, so that a crashed request's idempotency record
@@ -439,6 +438,7 @@ export function apiTimeoutSecondsOf(route: RouteDefinition): number {
   return route.access.callsCustomerSites ? runtimeSettings.apiTimeoutSeconds : 10;
 }
 
+/** The route or background function named `name` (its handler composes what its `access` declares). */
 export function functionNamed(
   name: string,
 ): FunctionDefinition & Pick<Partial<RouteDefinition>, 'public' | 'takesBody'> {

@@ -98,12 +98,12 @@ export function createApiServer(options: ApiServerOptions) {
       const allowed = [...new Set(matching.flatMap(({ route }) => route.methods))].join(', ');
       return send(405, errorBodies.methodNotAllowed, { Allow: allowed });
     }
-    const outagesBefore = options.emulators?.().outages;
-    if (options.emulators?.().down) return unavailable();
+    const atArrival = options.emulators?.();
+    if (atArrival?.down) return unavailable();
     /** Whether an emulator is down, or went down since this request arrived. */
     const emulatorWentDown = () => {
       const now = options.emulators?.();
-      return now !== undefined && (now.down || now.outages !== outagesBefore);
+      return now !== undefined && (now.down || now.outages !== atArrival?.outages);
     };
     const { route, parameters } = match;
     // A route that takes no body (or a GET of one that does) ignores one, whatever its size, as its

@@ -76,14 +76,9 @@ export class DynamoPublicationRepository implements PublicationStore {
   }
 
   async scheduleRetry(ref: ArticleRef, retry: PublicationRetry): Promise<boolean> {
-    const { uncertainLogin } = retry;
-    const sets =
-      'publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error';
+    const uncertain = uncertainLoginUpdate(retry.uncertainLogin);
     return this.conditionalUpdate(ref, {
-      UpdateExpression:
-        uncertainLogin === null
-          ? `SET ${sets} REMOVE publishUncertainLogin`
-          : `SET ${sets}${uncertainLogin ? ', publishUncertainLogin = :login' : ''}`,
+      UpdateExpression: `SET publishAttempts = :attempts, sweepBucket = :bucket, sweepAt = :next, publishRetryAt = :next, publishError = :error${uncertain.set}${uncertain.remove ? ` REMOVE ${uncertain.remove}` : ''}`,
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':attempts': retry.attempts,
@@ -91,21 +86,21 @@ export class DynamoPublicationRepository implements PublicationStore {
         ':next': retry.nextAttemptAt,
         ':error': errorText(retry.lastError),
         ':pending': PENDING,
-        ...(uncertainLogin ? { ':login': uncertainLogin } : {}),
+        ...uncertain.values,
       },
     });
   }
 
   async markFailed(ref: ArticleRef, failure: PublicationFailure): Promise<boolean> {
-    const { uncertainLogin } = failure;
-    const sets =
-      'publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at';
-    const removes = 'sweepBucket, sweepAt, publishRetryAt';
+    const uncertain = uncertainLoginUpdate(failure.uncertainLogin);
+    const removes = [
+      'sweepBucket',
+      'sweepAt',
+      'publishRetryAt',
+      ...(uncertain.remove ? [uncertain.remove] : []),
+    ];
     return this.conditionalUpdate(ref, {
-      UpdateExpression:
-        uncertainLogin === null
-          ? `SET ${sets} REMOVE ${removes}, publishUncertainLogin`
-          : `SET ${sets}${uncertainLogin ? ', publishUncertainLogin = :login' : ''} REMOVE ${removes}`,
+      UpdateExpression: `SET publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at${uncertain.set} REMOVE ${removes.join(', ')}`,
       ConditionExpression: 'publishState = :pending',
       ExpressionAttributeValues: {
         ':failed': FAILED,
@@ -113,7 +108,7 @@ export class DynamoPublicationRepository implements PublicationStore {
         ':error': errorText(failure.lastError),
         ':at': failure.failedAt,
         ':pending': PENDING,
-        ...(uncertainLogin ? { ':login': uncertainLogin } : {}),
+        ...uncertain.values,
       },
     });
   }
@@ -181,4 +176,18 @@ export class DynamoPublicationRepository implements PublicationStore {
   private conditionalUpdate(ref: ArticleRef, update: ConditionalUpdate): Promise<boolean> {
     return updateIfCondition(this.client, this.tableName, articleKey(ref), update);
   }
+}
+
+/**
+ * The uncertain login's part of an update (`PublicationRetry.uncertainLogin`): a login is set,
+ * `null` removes it, absent leaves it.
+ */
+function uncertainLoginUpdate(uncertainLogin: string | null | undefined): {
+  set: string;
+  remove?: string;
+  values: Record<string, string>;
+} {
+  if (uncertainLogin === null) return { set: '', remove: 'publishUncertainLogin', values: {} };
+  if (uncertainLogin === undefined) return { set: '', values: {} };
+  return { set: ', publishUncertainLogin = :login', values: { ':login': uncertainLogin } };
 }

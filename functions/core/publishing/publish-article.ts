@@ -226,10 +226,7 @@ async function send(
   // Kept until the outcome is known, so that a crash (or a store failure) after the request went
   // out leaves the login it went out with: a login change then fails instead of posting again.
   if (article.publishUncertainLogin === undefined) {
-    await deps.publications.markAttempting(
-      { accountId: article.accountId, articleUuid: article.articleUuid },
-      website.login,
-    );
+    await deps.publications.markAttempting(article, website.login);
   }
   attempt.sent = true;
   try {
