@@ -1,5 +1,5 @@
 /**
- * `npm run bench:cold`: each function's bundle, built as the stack builds it (ESBUILD_SETTINGS,
+ * `npm run bench:cold`: each function's bundle, built as the stack builds it (`esbuildSettingsOf`,
  * minified, source map, its lazy modules beside it), and its cold start: the median time of
  * `require` of the bundle, which runs its init (composition, at init as in Lambda; a lazy module
  * is loaded if init requires it), over fresh `node` processes. The floor,
@@ -25,15 +25,15 @@ import {
 } from '../functions/routes';
 import {
   BASE_ENVIRONMENT,
-  ESBUILD_ALIASES,
-  ESBUILD_SETTINGS,
-  FUNCTION_BUILD_OPTIONS,
+  BUILD_OPTIONS,
+  esbuildSettingsOf,
   repositoryRoot,
 } from '../lib/constructs/inkpress-function';
 import {
-  LAZY_MODULES,
+  ESBUILD_ALIASES,
   lazyModuleBuildOptions,
   lazyModuleFile,
+  lazyModulesOf,
   lazyModulesRequiredBy,
 } from '../lib/constructs/lazy-modules';
 import { functionEnvironment } from '../lib/constructs/service-functions';
@@ -115,7 +115,7 @@ async function bundle(
   const file = path.join(dir, 'index.js');
   // The stack's options (stdin for the floor's source), with the externals and aliases compared here.
   const result = await build({
-    ...FUNCTION_BUILD_OPTIONS,
+    ...BUILD_OPTIONS,
     ...('file' in entry
       ? { entryPoints: [entry.file] }
       : { stdin: { contents: entry.source, resolveDir: repositoryRoot, loader: 'ts' } }),
@@ -138,11 +138,11 @@ async function bundle(
 }
 
 async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
-  const lazy = Object.keys(LAZY_MODULES);
-  const external = sdk === 'external' ? [...SDK_EXTERNALS, ...lazy] : lazy;
   const functions: Bundle[] = [];
   for (const definition of allFunctions) {
     if (ONLY && !ONLY.includes(definition.name)) continue;
+    const lazy = lazyModulesOf(definition.access);
+    const external = sdk === 'external' ? [...SDK_EXTERNALS, ...lazy] : lazy;
     const built = await bundle(
       outDir,
       definition.name,
@@ -259,7 +259,9 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
 async function main(): Promise<void> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-cold-'));
   try {
-    const configured: SdkMode = ESBUILD_SETTINGS.externalModules.some((name) => name.startsWith('@aws-sdk/'))
+    const configured: SdkMode = esbuildSettingsOf(authorizer).externalModules.some((name) =>
+      SDK_EXTERNALS.includes(name),
+    )
       ? 'external'
       : 'bundled';
     const modes: SdkMode[] = COMPARE_SDK ? ['bundled', 'external'] : [configured];

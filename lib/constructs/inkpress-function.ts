@@ -7,58 +7,55 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
 import type { FunctionDefinition } from '../../functions/routes';
-import { BUNDLE_MAIN_FIELDS, BUNDLE_TARGET, LAZY_MODULES, lazyModuleCommands } from './lazy-modules';
+import {
+  BUNDLE_MAIN_FIELDS,
+  BUNDLE_TARGET,
+  ESBUILD_ALIASES,
+  lazyModuleCommands,
+  lazyModulesOf,
+} from './lazy-modules';
 
 /** The repository root: handler entries in the route table are relative to it. */
 export const repositoryRoot = path.resolve(__dirname, '..', '..');
 
 export const FUNCTION_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
-/**
- * Modules that throw in place of code the functions never run: `postcss`, which sanitize-html
- * loads for `style` attributes we never keep, and Powertools' JMESPath engine, for expressions
- * our idempotent operations do not set. The SDK clients read credentials from the environment
- * only, as Lambda sets them (`environment-credentials.ts`). Tests and the local runtime run
- * unbundled, with the SDK's chain.
- */
-export const ESBUILD_ALIASES: Record<string, string> = {
-  postcss: './functions/shared/bundling/postcss-unused.ts',
-  '@aws-lambda-powertools/jmespath': './functions/shared/bundling/jmespath-unused.ts',
-  '@aws-lambda-powertools/jmespath/functions': './functions/shared/bundling/jmespath-unused.ts',
-  '@aws-sdk/credential-provider-node': './functions/shared/bundling/environment-credentials.ts',
-};
-
-/** esbuild settings of every function (the bundle tests and bench:cold build with the same ones). */
-export const ESBUILD_SETTINGS = {
-  target: BUNDLE_TARGET,
-  mainFields: BUNDLE_MAIN_FIELDS,
-  /**
-   * The AWS SDK clients are bundled (minified, tree-shaken), which starts faster than requiring
-   * the runtime's copy (`npm run bench:cold -- --compare-sdk`, docs/decisions.md). External: only
-   * the lazy modules, each bundled on its own beside the function's bundle (`lazy-modules.ts`).
-   */
-  externalModules: Object.keys(LAZY_MODULES),
-  esbuildArgs: {
-    '--alias': Object.entries(ESBUILD_ALIASES).map(([name, replacement]) => `${name}=${replacement}`),
-  },
-};
+/** esbuild settings of a function (the bundle tests and bench:cold build with the same ones). */
+export function esbuildSettingsOf(definition: FunctionDefinition) {
+  return {
+    target: BUNDLE_TARGET,
+    mainFields: BUNDLE_MAIN_FIELDS,
+    /**
+     * The AWS SDK clients are bundled (minified, tree-shaken), which starts faster than requiring
+     * the runtime's copy (`npm run bench:cold -- --compare-sdk`, docs/decisions.md). External: only
+     * the function's lazy modules, each bundled on its own beside its bundle (`lazy-modules.ts`).
+     */
+    externalModules: lazyModulesOf(definition.access),
+    esbuildArgs: {
+      '--alias': Object.entries(ESBUILD_ALIASES).map(([name, replacement]) => `${name}=${replacement}`),
+    },
+  };
+}
 
 /**
  * What the stack's bundling of a function amounts to, as esbuild options: for the bundle tests
  * and `bench:cold`, which build functions without CDK (callers add the entry point, output,
- * metafile and logging).
+ * metafile and logging). `BUILD_OPTIONS` is what every function shares: all but the externals.
  */
-export const FUNCTION_BUILD_OPTIONS = {
+export const BUILD_OPTIONS = {
   absWorkingDir: repositoryRoot,
   bundle: true,
   minify: true,
   platform: 'node',
   format: 'cjs',
-  target: ESBUILD_SETTINGS.target,
-  mainFields: ESBUILD_SETTINGS.mainFields,
+  target: BUNDLE_TARGET,
+  mainFields: BUNDLE_MAIN_FIELDS,
   alias: ESBUILD_ALIASES,
-  external: ESBUILD_SETTINGS.externalModules,
 } satisfies BuildOptions;
+
+export function functionBuildOptions(definition: FunctionDefinition) {
+  return { ...BUILD_OPTIONS, external: esbuildSettingsOf(definition).externalModules } satisfies BuildOptions;
+}
 
 /**
  * What goes beside a function's bundle: the files it reads at run time (under their own file
@@ -134,7 +131,7 @@ export class InkpressFunction extends NodejsFunction {
         sourceMap: true,
         sourcesContent: false,
         format: OutputFormat.CJS,
-        ...ESBUILD_SETTINGS,
+        ...esbuildSettingsOf(props.definition),
         commandHooks: besideTheBundle(props.definition.bundledFiles ?? []),
       },
     });

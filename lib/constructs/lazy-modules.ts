@@ -10,20 +10,51 @@
  *   `plainText` use, without the index's DOM handler, DomUtils and entity encoder.
  * - `busboy`: a multipart body (`api/http/form-body.ts`).
  * - `jsonc-parser`: a JSON body that may name a field twice (`api/http/repeated-json-names.ts`).
+ * - `@aws-sdk/client-sqs`, only for functions whose one use of SQS is recording webhook events
+ *   (a website's health changing: `composition/webhook-delivery.ts`), which most of their requests
+ *   never do. Functions that send or consume generation messages, or deliver webhooks, bundle it.
  */
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import type { FunctionAccess } from '../../functions/routes';
+
+const SQS_CLIENT = '@aws-sdk/client-sqs';
 
 /** Each lazy module by the name code requires it with, and the file its own bundle starts from. */
 export const LAZY_MODULES: Readonly<Record<string, string>> = {
   htmlparser2: 'node_modules/htmlparser2/dist/Parser.js',
   busboy: 'node_modules/busboy/lib/index.js',
   'jsonc-parser': 'node_modules/jsonc-parser/lib/esm/main.js',
+  [SQS_CLIENT]: 'node_modules/@aws-sdk/client-sqs/dist-es/index.js',
 };
+
+/** The lazy modules of a function: what its route-table access makes rare (see above). */
+export function lazyModulesOf(access: FunctionAccess): string[] {
+  const sqsOnlyForEvents =
+    access.sendsToWebhookQueue &&
+    !access.sendsToQueue &&
+    !access.consumesQueue &&
+    !access.consumesWebhookQueue;
+  return Object.keys(LAZY_MODULES).filter((name) => name !== SQS_CLIENT || sqsOnlyForEvents);
+}
 
 /** The Lambda runtime's Node.js, and the builds of packages preferred (ES modules: esbuild can drop unused code). */
 export const BUNDLE_TARGET = 'node22';
 export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
+
+/**
+ * Modules that throw in place of code the functions never run: `postcss`, which sanitize-html
+ * loads for `style` attributes we never keep, and Powertools' JMESPath engine, for expressions
+ * our idempotent operations do not set. The SDK clients read credentials from the environment
+ * only, as Lambda sets them (`environment-credentials.ts`). Tests and the local runtime run
+ * unbundled, with the SDK's chain.
+ */
+export const ESBUILD_ALIASES: Record<string, string> = {
+  postcss: './functions/shared/bundling/postcss-unused.ts',
+  '@aws-lambda-powertools/jmespath': './functions/shared/bundling/jmespath-unused.ts',
+  '@aws-lambda-powertools/jmespath/functions': './functions/shared/bundling/jmespath-unused.ts',
+  '@aws-sdk/credential-provider-node': './functions/shared/bundling/environment-credentials.ts',
+};
 
 /** How each lazy module is bundled: as the functions are. */
 const LAZY_MODULE_OPTIONS = {
@@ -33,6 +64,7 @@ const LAZY_MODULE_OPTIONS = {
   format: 'cjs',
   target: BUNDLE_TARGET,
   mainFields: BUNDLE_MAIN_FIELDS,
+  alias: ESBUILD_ALIASES,
 } as const satisfies BuildOptions;
 
 /** Where a lazy module goes, relative to the folder of the function's bundle. */
@@ -82,6 +114,9 @@ export function lazyModuleCommands(repositoryRoot: string, bundleDir: string): s
     `--format=${LAZY_MODULE_OPTIONS.format}`,
     `--target=${LAZY_MODULE_OPTIONS.target}`,
     `--main-fields=${LAZY_MODULE_OPTIONS.mainFields.join(',')}`,
+    ...Object.entries(LAZY_MODULE_OPTIONS.alias).map(
+      ([name, replacement]) => `"--alias:${name}=${path.join(repositoryRoot, replacement)}"`,
+    ),
     '--log-level=warning',
   ].join(' ');
   return Object.entries(LAZY_MODULES).map(([name, entry]) => {

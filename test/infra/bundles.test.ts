@@ -15,19 +15,27 @@ import {
   sweeper,
   webhookDispatcher,
 } from '../../functions/routes';
-import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 
-/** The files (under node_modules for packages) that end up in a function's bundle. */
-async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
+/** A function's bundle, as the stack builds it: its text and the files in it (under node_modules for packages). */
+async function bundleOf(definition: FunctionDefinition): Promise<{ source: string; files: string[] }> {
   const result = await build({
-    ...FUNCTION_BUILD_OPTIONS,
+    ...functionBuildOptions(definition),
     entryPoints: [path.join(repositoryRoot, definition.entry)],
     write: false,
     metafile: true,
     outfile: 'index.js',
     logLevel: 'silent',
   });
-  return Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+  return {
+    source: result.outputFiles.map((file) => file.text).join('\n'),
+    files: Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs)),
+  };
+}
+
+async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
+  return (await bundleOf(definition)).files;
 }
 
 /** The npm packages that end up in a function's bundle. */
@@ -68,7 +76,7 @@ describe('function bundles', () => {
   });
 
   it.each(allFunctions.map((definition) => [definition.name, definition] as const))(
-    '%s bundles the SDK clients its access declares and no other',
+    '%s has the SDK clients its access declares (in its bundle or beside it, loaded on first use) and no other',
     async (_name, definition) => {
       const { access } = definition;
       const isRoute = routes.some((route) => route.name === definition.name);
@@ -84,8 +92,9 @@ describe('function bundles', () => {
           ? ['@aws-sdk/client-sqs']
           : []),
       ];
-      const clients = [...(await bundledPackages(definition))].filter((name) =>
-        name.startsWith('@aws-sdk/client-'),
+      const { source } = await bundleOf(definition);
+      const clients = [...(await bundledPackages(definition)), ...lazyModulesRequiredBy(source)].filter(
+        (name) => name.startsWith('@aws-sdk/client-'),
       );
       expect(clients.sort()).toEqual(expected.sort());
     },

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { functionNamed } from '../../functions/routes';
-import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import {
   LAZY_MODULES,
   lazyModuleCommands,
@@ -34,7 +34,7 @@ async function bundleWithHooks(functionName: string): Promise<string> {
   const dir = path.join(outDir, functionName);
   const outfile = path.join(dir, 'index.js');
   await build({
-    ...FUNCTION_BUILD_OPTIONS,
+    ...functionBuildOptions(functionNamed(functionName)),
     entryPoints: [path.join(repositoryRoot, functionNamed(functionName).entry)],
     outfile,
     logLevel: 'silent',
@@ -73,7 +73,31 @@ describe('lazy modules', () => {
     expect(existsSync(path.join(dir, lazyModuleFile('busboy')))).toBe(true);
   });
 
-  it.each(['CreateWebsite', 'GenerationWorker', 'Authorizer', 'Sweeper'])(
+  it.each(['UpdateWebsite', 'RefreshCategories'])(
+    '%s, whose one use of SQS is a health event, gets the SQS client beside its bundle',
+    async (functionName) => {
+      const dir = await bundleWithHooks(functionName);
+      expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8'))).toContain(
+        '@aws-sdk/client-sqs',
+      );
+      const sqs = require(path.join(dir, lazyModuleFile('@aws-sdk/client-sqs')));
+      expect(typeof sqs.SQSClient).toBe('function');
+      expect(typeof sqs.SendMessageBatchCommand).toBe('function');
+    },
+  );
+
+  it.each(['CreateArticle', 'GenerationWorker', 'Sweeper', 'WebhookDispatcher'])(
+    '%s, which sends or consumes messages on every run, bundles the SQS client',
+    async (functionName) => {
+      const dir = await bundleWithHooks(functionName);
+      expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8'))).not.toContain(
+        '@aws-sdk/client-sqs',
+      );
+      expect(existsSync(path.join(dir, lazyModuleFile('@aws-sdk/client-sqs')))).toBe(false);
+    },
+  );
+
+  it.each(['CreateWebsite', 'UpdateWebsite', 'GenerationWorker', 'Authorizer', 'Sweeper'])(
     '%s requires only Node built-ins and lazy modules',
     async (functionName) => {
       const dir = await bundleWithHooks(functionName);

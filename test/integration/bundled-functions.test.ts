@@ -14,12 +14,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQS
 import { build } from 'esbuild';
 import { createAccount } from '../../functions/core/accounts';
 import { functionNamed } from '../../functions/routes';
-import { FUNCTION_BUILD_OPTIONS, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
+import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { receive, sqsEventOf } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
@@ -27,6 +28,7 @@ import { provisionTestResources } from '../support/test-resources';
 const run = promisify(execFile);
 let resources: ProvisionedResources;
 let fakeOpenAi: FakeOpenAi;
+let site: FakeWordPress;
 let outDir: string;
 const bundles = new Map<string, string>();
 
@@ -36,8 +38,9 @@ async function bundled(functionName: string): Promise<string> {
   if (existing) return existing;
   const bundleDir = path.join(outDir, functionName);
   const outfile = path.join(bundleDir, 'index.js');
-  const entry = path.join(repositoryRoot, functionNamed(functionName).entry);
-  await build({ ...FUNCTION_BUILD_OPTIONS, entryPoints: [entry], outfile, logLevel: 'silent' });
+  const definition = functionNamed(functionName);
+  const entry = path.join(repositoryRoot, definition.entry);
+  await build({ ...functionBuildOptions(definition), entryPoints: [entry], outfile, logLevel: 'silent' });
   for (const name of lazyModulesRequiredBy(readFileSync(outfile, 'utf8'))) {
     await build(lazyModuleBuildOptions(name, repositoryRoot, bundleDir));
   }
@@ -98,7 +101,7 @@ async function newAccount(credits: number) {
 }
 
 beforeAll(async () => {
-  fakeOpenAi = await startFakeOpenAi();
+  [fakeOpenAi, site] = await Promise.all([startFakeOpenAi(), startFakeWordPress()]);
   resources = await provisionTestResources({
     ...fakeModelEnv(fakeOpenAi),
   });
@@ -106,7 +109,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await fakeOpenAi.close();
+  await Promise.all([fakeOpenAi.close(), site.close()]);
   rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -201,6 +204,52 @@ describe('bundled functions', () => {
     );
     expect(created.result.statusCode).toBe(202);
     await receive(resources.queueUrl, 10, 1);
+  });
+
+  it('RefreshCategories answers with no SQS client in its bundle, and loads it from beside the bundle to record a health event', async () => {
+    const accountId = await newAccount(10);
+    const json = (body: unknown) => ({
+      accountId,
+      contentType: 'application/json',
+      body: JSON.stringify(body),
+    });
+    const webhook = await invoke(
+      'CreateWebhook',
+      apiEvent('create-webhook', json({ url: `${site.url}/hooks`, events: 'website.unhealthy' })),
+    );
+    expect(webhook.result.statusCode).toBe(201);
+    const website = await invoke(
+      'CreateWebsite',
+      apiEvent(
+        'create-website',
+        json({ url: site.url, login: 'inkpress', password: 'correct horse battery' }),
+      ),
+    );
+    expect(website.result.statusCode).toBe(201);
+    const refresh = apiEvent('refresh-categories', {
+      accountId,
+      pathParameters: { website_uuid: JSON.parse(website.result.body).data.uuid },
+    });
+    const refreshBundle = await bundled('RefreshCategories');
+    expect(readFileSync(refreshBundle, 'utf8')).toContain('require("@aws-sdk/client-sqs")');
+
+    // A healthy site: no event, and the bundle alone (no lazy module beside it) answers.
+    const alone = path.join(outDir, 'RefreshCategoriesAlone');
+    mkdirSync(alone);
+    copyFileSync(refreshBundle, path.join(alone, 'index.js'));
+    expect(
+      (await invoke('RefreshCategories', refresh, process.env, path.join(alone, 'index.js'))).result
+        .statusCode,
+    ).toBe(200);
+
+    await site.stop();
+    try {
+      expect((await invoke('RefreshCategories', refresh)).result.statusCode).toBe(502);
+    } finally {
+      await site.start();
+    }
+    const [message] = await receive(resources.webhookQueueUrl, 10, 1);
+    expect(JSON.parse(message?.Body ?? '{}')).toMatchObject({ accountId });
   });
 
   it('asks only the environment for credentials: without them a request fails and says so', async () => {
