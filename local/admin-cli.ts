@@ -2,8 +2,8 @@
  * `npm run --silent admin -- <command>`: accounts, credits and API tokens, with the account use
  * cases. It works on the deployed tables when all their names are in the environment, otherwise
  * on the local data folder: through the DynamoDB Local of a running `npm start` when there is
- * one, or through a DynamoDB Local started for this command only. Some names but not all is a
- * mistake it refuses, rather than quietly using the local data.
+ * one, or through a DynamoDB Local started for this command only. Some names but not all, or
+ * names and INKPRESS_DATA_DIR, is a mistake it refuses, rather than guess which data is meant.
  * Exit codes: 0 done, 1 failed (one line on stderr), 2 wrong command line.
  */
 import './process-defaults';
@@ -38,9 +38,9 @@ const USAGE = `Usage: npm run --silent admin -- <command>
   token revoke --token TOKEN
 
 Works on the local data (INKPRESS_DATA_DIR, default .inkpress/) whether or not npm start is
-running. With ACCOUNTS_TABLE, API_TOKENS_TABLE and ARTICLES_TABLE set (and no
-INKPRESS_DATA_DIR), it works on those deployed tables with the default AWS credentials; with
-only some of them set it refuses to run.`;
+running. With ACCOUNTS_TABLE, API_TOKENS_TABLE and ARTICLES_TABLE set, it works on those
+deployed tables with the default AWS credentials; with only some of them set, or with
+INKPRESS_DATA_DIR set as well, it refuses to run.`;
 
 /** Wrong command line: exit code 2. */
 class UsageError extends Error {}
@@ -190,7 +190,13 @@ const DEPLOYED_TABLES: TableName[] = ['accounts', 'apiTokens', 'articles'];
 async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> {
   const variables = DEPLOYED_TABLES.map((table) => tableDefinitions[table].envVar);
   const missing = variables.filter((variable) => !env[variable]);
-  if (!env.INKPRESS_DATA_DIR && missing.length < variables.length) {
+  const named = variables.filter((variable) => env[variable]);
+  if (env.INKPRESS_DATA_DIR?.trim() && named.length > 0) {
+    throw new AdminError(
+      `INKPRESS_DATA_DIR and ${named.join(', ')} are both set: unset INKPRESS_DATA_DIR to work on the deployment, or ${named.length === 1 ? 'that variable' : 'those variables'} to work on the local data.`,
+    );
+  }
+  if (named.length > 0) {
     if (missing.length === 0) return async () => undefined;
     throw new AdminError(
       `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: set all of ${variables.join(', ')} (the stack's *TableName outputs) to work on a deployment, or none of them to work on the local data.`,

@@ -16,6 +16,11 @@ function numberFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** A path as one shell word. */
+function shellWord(text: string): string {
+  return /^[\w./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const { OPENAI_API_KEY, OPENAI_BASE_URL, INKPRESS_LOG_REQUESTS = '' } = process.env;
@@ -39,6 +44,10 @@ async function main(): Promise<void> {
     : OPENAI_BASE_URL
       ? `OpenAI-compatible API at ${OPENAI_BASE_URL}`
       : 'OpenAI API';
+  // The admin CLI works on the default folder unless told otherwise, as this process was.
+  const dataDirSetting = process.env.INKPRESS_DATA_DIR?.trim()
+    ? `INKPRESS_DATA_DIR=${shellWord(runtime.dataDir)} `
+    : '';
   const resent = `${resentAtStart} article(s) were waiting or being generated when Inkpress last stopped: sent to generation again.`;
   console.log(
     [
@@ -56,7 +65,7 @@ async function main(): Promise<void> {
       'Try it:',
       `  curl -H "Authorization: Bearer ${token}" ${baseUrl}/v1/languages`,
       '',
-      `Admin CLI (in another terminal): npm run --silent admin -- account show --account ${accountId}`,
+      `Admin CLI (in another terminal): ${dataDirSetting}npm run --silent admin -- account show --account ${accountId}`,
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),

@@ -20,8 +20,10 @@ interface CliResult {
   stderr: string;
 }
 
+/** As a developer runs it on the local data: the deployed tables' variables are not set. */
 function admin(...args: string[]): Promise<CliResult> {
-  return adminWithEnv({ ...process.env, INKPRESS_DATA_DIR: dataDir }, ...args);
+  const { ACCOUNTS_TABLE: _a, API_TOKENS_TABLE: _t, ARTICLES_TABLE: _r, ...env } = process.env;
+  return adminWithEnv({ ...env, INKPRESS_DATA_DIR: dataDir }, ...args);
 }
 
 function adminWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
@@ -214,6 +216,18 @@ describe('with the local runtime running on the same data folder', () => {
       },
       60_000,
     );
+
+    it('refuses to run when INKPRESS_DATA_DIR is set as well, naming both, and changes nothing', async () => {
+      const before = await show(accountId);
+      const env = { ...deployedEnv(), INKPRESS_DATA_DIR: dataDir };
+      const result = await adminWithEnv(env, 'credits', 'add', '--account', accountId, '--amount', '9');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(
+        'error: INKPRESS_DATA_DIR and ACCOUNTS_TABLE, API_TOKENS_TABLE, ARTICLES_TABLE are both set',
+      );
+      expect((await show(accountId)).credits).toBe(before.credits);
+    }, 60_000);
 
     it('uses those tables through the standard AWS configuration', async () => {
       const env = deployedEnv();

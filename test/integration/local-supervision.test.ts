@@ -246,6 +246,18 @@ describe('kill -9 of the runtime process alone', () => {
     const second = await npmStart(dataDir);
     try {
       expect(second.token).toBe(first.token);
+      // The admin command the banner prints, run as printed in another terminal (no Inkpress
+      // variables there), reaches this data folder.
+      const printed = /Admin CLI \(in another terminal\): (.+)\n/.exec(second.output())?.[1] ?? '';
+      expect(printed).toContain(`INKPRESS_DATA_DIR=${dataDir} `);
+      const terminal: NodeJS.ProcessEnv = {};
+      for (const [name, value] of Object.entries(process.env)) {
+        if (!/^(AWS_|INKPRESS_)|_TABLE$/.test(name)) terminal[name] = value;
+      }
+      const shown = JSON.parse(
+        execFileSync('sh', ['-c', printed], { cwd: repoRoot, env: terminal, encoding: 'utf8' }),
+      );
+      expect(shown.account_id).toBe(second.accountId);
     } finally {
       await killProcessGroup(second.child);
     }
