@@ -10,6 +10,7 @@ import { DataTables, tableEntries } from './constructs/data-tables';
 import { GenerationQueue } from './constructs/generation-queue';
 import { InkpressApi } from './constructs/inkpress-api';
 import { OperationalAlarms } from './constructs/operational-alarms';
+import { SAM_LOCAL_CONTEXT_KEY } from './constructs/sam-local';
 import { ServiceFunctions } from './constructs/service-functions';
 import { WebhookQueue } from './constructs/webhook-queue';
 import { acknowledgeNagFindings } from './nag-suppressions';
@@ -80,6 +81,8 @@ export class InkpressStack extends Stack {
       modelSecret,
       modelSettings: settingsFromContext(this, MODEL_CONTEXT_KEYS),
       rateLimitSettings: settingsFromContext(this, RATE_LIMIT_CONTEXT_KEYS),
+      // `-c samLocal=true` arrives as a string, `"samLocal": true` in cdk.json as a boolean.
+      samLocal: String(this.node.tryGetContext(SAM_LOCAL_CONTEXT_KEY)) === 'true',
     });
 
     functions.worker.addEventSource(

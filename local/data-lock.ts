@@ -21,12 +21,14 @@ export interface Owner {
   kind: 'runtime' | 'admin';
   baseUrl?: string;
   dynamodbEndpoint?: string;
+  /** The functions' environment (resources and emulator endpoints), for `npm run sam-env`. */
+  functionEnvironment?: Record<string, string>;
 }
 
 export interface DataLock {
   watcherPid: number;
   /** Records what a running runtime offers (the admin CLI goes through its DynamoDB Local). */
-  publish(info: { baseUrl: string; dynamodbEndpoint: string }): void;
+  publish(info: Required<Pick<Owner, 'baseUrl' | 'dynamodbEndpoint' | 'functionEnvironment'>>): void;
   /** Stops the watcher and frees the folder (after the emulators were stopped). */
   release(): Promise<void>;
 }

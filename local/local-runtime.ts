@@ -200,7 +200,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       log(`moto_server restarted: ${resent} queued article(s) sent to generation again.`);
     }
 
-    lock.publish({ baseUrl, dynamodbEndpoint: endpoints.dynamodb });
+    lock.publish({
+      baseUrl,
+      dynamodbEndpoint: endpoints.dynamodb,
+      functionEnvironment: { ...emulatorClientEnv(endpoints), ...resources.env },
+    });
     const pidOf = (port: number) =>
       emulators.find(({ current }) => current.port === port)?.current.process.pid ?? 0;
     return {

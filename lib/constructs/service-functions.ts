@@ -18,6 +18,7 @@ import {
 import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime-settings';
 import type { DataTables } from './data-tables';
 import { InkpressFunction, type InkpressFunctionProps } from './inkpress-function';
+import { samLocalDeclarations } from './sam-local';
 
 export interface ServiceFunctionsProps {
   tables: DataTables;
@@ -29,6 +30,8 @@ export interface ServiceFunctionsProps {
   modelSettings?: Record<string, string>;
   /** Environment for the per-account rate limit of the API functions (see `rateLimitSettingsFromContext`). */
   rateLimitSettings?: Record<string, string>;
+  /** Declare the variables `sam local invoke` needs to reach the local emulators (`sam-local.ts`). */
+  samLocal?: boolean;
 }
 
 const KEY_ACTIONS = {
@@ -105,17 +108,21 @@ export class ServiceFunctions extends Construct {
       modelSecret,
       modelSettings,
       rateLimitSettings,
+      samLocal,
     } = this.props;
     const { access } = definition;
-    const environment = functionEnvironment(access, {
-      tableName: (name) => tables.tables[name].tableName,
-      queueUrl: generationQueue.queueUrl,
-      webhookQueueUrl: webhookQueue.queueUrl,
-      sitePasswordKeyId: sitePasswordKey.keyId,
-      modelSecretArn: modelSecret.secretArn,
-      ...(modelSettings ? { modelSettings } : {}),
-      ...(rateLimitSettings ? { rateLimitSettings } : {}),
-    });
+    const environment = {
+      ...(samLocal ? samLocalDeclarations(access) : {}),
+      ...functionEnvironment(access, {
+        tableName: (name) => tables.tables[name].tableName,
+        queueUrl: generationQueue.queueUrl,
+        webhookQueueUrl: webhookQueue.queueUrl,
+        sitePasswordKeyId: sitePasswordKey.keyId,
+        modelSecretArn: modelSecret.secretArn,
+        ...(modelSettings ? { modelSettings } : {}),
+        ...(rateLimitSettings ? { rateLimitSettings } : {}),
+      }),
+    };
 
     const fn = new InkpressFunction(this, definition.name, {
       definition,

@@ -1,4 +1,4 @@
-/** Operators choose the provider models, an OpenAI-compatible server and the rate limit with CDK context. */
+/** CDK context: operators choose the provider models, an OpenAI-compatible server and the rate limit; developers a template for `sam local`. */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { InkpressStack } from '../../lib/inkpress-stack';
@@ -57,6 +57,33 @@ describe('rate-limit settings', () => {
     }
     for (const { variables } of environments.filter(({ variables }) => !('RATE_LIMITS_TABLE' in variables))) {
       expect(Object.keys(variables).filter((name) => name.startsWith('INKPRESS_RATE_LIMIT'))).toEqual([]);
+    }
+  });
+});
+
+describe('sam local (-c samLocal=true)', () => {
+  const localOnly = [
+    'AWS_ENDPOINT_URL_DYNAMODB',
+    'AWS_ENDPOINT_URL_SQS',
+    'AWS_ENDPOINT_URL_KMS',
+    'INKPRESS_LOCAL_MODE',
+  ];
+
+  it('declares, empty, the variables an env file points at the emulators with; the model key in the worker only', () => {
+    const environments = functionEnvironments({ samLocal: 'true' });
+    expect(environments).toHaveLength(27);
+    for (const { id, variables } of environments) {
+      for (const name of localOnly) expect(variables[name]).toBe('');
+      const isWorker = id.startsWith('FunctionsGenerationWorker');
+      expect('OPENAI_API_KEY' in variables).toBe(isWorker);
+    }
+  });
+
+  it('declares none of them otherwise', () => {
+    for (const { variables } of functionEnvironments({})) {
+      expect(
+        Object.keys(variables).filter((name) => [...localOnly, 'OPENAI_API_KEY'].includes(name)),
+      ).toEqual([]);
     }
   });
 });

@@ -5,18 +5,13 @@
  * the emulators and the fake OpenAI server. Every other integration test runs the handlers
  * unbundled.
  */
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { build } from 'esbuild';
 import { createAccount } from '../../functions/core/accounts';
-import { functionNamed } from '../../functions/routes';
-import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
-import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 import type { ProvisionedResources } from '../../local/provision';
+import { bundleBuilder, invokeBundle } from '../support/bundles';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
@@ -25,35 +20,11 @@ import { receive, sqsEventOf } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
 
-const run = promisify(execFile);
 let resources: ProvisionedResources;
 let fakeOpenAi: FakeOpenAi;
 let site: FakeWordPress;
 let outDir: string;
-const bundles = new Map<string, string>();
-
-/** Builds a function's bundle once, as the stack does: its lazy modules beside it. */
-async function bundled(functionName: string): Promise<string> {
-  const existing = bundles.get(functionName);
-  if (existing) return existing;
-  const bundleDir = path.join(outDir, functionName);
-  const outfile = path.join(bundleDir, 'index.js');
-  const definition = functionNamed(functionName);
-  const entry = path.join(repositoryRoot, definition.entry);
-  await build({ ...functionBuildOptions(definition), entryPoints: [entry], outfile, logLevel: 'silent' });
-  for (const name of lazyModulesRequiredBy(readFileSync(outfile, 'utf8'))) {
-    await build(lazyModuleBuildOptions(name, repositoryRoot, bundleDir));
-  }
-  bundles.set(functionName, outfile);
-  return outfile;
-}
-
-const INVOKE = `
-const bundle = require(process.argv[1]);
-const event = JSON.parse(process.argv[2]);
-bundle.handler(event, { awsRequestId: 'bundled-test', getRemainingTimeInMillis: () => 10000 })
-  .then((result) => process.stdout.write('RESULT ' + JSON.stringify(result)));
-`;
+const bundled = bundleBuilder(() => outDir);
 
 /** Invokes a bundled function in a fresh process, composed at init as in Lambda. */
 async function invoke(
@@ -62,29 +33,13 @@ async function invoke(
   environment: NodeJS.ProcessEnv = process.env,
   file?: string,
 ): Promise<{ result: APIGatewayProxyResult; output: string }> {
-  file ??= await bundled(functionName);
-  const { stdout, stderr } = await run(process.execPath, ['-e', INVOKE, file, JSON.stringify(event)], {
-    env: {
-      ...environment,
-      AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${functionName}`,
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    },
-  });
-  const [logs = '', result = ''] = stdout.split('RESULT ');
-  return { result: JSON.parse(result) as APIGatewayProxyResult, output: logs + stderr };
+  return invokeBundle(file ?? (await bundled(functionName)), functionName, event, environment);
 }
 
 /** Delivers an SQS event to the bundled generation worker in a fresh process. */
 async function invokeWorker(event: SQSEvent): Promise<SQSBatchResponse> {
   const file = await bundled('GenerationWorker');
-  const { stdout } = await run(process.execPath, ['-e', INVOKE, file, JSON.stringify(event)], {
-    env: {
-      ...process.env,
-      AWS_LAMBDA_FUNCTION_NAME: 'Inkpress-GenerationWorker',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    },
-  });
-  return JSON.parse(stdout.split('RESULT ')[1] ?? '') as SQSBatchResponse;
+  return (await invokeBundle<SQSBatchResponse>(file, 'GenerationWorker', event, process.env)).result;
 }
 
 /** An article create with a JSON body (given as text, so that it can be malformed on purpose). */

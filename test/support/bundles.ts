@@ -1,0 +1,64 @@
+/**
+ * Functions as Lambda runs them: bundled by esbuild with the stack's settings (their lazy modules
+ * and the files they read beside the bundle) and invoked in a fresh `node` process, composed at init.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { functionNamed } from '../../functions/routes';
+import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
+
+const run = promisify(execFile);
+
+/** Builds each function's bundle once into `outDir`, as the stack does; returns its `index.js`. */
+export function bundleBuilder(outDir: () => string) {
+  const bundles = new Map<string, Promise<string>>();
+  const buildOne = async (functionName: string) => {
+    const bundleDir = path.join(outDir(), functionName);
+    const outfile = path.join(bundleDir, 'index.js');
+    const definition = functionNamed(functionName);
+    const entry = path.join(repositoryRoot, definition.entry);
+    await build({ ...functionBuildOptions(definition), entryPoints: [entry], outfile, logLevel: 'silent' });
+    for (const name of lazyModulesRequiredBy(readFileSync(outfile, 'utf8'))) {
+      await build(lazyModuleBuildOptions(name, repositoryRoot, bundleDir));
+    }
+    // The files it reads at run time, under their own name (the stack's afterBundling hook).
+    for (const file of definition.bundledFiles ?? []) {
+      copyFileSync(path.join(repositoryRoot, file), path.join(bundleDir, path.basename(file)));
+    }
+    return outfile;
+  };
+  return (functionName: string): Promise<string> => {
+    const existing = bundles.get(functionName) ?? buildOne(functionName);
+    bundles.set(functionName, existing);
+    return existing;
+  };
+}
+
+const INVOKE = `
+const bundle = require(process.argv[1]);
+const event = JSON.parse(process.argv[2]);
+bundle.handler(event, { awsRequestId: 'bundled-test', getRemainingTimeInMillis: () => 10000 })
+  .then((result) => process.stdout.write('RESULT ' + JSON.stringify(result)));
+`;
+
+/** Invokes the bundle `file` with `event` in a fresh process with exactly `environment`. */
+export async function invokeBundle<Result>(
+  file: string,
+  functionName: string,
+  event: unknown,
+  environment: NodeJS.ProcessEnv,
+): Promise<{ result: Result; output: string }> {
+  const { stdout, stderr } = await run(process.execPath, ['-e', INVOKE, file, JSON.stringify(event)], {
+    env: {
+      ...environment,
+      AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${functionName}`,
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
+  });
+  const [logs = '', result = ''] = stdout.split('RESULT ');
+  return { result: JSON.parse(result) as Result, output: logs + stderr };
+}
