@@ -31,6 +31,7 @@ import {
 } from '../lib/constructs/inkpress-function';
 import {
   ESBUILD_ALIASES,
+  LAZY_MODULES,
   lazyModuleBuildOptions,
   lazyModuleFile,
   lazyModulesOf,
@@ -108,6 +109,7 @@ async function bundle(
   name: string,
   entry: { file: string } | { source: string },
   external: string[],
+  lazy: readonly string[],
   aliases: Record<string, string> = ESBUILD_ALIASES,
 ): Promise<{ file: string; bytes: number; metafile: Metafile; lazyModules: Map<string, number> }> {
   const dir = path.join(outDir, name);
@@ -130,9 +132,9 @@ async function bundle(
   const output = result.metafile.outputs[path.relative(repositoryRoot, file)];
   // The lazy modules it requires, each bundled beside it as the stack does.
   const lazyModules = new Map<string, number>();
-  for (const lazy of lazyModulesRequiredBy(readFileSync(file, 'utf8'))) {
-    await build(lazyModuleBuildOptions(lazy, repositoryRoot, dir));
-    lazyModules.set(lazy, statSync(path.join(dir, lazyModuleFile(lazy))).size);
+  for (const name of lazyModulesRequiredBy(readFileSync(file, 'utf8'), lazy)) {
+    await build(lazyModuleBuildOptions(name, repositoryRoot, dir));
+    lazyModules.set(name, statSync(path.join(dir, lazyModuleFile(name))).size);
   }
   return { file, bytes: output?.bytes ?? 0, metafile: result.metafile, lazyModules };
 }
@@ -142,12 +144,15 @@ async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
   for (const definition of allFunctions) {
     if (ONLY && !ONLY.includes(definition.name)) continue;
     const lazy = lazyModulesOf(definition.access);
+    // With the whole SDK external its clients come from node_modules (the runtime's copy).
+    const lazyBesideSdk = lazy.filter((name) => !name.startsWith('@aws-sdk/'));
     const external = sdk === 'external' ? [...SDK_EXTERNALS, ...lazy] : lazy;
     const built = await bundle(
       outDir,
       definition.name,
       { file: path.join(repositoryRoot, definition.entry) },
       external,
+      sdk === 'external' ? lazyBesideSdk : lazy,
     );
     for (const extra of definition.bundledFiles ?? []) {
       cpSync(path.join(repositoryRoot, extra), path.join(path.dirname(built.file), path.basename(extra)));
@@ -161,6 +166,7 @@ async function buildFunctions(outDir: string, sdk: SdkMode): Promise<Bundle[]> {
               definition.name,
               { file: path.join(repositoryRoot, definition.entry) },
               [...SDK_EXTERNALS, ...lazy],
+              lazyBesideSdk,
             )
           ).bytes;
     functions.push({
@@ -259,8 +265,11 @@ function report(sdk: SdkMode, floor: Bundle, functions: Bundle[], times: Map<str
 async function main(): Promise<void> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-cold-'));
   try {
-    const configured: SdkMode = esbuildSettingsOf(authorizer).externalModules.some((name) =>
-      SDK_EXTERNALS.includes(name),
+    // The SDK is external when any function leaves out an SDK package that is not a lazy module.
+    const configured: SdkMode = allFunctions.some((definition) =>
+      esbuildSettingsOf(definition).externalModules.some(
+        (name) => name.startsWith('@aws-sdk/') && !(name in LAZY_MODULES),
+      ),
     )
       ? 'external'
       : 'bundled';
@@ -270,12 +279,12 @@ async function main(): Promise<void> {
     // to the second floor, printed for reference.
     const floor: Bundle = {
       name: 'Floor',
-      ...(await bundle(outDir, 'Floor', { source: FLOOR_SOURCE }, [], {})),
+      ...(await bundle(outDir, 'Floor', { source: FLOOR_SOURCE }, [], [], {})),
       env: {},
     };
     const floorWithAliases: Bundle = {
       name: 'Floor with the functions’ aliases',
-      ...(await bundle(outDir, 'FloorWithAliases', { source: FLOOR_SOURCE }, [])),
+      ...(await bundle(outDir, 'FloorWithAliases', { source: FLOOR_SOURCE }, [], [])),
       env: {},
     };
     const built = new Map<SdkMode, Bundle[]>();

@@ -193,7 +193,7 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
   const named = variables.filter((variable) => env[variable]);
   if (env.INKPRESS_DATA_DIR?.trim() && named.length > 0) {
     throw new AdminError(
-      `INKPRESS_DATA_DIR and ${named.join(', ')} are both set: unset INKPRESS_DATA_DIR to work on the deployment, or ${named.length === 1 ? 'that variable' : 'those variables'} to work on the local data.`,
+      `INKPRESS_DATA_DIR and ${named.join(', ')} are both set: to work on a deployment, unset INKPRESS_DATA_DIR and set all of ${variables.join(', ')}; to work on the local data, unset ${named.join(', ')}.`,
     );
   }
   if (named.length > 0) {

@@ -64,6 +64,12 @@ export function currentOwner(dataDir: string): Owner | undefined {
   }
 }
 
+/** The `npm start` running on the data folder (not one that is stopping), if any. */
+export function runningRuntime(dataDir: string): Owner | undefined {
+  const owner = currentOwner(dataDir);
+  return owner?.dynamodbEndpoint !== undefined && isAlive(owner.pid) ? owner : undefined;
+}
+
 /**
  * Takes the data folder, waiting up to `timeoutMs` for its owner to go; returns the owner
  * instead when it is a running `npm start` (with its endpoint), at once for the admin CLI and
@@ -90,7 +96,7 @@ export async function lockDataFolder(
       continue;
     }
     const waited = Date.now() - started;
-    const running = owner.dynamodbEndpoint !== undefined && isAlive(owner.pid);
+    const running = runningRuntime(dataDir) !== undefined;
     if (waited > timeoutMs || (running && (kind === 'admin' || waited > 2_000))) return owner;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

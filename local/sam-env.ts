@@ -1,14 +1,15 @@
 /**
- * `npm run --silent sam-env [-- --host NAME] > env.json`: the `--env-vars` file of
+ * `npm run --silent sam-env [-- --host NAME] [-- --model] > env.json`: the `--env-vars` file of
  * `sam local invoke` (template synthesized with `-c samLocal=true`) that points every function at
  * the tables, queues, key and emulators of the running `npm start` (on `$INKPRESS_DATA_DIR`).
  * `--host` replaces 127.0.0.1 in its addresses, for a container that reaches this machine by
  * another name (Docker Desktop: `host.docker.internal`; Linux: keep 127.0.0.1 and run SAM with
- * `--docker-network host`). Exit codes: 0 printed, 1 no `npm start` running on the folder.
+ * `--docker-network host`). The worker uses the offline writer; `--model` passes this shell's
+ * `OPENAI_API_KEY` and `OPENAI_BASE_URL` instead. Exit codes: 0 printed, 1 no `npm start` running.
  */
 import { parseArgs } from 'node:util';
 import { SAM_LOCAL_VARIABLES } from '../lib/constructs/sam-local';
-import { currentOwner, type Owner } from './data-lock';
+import { type Owner, runningRuntime } from './data-lock';
 import { localDataDir } from './local-config';
 
 /** Of the AWS SDK's variables, the endpoints only: SAM sets region and credentials itself. */
@@ -16,16 +17,24 @@ const passed = (name: string) =>
   !name.startsWith('AWS_') || SAM_LOCAL_VARIABLES.some((variable) => variable === name);
 
 /** SAM's env file for a running runtime: one `Parameters` object for every function. */
-export function samEnvFile(owner: Owner, host = '127.0.0.1'): { Parameters: Record<string, string> } {
+export function samEnvFile(
+  owner: Owner,
+  options: { host?: string; model?: boolean } = {},
+): { Parameters: Record<string, string> } {
+  const host = options.host ?? '127.0.0.1';
   const parameters: Record<string, string> = {
     ...Object.fromEntries(Object.entries(owner.functionEnvironment ?? {}).filter(([name]) => passed(name))),
     INKPRESS_LOCAL_MODE: 'true',
     INKPRESS_ALLOW_PRIVATE_URLS: 'true',
     INKPRESS_HSTS: 'false',
+    // SAM turns the secret's reference into its logical id, which would read as an ARN: none.
+    OPENAI_SECRET_ARN: '',
   };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL']) {
-    const value = process.env[name];
-    if (value) parameters[name] = value;
+  if (options.model) {
+    for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL']) {
+      const value = process.env[name];
+      if (value) parameters[name] = value;
+    }
   }
   for (const [name, value] of Object.entries(parameters)) {
     parameters[name] = value.replaceAll('//127.0.0.1:', `//${host}:`);
@@ -34,14 +43,14 @@ export function samEnvFile(owner: Owner, host = '127.0.0.1'): { Parameters: Reco
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { host: { type: 'string' } } });
+  const { values } = parseArgs({ options: { host: { type: 'string' }, model: { type: 'boolean' } } });
   const dataDir = localDataDir();
-  const owner = currentOwner(dataDir);
+  const owner = runningRuntime(dataDir);
   if (!owner?.functionEnvironment) {
     console.error(`error: no npm start is running on ${dataDir}; start it first.`);
     process.exit(1);
   }
-  console.log(JSON.stringify(samEnvFile(owner, values.host), null, 2));
+  console.log(JSON.stringify(samEnvFile(owner, values), null, 2));
 }
 
 if (require.main === module) main();

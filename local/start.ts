@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     : OPENAI_BASE_URL
       ? `OpenAI-compatible API at ${OPENAI_BASE_URL}`
       : 'OpenAI API';
-  // The admin CLI works on the default folder unless told otherwise, as this process was.
+  // The admin CLI uses the default folder unless given this one, as npm start was.
   const dataDirSetting = process.env.INKPRESS_DATA_DIR?.trim()
     ? `INKPRESS_DATA_DIR=${shellWord(runtime.dataDir)} `
     : '';

@@ -37,11 +37,7 @@ export function esbuildSettingsOf(definition: FunctionDefinition) {
   };
 }
 
-/**
- * What the stack's bundling of a function amounts to, as esbuild options: for the bundle tests
- * and `bench:cold`, which build functions without CDK (callers add the entry point, output,
- * metafile and logging). `BUILD_OPTIONS` is what every function shares: all but the externals.
- */
+/** The esbuild options every function's build shares: all but its externals. */
 export const BUILD_OPTIONS = {
   absWorkingDir: repositoryRoot,
   bundle: true,
@@ -53,6 +49,11 @@ export const BUILD_OPTIONS = {
   alias: ESBUILD_ALIASES,
 } satisfies BuildOptions;
 
+/**
+ * What the stack's bundling of a function amounts to, as esbuild options: for the bundle tests
+ * and `bench:cold`, which build functions without CDK (callers add the entry point, output,
+ * metafile and logging).
+ */
 export function functionBuildOptions(definition: FunctionDefinition) {
   return { ...BUILD_OPTIONS, external: esbuildSettingsOf(definition).externalModules } satisfies BuildOptions;
 }
@@ -61,7 +62,7 @@ export function functionBuildOptions(definition: FunctionDefinition) {
  * What goes beside a function's bundle: the files it reads at run time (under their own file
  * name) and the lazy modules it requires.
  */
-function besideTheBundle(files: readonly string[]): ICommandHooks {
+function besideTheBundle(files: readonly string[], lazyModules: readonly string[]): ICommandHooks {
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
@@ -69,7 +70,7 @@ function besideTheBundle(files: readonly string[]): ICommandHooks {
       ...files.map(
         (file) => `cp "${path.join(inputDir, file)}" "${path.join(outputDir, path.basename(file))}"`,
       ),
-      ...lazyModuleCommands(inputDir, outputDir),
+      ...lazyModuleCommands(inputDir, outputDir, lazyModules),
     ],
   };
 }
@@ -132,7 +133,10 @@ export class InkpressFunction extends NodejsFunction {
         sourcesContent: false,
         format: OutputFormat.CJS,
         ...esbuildSettingsOf(props.definition),
-        commandHooks: besideTheBundle(props.definition.bundledFiles ?? []),
+        commandHooks: besideTheBundle(
+          props.definition.bundledFiles ?? [],
+          lazyModulesOf(props.definition.access),
+        ),
       },
     });
     this.definition = props.definition;

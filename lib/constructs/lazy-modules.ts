@@ -72,9 +72,16 @@ export function lazyModuleFile(name: string): string {
   return path.join('node_modules', name, 'index.js');
 }
 
-/** The lazy modules a minified bundle requires (esbuild writes an external as `require("name")`). */
-export function lazyModulesRequiredBy(bundleSource: string): string[] {
-  return Object.keys(LAZY_MODULES).filter((name) => bundleSource.includes(requireCall(name)));
+/**
+ * The lazy modules (of `candidates`: the function's own) a minified bundle requires (esbuild
+ * writes an external as `require("name")`; a bundle built with the whole SDK external requires
+ * the SQS client of the runtime, not a lazy one).
+ */
+export function lazyModulesRequiredBy(
+  bundleSource: string,
+  candidates: readonly string[] = Object.keys(LAZY_MODULES),
+): string[] {
+  return candidates.filter((name) => bundleSource.includes(requireCall(name)));
 }
 
 /** How esbuild writes the `require` of an external module in a minified bundle. */
@@ -103,7 +110,11 @@ export function lazyModuleBuildOptions(
  * Shell commands (a CDK `afterBundling` hook) that build, beside a function's bundle, each lazy
  * module the bundle requires, with the esbuild of the repository and the same options.
  */
-export function lazyModuleCommands(repositoryRoot: string, bundleDir: string): string[] {
+export function lazyModuleCommands(
+  repositoryRoot: string,
+  bundleDir: string,
+  names: readonly string[] = Object.keys(LAZY_MODULES),
+): string[] {
   const esbuild = path.join(repositoryRoot, 'node_modules', '.bin', 'esbuild');
   const bundle = path.join(bundleDir, 'index.js');
   // The same options as lazyModuleBuildOptions, as esbuild's command-line flags.
@@ -119,7 +130,8 @@ export function lazyModuleCommands(repositoryRoot: string, bundleDir: string): s
     ),
     '--log-level=warning',
   ].join(' ');
-  return Object.entries(LAZY_MODULES).map(([name, entry]) => {
+  return names.map((name) => {
+    const entry = LAZY_MODULES[name] ?? '';
     const build = `"${esbuild}" "${path.join(repositoryRoot, entry)}" ${flags} --outfile="${path.join(bundleDir, lazyModuleFile(name))}"`;
     return `if grep -qF '${requireCall(name)}' "${bundle}"; then ${build}; fi`;
   });

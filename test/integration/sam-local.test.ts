@@ -1,27 +1,25 @@
 /**
- * `sam local invoke` as the README describes it, without Docker: the template synthesized with
- * `-c samLocal=true` declares, per function, what `functionEnvironment` and
- * `samLocalDeclarations` give it; SAM sets each declared variable from the `--env-vars` file
- * (`npm run sam-env`) or leaves it at the template's value (a reference it cannot resolve becomes
- * ""), and ignores every other one. The bundles then run in a fresh process with exactly that,
- * against the emulators of a running local runtime.
+ * `sam local invoke` as the README describes it, without Docker: SAM gives each function the
+ * variables its template (synthesized with `-c samLocal=true`) declares, set from the
+ * `--env-vars` file (`npm run sam-env`) or else to the template's value, a reference to a
+ * resource becoming that resource's logical id; it ignores every other variable. The bundles
+ * then run in a fresh process with exactly that, against the emulators of a running local
+ * runtime.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { allFunctions, type FunctionDefinition, functionNamed } from '../../functions/routes';
-import { BASE_ENVIRONMENT } from '../../lib/constructs/inkpress-function';
-import { samLocalDeclarations } from '../../lib/constructs/sam-local';
-import { functionEnvironment } from '../../lib/constructs/service-functions';
-import { currentOwner } from '../../local/data-lock';
+import { loadConfig } from '../../functions/shared/config';
+import { InkpressStack } from '../../lib/inkpress-stack';
+import { runningRuntime } from '../../local/data-lock';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
 import { samEnvFile } from '../../local/sam-env';
 import { bundleBuilder, invokeBundle } from '../support/bundles';
 import { apiEvent } from '../support/events';
-
-/** What the template holds in place of a resource name, which SAM cannot resolve locally. */
-const REFERENCE = '{"Ref":"…"}';
 
 let dataDir: string;
 let outDir: string;
@@ -31,6 +29,7 @@ const bundled = bundleBuilder(() => outDir);
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-sam-'));
   outDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-sam-bundles-'));
+  declaredByFunction = synthesizedDeclarations();
   runtime = await startLocalRuntime({
     port: 0,
     dataDir,
@@ -46,49 +45,91 @@ afterAll(async () => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-/** The variables a function's samLocal template declares, with their template values. */
+/** Each function's declared variables in the samLocal template, as SAM reads them (a Ref: its logical id). */
+let declaredByFunction: Map<string, Record<string, string>>;
+
+function synthesizedDeclarations(): Map<string, Record<string, string>> {
+  const app = new App({ context: { samLocal: 'true', 'aws:cdk:bundling-stacks': [] } });
+  const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
+  const resources = template.findResources('AWS::Lambda::Function') as Record<
+    string,
+    { Properties: { Environment?: { Variables?: Record<string, unknown> } } }
+  >;
+  const declarations = new Map<string, Record<string, string>>();
+  for (const definition of allFunctions) {
+    const [, resource] =
+      Object.entries(resources).find(([id]) => id.startsWith(`Functions${definition.name}`)) ?? [];
+    const variables = resource?.Properties.Environment?.Variables ?? {};
+    declarations.set(
+      definition.name,
+      Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value : String((value as { Ref?: string }).Ref ?? ''),
+        ]),
+      ),
+    );
+  }
+  return declarations;
+}
+
 function declared(definition: FunctionDefinition): Record<string, string> {
-  return {
-    ...samLocalDeclarations(definition.access),
-    ...functionEnvironment(definition.access, {
-      tableName: () => REFERENCE,
-      queueUrl: REFERENCE,
-      webhookQueueUrl: REFERENCE,
-      sitePasswordKeyId: REFERENCE,
-      modelSecretArn: REFERENCE,
-    }),
-    ...BASE_ENVIRONMENT,
-  };
+  const declarations = declaredByFunction.get(definition.name);
+  if (!declarations) throw new Error(`${definition.name} is not in the template`);
+  return declarations;
 }
 
 /** The environment SAM gives the function's container with the env file. */
-function samEnvironment(definition: FunctionDefinition): NodeJS.ProcessEnv {
-  const { Parameters } = samEnvFile(currentOwner(dataDir) ?? { pid: 0, watcherPid: 0, kind: 'runtime' });
+function samEnvironment(
+  definition: FunctionDefinition,
+  options: Parameters<typeof samEnvFile>[1] = {},
+): NodeJS.ProcessEnv {
+  const owner = runningRuntime(dataDir);
+  if (!owner) throw new Error('no runtime');
+  const { Parameters } = samEnvFile(owner, options);
   const environment: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     AWS_REGION: 'us-east-1', // sam local invoke --region us-east-1
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
   };
-  for (const [name, value] of Object.entries(declared(definition))) {
-    environment[name] = Parameters[name] ?? (value === REFERENCE ? '' : value);
-  }
+  for (const [name, value] of Object.entries(declared(definition)))
+    environment[name] = Parameters[name] ?? value;
   return environment;
 }
 
 describe('sam local invoke with the env file of npm run sam-env', () => {
   it.each(allFunctions.map((definition) => [definition.name, definition] as const))(
-    '%s gets a value for every resource its template names (the model secret aside: local mode)',
+    '%s gets every resource its template names from the env file, and its configuration loads',
     (_name, definition) => {
       const environment = samEnvironment(definition);
-      const unresolved = Object.entries(declared(definition))
-        .filter(([name, value]) => value === REFERENCE && !environment[name])
+      const fromTemplate = Object.entries(declared(definition))
+        .filter(
+          ([name, value]) => environment[name] === value && /^[A-Z][A-Za-z0-9]+[0-9A-F]{8}$/.test(value),
+        )
         .map(([name]) => name);
-      expect(unresolved).toEqual(definition.access.readsModelSecret ? ['OPENAI_SECRET_ARN'] : []);
+      expect(fromTemplate).toEqual([]);
       expect(environment.AWS_ENDPOINT_URL_DYNAMODB).toBe(runtime.endpoints.dynamodb);
       expect(environment.INKPRESS_LOCAL_MODE).toBe('true');
+      expect(() => loadConfig(environment, definition.access)).not.toThrow();
     },
   );
+
+  it('the worker writes offline, or with --model through the model of the shell that made the file', () => {
+    const worker = functionNamed('GenerationWorker');
+    expect(loadConfig(samEnvironment(worker), worker.access).model).toBeUndefined();
+    const shell = { ...process.env };
+    try {
+      process.env.OPENAI_API_KEY = 'sk-from-the-shell';
+      process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
+      expect(loadConfig(samEnvironment(worker), worker.access).model).toBeUndefined();
+      const model = loadConfig(samEnvironment(worker, { model: true }), worker.access).model;
+      expect(model).toMatchObject({ apiKey: 'sk-from-the-shell', baseURL: 'http://127.0.0.1:9/v1' });
+      expect(model?.secretArn).toBeUndefined();
+    } finally {
+      process.env = shell;
+    }
+  });
 
   it('the bundles answer from the local tables and queue: an article is created, then shown', async () => {
     const invoke = async (name: string, event: unknown) => {
@@ -136,9 +177,9 @@ describe('sam local invoke with the env file of npm run sam-env', () => {
   });
 
   it('--host puts another host name in every address', () => {
-    const owner = currentOwner(dataDir);
+    const owner = runningRuntime(dataDir);
     if (!owner) throw new Error('no runtime');
-    const { Parameters } = samEnvFile(owner, 'host.docker.internal');
+    const { Parameters } = samEnvFile(owner, { host: 'host.docker.internal' });
     const addresses = Object.values(Parameters).filter((value) => value.startsWith('http'));
     expect(addresses.length).toBeGreaterThanOrEqual(5);
     for (const address of addresses) expect(address).toMatch(/^http:\/\/host\.docker\.internal:\d+/);
