@@ -111,6 +111,7 @@ export class InkpressFunction extends NodejsFunction {
       description: `Inkpress ${props.definition.name} function`,
     });
     functionLogGroup.grantWrite(role);
+    const settings = esbuildSettingsOf(props.definition);
 
     super(scope, id, {
       entry: path.join(repositoryRoot, props.definition.entry),
@@ -132,11 +133,8 @@ export class InkpressFunction extends NodejsFunction {
         sourceMap: true,
         sourcesContent: false,
         format: OutputFormat.CJS,
-        ...esbuildSettingsOf(props.definition),
-        commandHooks: besideTheBundle(
-          props.definition.bundledFiles ?? [],
-          lazyModulesOf(props.definition.access),
-        ),
+        ...settings,
+        commandHooks: besideTheBundle(props.definition.bundledFiles ?? [], settings.externalModules),
       },
     });
     this.definition = props.definition;

@@ -131,7 +131,8 @@ export function lazyModuleCommands(
     '--log-level=warning',
   ].join(' ');
   return names.map((name) => {
-    const entry = LAZY_MODULES[name] ?? '';
+    const entry = LAZY_MODULES[name];
+    if (entry === undefined) throw new Error(`${name} is not a lazy module`);
     const build = `"${esbuild}" "${path.join(repositoryRoot, entry)}" ${flags} --outfile="${path.join(bundleDir, lazyModuleFile(name))}"`;
     return `if grep -qF '${requireCall(name)}' "${bundle}"; then ${build}; fi`;
   });

@@ -189,13 +189,13 @@ async function failedAttempt(
   failure: { reason: string; permanent: boolean; uncertainLogin?: string | null },
 ): Promise<PublishOutcome> {
   const attempts = (article.publishAttempts ?? 0) + 1;
-  const { reason } = failure;
+  const { reason, uncertainLogin } = failure;
   if (failure.permanent || attempts >= MAX_PUBLISH_ATTEMPTS) {
     const failed = await deps.publications.markFailed(ref, {
       attempts,
       lastError: reason,
       failedAt: deps.clock().toISOString(),
-      ...(failure.uncertainLogin !== undefined ? { uncertainLogin: failure.uncertainLogin } : {}),
+      uncertainLogin,
     });
     if (failed) deps.onFinalFailure?.(ref, reason);
     return failed ? 'failed' : 'skipped';
@@ -205,7 +205,7 @@ async function failedAttempt(
     attempts,
     nextAttemptAt,
     lastError: reason,
-    ...(failure.uncertainLogin !== undefined ? { uncertainLogin: failure.uncertainLogin } : {}),
+    uncertainLogin,
   });
   deps.onFailure?.(ref, reason, nextAttemptAt);
   return 'retry_scheduled';
