@@ -9,6 +9,7 @@ import type { BuildOptions } from 'esbuild';
 import type { FunctionDefinition } from '../../functions/routes';
 import {
   BUNDLE_MAIN_FIELDS,
+  BUNDLE_OPTIONS,
   BUNDLE_TARGET,
   ESBUILD_ALIASES,
   lazyModuleCommands,
@@ -38,16 +39,7 @@ export function esbuildSettingsOf(definition: FunctionDefinition) {
 }
 
 /** The esbuild options every function's build shares: all but its externals. */
-export const BUILD_OPTIONS = {
-  absWorkingDir: repositoryRoot,
-  bundle: true,
-  minify: true,
-  platform: 'node',
-  format: 'cjs',
-  target: BUNDLE_TARGET,
-  mainFields: BUNDLE_MAIN_FIELDS,
-  alias: ESBUILD_ALIASES,
-} satisfies BuildOptions;
+export const BUILD_OPTIONS = { ...BUNDLE_OPTIONS, absWorkingDir: repositoryRoot } satisfies BuildOptions;
 
 /**
  * What the stack's bundling of a function amounts to, as esbuild options: for the bundle tests

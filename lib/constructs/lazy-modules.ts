@@ -56,8 +56,8 @@ export const ESBUILD_ALIASES: Record<string, string> = {
   '@aws-sdk/credential-provider-node': './functions/shared/bundling/environment-credentials.ts',
 };
 
-/** How each lazy module is bundled: as the functions are. */
-const LAZY_MODULE_OPTIONS = {
+/** How every bundle is built, a function's or a lazy module's (each adds its entry and externals). */
+export const BUNDLE_OPTIONS = {
   bundle: true,
   minify: true,
   platform: 'node',
@@ -98,7 +98,7 @@ export function lazyModuleBuildOptions(
   const entry = LAZY_MODULES[name];
   if (entry === undefined) throw new Error(`${name} is not a lazy module`);
   return {
-    ...LAZY_MODULE_OPTIONS,
+    ...BUNDLE_OPTIONS,
     absWorkingDir: repositoryRoot,
     entryPoints: [path.join(repositoryRoot, entry)],
     outfile: path.join(bundleDir, lazyModuleFile(name)),
@@ -121,11 +121,11 @@ export function lazyModuleCommands(
   const flags = [
     '--bundle',
     '--minify',
-    `--platform=${LAZY_MODULE_OPTIONS.platform}`,
-    `--format=${LAZY_MODULE_OPTIONS.format}`,
-    `--target=${LAZY_MODULE_OPTIONS.target}`,
-    `--main-fields=${LAZY_MODULE_OPTIONS.mainFields.join(',')}`,
-    ...Object.entries(LAZY_MODULE_OPTIONS.alias).map(
+    `--platform=${BUNDLE_OPTIONS.platform}`,
+    `--format=${BUNDLE_OPTIONS.format}`,
+    `--target=${BUNDLE_OPTIONS.target}`,
+    `--main-fields=${BUNDLE_OPTIONS.mainFields.join(',')}`,
+    ...Object.entries(BUNDLE_OPTIONS.alias).map(
       ([name, replacement]) => `"--alias:${name}=${path.join(repositoryRoot, replacement)}"`,
     ),
     '--log-level=warning',
