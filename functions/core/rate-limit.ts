@@ -1,8 +1,16 @@
 /**
  * The per-account request rate: a token bucket of `burst` requests refilled at `ratePerSecond`,
  * kept as GCRA's "theoretical arrival time" (`tat`, ms): the moment the bucket is full again.
- * A request at `now` is allowed when `max(tat, now) + interval - now <= burst * interval`, and
+ * A request at `now` is allowed when `max(tat, now) + interval - now <= burst * interval` (plus
+ * the clock slack below), and
  * moves `tat` to `max(tat, now) + interval`. A store that fails lets the request through.
+ *
+ * Requests read their clocks before they reach the bucket, so one that read it earlier can
+ * arrive after one that read it later (other Lambdas, or the same process's concurrent
+ * requests). Each request therefore allows a little slack (`clockSlackMs`: half a token
+ * interval, at most a second): a clock that far behind the bucket's still gets its token, and a
+ * burst of simultaneous requests is still let through exactly `burst` times (the slack is under
+ * one token). The price: after a drained bucket, the next token comes that much earlier.
  */
 import { TooManyRequestsError } from './errors';
 
@@ -27,9 +35,16 @@ export function tokenIntervalMs(policy: RateLimitPolicy): number {
   return 1000 / policy.ratePerSecond;
 }
 
+const MAX_CLOCK_SLACK_MS = 1000;
+
+/** How far a request's clock may be behind the clock that set its bucket's `tat`. */
+export function clockSlackMs(policy: RateLimitPolicy): number {
+  return Math.min(tokenIntervalMs(policy) / 2, MAX_CLOCK_SLACK_MS);
+}
+
 /** The latest `tat` at which one more request is still allowed. */
 export function latestAllowedTat(policy: RateLimitPolicy, nowMs: number): number {
-  return nowMs + (policy.burst - 1) * tokenIntervalMs(policy);
+  return nowMs + (policy.burst - 1) * tokenIntervalMs(policy) + clockSlackMs(policy);
 }
 
 /** Whole seconds until a bucket at `tat` has a token again (at least 1). */

@@ -91,6 +91,20 @@ describe('per-account rate limit', () => {
     }
     expect(await store.take(key, later, policy)).toMatchObject({ allowed: false });
   });
+
+  it('gives a token to a request whose clock is a little behind the one that reached the bucket first', async () => {
+    const store = new DynamoRateLimitStore(dynamoDocumentClient(), resources.tableNames.rateLimits);
+    const policy = { ratePerSecond: 2, burst: 3 };
+    const key = `skew-${Date.now()}`;
+    const start = 2_000_000;
+    // The request that read its clock last reaches the empty bucket first.
+    expect(await store.take(key, start + 200, policy)).toEqual({ allowed: true });
+    expect(await store.take(key, start, policy)).toEqual({ allowed: true });
+    expect(await store.take(key, start, policy)).toEqual({ allowed: true });
+    // Still exactly the burst: the fourth is refused, whatever its clock within the moment.
+    expect(await store.take(key, start, policy)).toMatchObject({ allowed: false });
+    expect(await store.take(key, start + 200, policy)).toMatchObject({ allowed: false });
+  });
 });
 
 describe('response headers', () => {

@@ -1,5 +1,10 @@
 import { TooManyRequestsError } from '../../../functions/core/errors';
-import { enforceRateLimit, type RateLimitStore, retryAfterSeconds } from '../../../functions/core/rate-limit';
+import {
+  clockSlackMs,
+  enforceRateLimit,
+  type RateLimitStore,
+  retryAfterSeconds,
+} from '../../../functions/core/rate-limit';
 
 const policy = { ratePerSecond: 10, burst: 20 };
 
@@ -46,7 +51,14 @@ describe('retryAfterSeconds', () => {
     const now = 1_000_000;
     // 20 requests at once: tat = now + 2000 ms; the next token is free 100 ms later.
     expect(retryAfterSeconds(policy, now + 2000, now)).toBe(1);
-    // One token every 20 s, bucket of 5, drained: 20 s to wait.
-    expect(retryAfterSeconds({ ratePerSecond: 0.05, burst: 5 }, now + 100_000, now)).toBe(20);
+    // One token every 20 s, bucket of 5, drained: 20 s to wait, less the clock slack (1 s).
+    expect(retryAfterSeconds({ ratePerSecond: 0.05, burst: 5 }, now + 100_000, now)).toBe(19);
+  });
+});
+
+describe('clockSlackMs', () => {
+  it('is half a token interval, at most a second', () => {
+    expect(clockSlackMs({ ratePerSecond: 10, burst: 20 })).toBe(50);
+    expect(clockSlackMs({ ratePerSecond: 0.05, burst: 5 })).toBe(1000);
   });
 });
