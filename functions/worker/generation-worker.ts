@@ -8,9 +8,9 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { systemClock } from '../composition/clock';
 import { articlesWithEvents } from '../composition/events';
-import { generationQueue } from '../composition/generation-queue';
 import { modelProvider } from '../composition/model';
 import { publishDeps } from '../composition/publishing';
+import { generationDeliveriesOnDemand } from '../composition/sqs-on-demand';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
@@ -24,7 +24,7 @@ const composed = composition('GenerationWorker', (config) => {
     generation: { articles: articlesWithEvents(config), models: modelProvider(config), clock: systemClock },
     publishing: publishDeps(config),
     /** The worker's handle on its own deliveries (retry backoff). */
-    deliveries: generationQueue(config),
+    deliveries: generationDeliveriesOnDemand(config),
   };
 });
 

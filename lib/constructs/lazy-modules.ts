@@ -10,9 +10,11 @@
  *   `plainText` use, without the index's DOM handler, DomUtils and entity encoder.
  * - `busboy`: a multipart body (`api/http/form-body.ts`).
  * - `jsonc-parser`: a JSON body that may name a field twice (`api/http/repeated-json-names.ts`).
- * - `@aws-sdk/client-sqs`, only for functions whose one use of SQS is recording webhook events
- *   (a website's health changing: `composition/webhook-delivery.ts`), which most of their requests
- *   never do. Functions that send or consume generation messages, or deliver webhooks, bundle it.
+ * - `@aws-sdk/client-sqs`, for functions that seldom send a message (`composition/sqs-on-demand.ts`):
+ *   API routes whose one use of SQS is recording a webhook event (a website's health changing),
+ *   and the worker, which Lambda hands its messages and which sends only a failed attempt's
+ *   backoff or an event some account subscribed to. Functions that send generation messages
+ *   (create, retry, the sweeper) or deliver webhooks bundle it.
  */
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
@@ -30,12 +32,8 @@ export const LAZY_MODULES: Readonly<Record<string, string>> = {
 
 /** The lazy modules of a function: what its route-table access makes rare (see above). */
 export function lazyModulesOf(access: FunctionAccess): string[] {
-  const sqsOnlyForEvents =
-    access.sendsToWebhookQueue &&
-    !access.sendsToQueue &&
-    !access.consumesQueue &&
-    !access.consumesWebhookQueue;
-  return Object.keys(LAZY_MODULES).filter((name) => name !== SQS_CLIENT || sqsOnlyForEvents);
+  const seldomSends = access.sendsToWebhookQueue && !access.sendsToQueue && !access.consumesWebhookQueue;
+  return Object.keys(LAZY_MODULES).filter((name) => name !== SQS_CLIENT || seldomSends);
 }
 
 /** The Lambda runtime's Node.js, and the builds of packages preferred (ES modules: esbuild can drop unused code). */

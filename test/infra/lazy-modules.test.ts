@@ -73,8 +73,8 @@ describe('lazy modules', () => {
     expect(existsSync(path.join(dir, lazyModuleFile('busboy')))).toBe(true);
   });
 
-  it.each(['UpdateWebsite', 'RefreshCategories'])(
-    '%s, whose one use of SQS is a health event, gets the SQS client beside its bundle',
+  it.each(['UpdateWebsite', 'RefreshCategories', 'GenerationWorker'])(
+    '%s, which seldom sends a message (a health event; the worker: a retry backoff or an event), gets the SQS client beside its bundle',
     async (functionName) => {
       const dir = await bundleWithHooks(functionName);
       expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8'))).toContain(
@@ -83,11 +83,12 @@ describe('lazy modules', () => {
       const sqs = require(path.join(dir, lazyModuleFile('@aws-sdk/client-sqs')));
       expect(typeof sqs.SQSClient).toBe('function');
       expect(typeof sqs.SendMessageBatchCommand).toBe('function');
+      expect(typeof sqs.ChangeMessageVisibilityCommand).toBe('function');
     },
   );
 
-  it.each(['CreateArticle', 'GenerationWorker', 'Sweeper', 'WebhookDispatcher'])(
-    '%s, which sends or consumes messages on every run, bundles the SQS client',
+  it.each(['CreateArticle', 'RetryArticle', 'Sweeper', 'WebhookDispatcher'])(
+    '%s, which sends generation messages or delivers webhooks, bundles the SQS client',
     async (functionName) => {
       const dir = await bundleWithHooks(functionName);
       expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8'))).not.toContain(

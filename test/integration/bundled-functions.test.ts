@@ -5,7 +5,7 @@
  * the emulators and the fake OpenAI server. Every other integration test runs the handlers
  * unbundled.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -205,6 +205,52 @@ describe('bundled functions', () => {
     }
     const [message] = await receive(resources.webhookQueueUrl, 10, 1);
     expect(JSON.parse(message?.Body ?? '{}')).toMatchObject({ accountId });
+  });
+
+  it('the GenerationWorker generates with no SQS client beside its bundle, and loads it from beside the bundle for a retry backoff', async () => {
+    const accountId = await newAccount(100);
+    const createOne = async () => {
+      const body = { keyword: 'lazy queue', h2_count: 1, ai_model: 'gpt-3.5-turbo', language: 'en' };
+      const created = await invoke('CreateArticle', jsonCreate(accountId, JSON.stringify(body)));
+      expect(created.result.statusCode).toBe(202);
+      return JSON.parse(created.result.body).article_uuid as string;
+    };
+    const workerBundle = await bundled('GenerationWorker');
+    expect(readFileSync(workerBundle, 'utf8')).toContain('require("@aws-sdk/client-sqs")');
+
+    // An account without webhooks, a model that answers: the bundle and its HTML parser alone.
+    const generatedUuid = await createOne();
+    const alone = path.join(outDir, 'GenerationWorkerAlone');
+    mkdirSync(path.join(alone, 'node_modules'), { recursive: true });
+    copyFileSync(workerBundle, path.join(alone, 'index.js'));
+    cpSync(
+      path.join(path.dirname(workerBundle), 'node_modules', 'htmlparser2'),
+      path.join(alone, 'node_modules', 'htmlparser2'),
+      { recursive: true },
+    );
+    const generated = await invokeBundle<SQSBatchResponse>(
+      path.join(alone, 'index.js'),
+      'GenerationWorker',
+      sqsEventOf(await receive(resources.queueUrl, 10, 1)),
+      process.env,
+    );
+    expect(generated.result).toEqual({ batchItemFailures: [] });
+    expect(await deps.articleStore().get(accountId, generatedUuid)).toMatchObject({ state: 'generated' });
+
+    // A failed attempt: the worker sets the delivery's backoff (30 s) through the lazy SQS client,
+    // so the message received with a 2 s visibility is still hidden after 3 s.
+    await createOne();
+    fakeOpenAi.behaviour = { latencyMs: 0, failWithStatus: 500 };
+    try {
+      const messages = await receive(resources.queueUrl, 10, 1, 2);
+      expect(messages).toHaveLength(1);
+      const failed = await invokeWorker(sqsEventOf(messages));
+      expect(failed.batchItemFailures).toEqual([{ itemIdentifier: messages[0]?.MessageId }]);
+    } finally {
+      fakeOpenAi.behaviour = { latencyMs: 0 };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await receive(resources.queueUrl, 10, 0)).toHaveLength(0);
   });
 
   it('asks only the environment for credentials: without them a request fails and says so', async () => {

@@ -43,12 +43,19 @@ export function sqsEventOf(
 
 export const lambdaContext = { awsRequestId: 'test-request', functionName: 'GenerationWorker' } as Context;
 
-export async function receive(queueUrl: string, max = 10, waitSeconds = 0): Promise<Message[]> {
+/** Receives up to `max` messages; `visibilitySeconds` overrides the queue's visibility timeout. */
+export async function receive(
+  queueUrl: string,
+  max = 10,
+  waitSeconds = 0,
+  visibilitySeconds?: number,
+): Promise<Message[]> {
   const { Messages } = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: queueUrl,
       MaxNumberOfMessages: max,
       WaitTimeSeconds: waitSeconds,
+      VisibilityTimeout: visibilitySeconds,
       MessageSystemAttributeNames: ['All'],
     }),
   );
