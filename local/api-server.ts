@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -171,14 +172,17 @@ export function createApiServer(options: ApiServerOptions) {
       else sendJson(res, requestId, 500, errorBodies.serverError);
     });
   });
-  server.on('clientError', (_error, socket) => {
+  // What HTTP cannot parse, and CONNECT (Node hands it over as a raw socket), get a plain 400.
+  const badRequest = (socket: Duplex) => {
     const body = JSON.stringify({ message: 'Bad request.' });
     if (socket.writable) {
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
       );
     }
-  });
+  };
+  server.on('clientError', (_error, socket) => badRequest(socket));
+  server.on('connect', (_request, socket) => badRequest(socket));
 
   return {
     listen: (port: number) =>

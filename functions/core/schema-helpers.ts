@@ -5,6 +5,7 @@
 import * as z from 'zod/mini';
 import { CONTROL_CHARACTER, CONTROL_EXCEPT_LINE_BREAKS } from './control-characters';
 import { ValidationError } from './errors';
+import { decodedText, safeText } from './text';
 import { UndecodableText } from './undecodable-text';
 
 /** Runs `prepare` on the raw value before `schema` (zod's `preprocess`, which zod/mini lacks). */
@@ -17,8 +18,8 @@ export function preprocess<T extends z.ZodMiniType>(prepare: (value: unknown) =>
  * store) without control characters; `lineBreaks` allows tab, CR and LF in fields whose
  * whitespace collapses. Anything else is a 422 on the field, before anything is stored.
  */
-export function formText(label: string, options: { lineBreaks?: boolean } = {}) {
-  const control = options.lineBreaks ? CONTROL_EXCEPT_LINE_BREAKS : CONTROL_CHARACTER;
+export function formText(label: string, options: TextOptions = {}) {
+  const control = controlCharacters(options);
   return z
     .string({
       error: (issue) =>
@@ -33,13 +34,47 @@ export function formText(label: string, options: { lineBreaks?: boolean } = {}) 
         error: `The ${label} must be valid Unicode text (it contains a lone surrogate).`,
         abort: true,
       }),
-      z.refine((value) => !control.test(value), {
-        error: options.lineBreaks
-          ? `The ${label} may not contain control characters other than tab and line breaks.`
-          : `The ${label} may not contain control characters.`,
-        abort: true,
-      }),
+      z.refine((value) => !control.test(value), { error: controlMessage(label, options), abort: true }),
     );
+}
+
+interface TextOptions {
+  /** Tab, CR and LF allowed (fields whose whitespace collapses). */
+  lineBreaks?: boolean;
+}
+
+const controlCharacters = (options: TextOptions) =>
+  options.lineBreaks ? CONTROL_EXCEPT_LINE_BREAKS : CONTROL_CHARACTER;
+
+const controlMessage = (label: string, options: TextOptions) =>
+  options.lineBreaks
+    ? `The ${label} may not contain control characters other than tab and line breaks.`
+    : `The ${label} may not contain control characters.`;
+
+/**
+ * A text field as plain text (`plainText`: markup dropped, character references decoded once).
+ * A reference to what the field refuses written out is the same 422: a control character, or
+ * U+FFFD, which `&#0;`, a surrogate and a code point past U+10FFFF decode to as well.
+ */
+export function formPlainText(label: string, options: TextOptions = {}) {
+  return z.pipe(
+    formText(label, options),
+    z.transform((value: string, context) => {
+      const decoded = decodedText(value);
+      const problem = decodedTextProblem(decoded, label, options);
+      if (problem !== undefined) context.issues.push({ code: 'custom', message: problem, input: value });
+      return safeText(decoded);
+    }),
+  );
+}
+
+/** Why text decoded from a field's character references is refused, or undefined. */
+export function decodedTextProblem(decoded: string, label: string, options: TextOptions = {}) {
+  if (decoded.includes('\uFFFD')) {
+    return `The ${label} may not contain U+FFFD, written or as a character reference (&#0;, a surrogate or a code point past U+10FFFF decode to it).`;
+  }
+  if (controlCharacters(options).test(decoded)) return controlMessage(label, options);
+  return undefined;
 }
 
 /** 1/0, true/false, yes/no, on/off (any case), empty (false) or a JSON boolean. */

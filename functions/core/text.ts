@@ -33,7 +33,12 @@ const MARKUP_OR_ENTITY = /[<&]/;
  * which is loaded by the first text that needs it, not at init.
  */
 export function plainText(value: string): string {
-  return safeText(MARKUP_OR_ENTITY.test(value) ? textOfMarkup(value) : value);
+  return safeText(decodedText(value));
+}
+
+/** The text of an HTML fragment, decoded once, not yet made safe (`plainText` is `safeText` of it). */
+export function decodedText(value: string): string {
+  return MARKUP_OR_ENTITY.test(value) ? textOfMarkup(value) : value;
 }
 
 function textOfMarkup(value: string): string {
@@ -75,9 +80,10 @@ export function safeText(text: string): string {
 
 /**
  * Text a reader cannot see: spaces, format characters (zero-width space and joiners, direction
- * marks, word joiner, soft hyphen, BOM) and the blank letters (Hangul fillers, braille blank).
+ * marks, word joiner, soft hyphen, BOM), the blank letters (Hangul fillers, braille blank), and
+ * marks with no character to sit on (variation selectors, a lone combining accent).
  */
-const NOTHING_VISIBLE = /^[\s\p{Cf}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
+const NOTHING_VISIBLE = /^[\s\p{Cf}\p{M}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
 
 /** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */
 export function wellFormedText(value: string): string {

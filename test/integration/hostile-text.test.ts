@@ -188,6 +188,42 @@ describe('hostile keywords and titles at create', () => {
     },
   );
 
+  it('answers character references to U+FFFD or a control character with 422 on their field, charging nothing', async () => {
+    const accountId = await newAccount(100);
+    const response = await createArticleHandler(
+      apiEvent('create-article', {
+        accountId,
+        ...multipartBody({
+          ...valid,
+          keyword: 'a&#0;b',
+          title: 'ok',
+          tags: 'x&#xD800;y',
+          meta_description: 'm&#1;',
+        }),
+      }),
+    );
+    expect(response.statusCode).toBe(422);
+    expect(Object.keys(json(response).errors).sort()).toEqual(['keyword', 'meta_description', 'tags']);
+    expect(await credits(accountId)).toBe(100);
+  });
+
+  it.each([
+    ['create an article', createArticleHandler, 'create-article'],
+    ['create a website', createWebsiteHandler, 'create-website'],
+  ] as const)(
+    'answers a JSON body nested thousands deep to %s with 400 JSON, not a server error',
+    async (_what, handler, operation) => {
+      const accountId = await newAccount(100);
+      const deep = `{"keyword":"a","x":${'{"a":'.repeat(8_000)}1${'}'.repeat(8_000)},"x":1}`;
+      const response = await handler(
+        apiEvent(operation, { accountId, body: deep, contentType: 'application/json' }),
+      );
+      expect(response.statusCode).toBe(400);
+      expect(json(response).message).toMatch(/nest at most 32 levels/);
+      expect(await credits(accountId)).toBe(100);
+    },
+  );
+
   it('answers a control character in a website password with 422, calling no site', async () => {
     const accountId = await newAccount(100);
     const calls = site.requests.length;

@@ -85,6 +85,7 @@ function parseJson(bytes: Buffer): FormFields {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw tooDeep();
   const repeated = repeatedFieldNames(text, Object.keys(parsed).length);
   if (repeated.length > 0) {
     // JSON.parse keeps the last copy; like a form field sent twice, it is refused instead.
@@ -96,6 +97,28 @@ function parseJson(bytes: Buffer): FormFields {
 }
 
 /**
+ * No field takes more than a list of texts (two levels); a deeper body is refused before anything
+ * walks it recursively (the duplicate-name scanner ran out of stack at a few thousand levels).
+ */
+const MAX_JSON_DEPTH = 32;
+
+function tooDeep(): MalformedBodyError {
+  return new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
+}
+
+/** Whether a parsed JSON value nests objects or arrays more than `limit` deep (walked without recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
  * Names that appear more than once in the top-level object of a JSON text. Every name in the
  * text is followed by a colon, so a text with no more colons than the parsed object has names
  * repeats none: most bodies are answered without loading the scanner.
@@ -104,7 +127,14 @@ function repeatedFieldNames(json: string, distinctNames: number): string[] {
   if (json.split(':').length - 1 <= distinctNames) return [];
   // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
   const { repeatedTopLevelNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
-  return repeatedTopLevelNames(json);
+  try {
+    return repeatedTopLevelNames(json);
+  } catch (error) {
+    // Nesting the parsed object no longer shows (inside a value a repeated name replaced) can be
+    // deep enough to exhaust the scanner's stack.
+    if (error instanceof RangeError) throw tooDeep();
+    throw error;
+  }
 }
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {

@@ -2,8 +2,14 @@
 import * as z from 'zod/mini';
 import { isSupportedLanguage } from '../languages';
 import { AI_MODELS } from '../pricing';
-import { formBoolean, formInteger, formText, optionalField, preprocess } from '../schema-helpers';
-import { plainText } from '../text';
+import {
+  formBoolean,
+  formInteger,
+  formPlainText,
+  formText,
+  optionalField,
+  preprocess,
+} from '../schema-helpers';
 import { UndecodableText } from '../undecodable-text';
 import { sameTag } from './article-seo';
 
@@ -19,10 +25,10 @@ const LATEST_PUBLISH_AT_MS = Date.parse('9999-12-31T00:00:00Z');
 /** Characters as readers (and JSON Schema's `maxLength`) count them: code points, an emoji is one. */
 const characterCount = (text: string) => [...text].length;
 
-/** Plain text (markup dropped, entities decoded once; see `plainText`), not empty. */
+/** Plain text (markup dropped, entities decoded once; see `formPlainText`), not empty. */
 const requiredText = (label: string, options: { lineBreaks?: boolean } = {}) =>
   z.pipe(
-    z.pipe(formText(label, options), z.transform(plainText)),
+    formPlainText(label, options),
     z.string().check(z.minLength(1, { error: `The ${label} field is required.`, abort: true })),
   );
 
@@ -51,22 +57,26 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
  */
 const tagsField = z
   .pipe(
-    z.union([formText('tags'), z.array(formText('tags'))], {
-      error: (issue) => {
-        const [asText, asList] = (issue as { errors?: { message: string }[][] }).errors ?? [];
-        const input = issue.input;
-        const failed = Array.isArray(input)
-          ? asList
-          : typeof input === 'string' || input instanceof UndecodableText
-            ? asText
-            : undefined;
-        return failed?.[0]?.message ?? 'The tags must be comma-separated text.';
-      },
-    }),
-    z.transform((value: string | string[]) =>
-      (Array.isArray(value) ? value : value.split(','))
-        .map(plainText)
-        .filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
+    z.pipe(
+      z.pipe(
+        z.union([formText('tags'), z.array(formText('tags'))], {
+          error: (issue) => {
+            const [asText, asList] = (issue as { errors?: { message: string }[][] }).errors ?? [];
+            const input = issue.input;
+            const failed = Array.isArray(input)
+              ? asList
+              : typeof input === 'string' || input instanceof UndecodableText
+                ? asText
+                : undefined;
+            return failed?.[0]?.message ?? 'The tags must be comma-separated text.';
+          },
+        }),
+        z.transform((value: string | string[]) => (Array.isArray(value) ? value : value.split(','))),
+      ),
+      z.array(formPlainText('tags')),
+    ),
+    z.transform((tags: string[]) =>
+      tags.filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
     ),
   )
   .check(
@@ -115,7 +125,7 @@ const createArticleFields = z.object({
     .check(z.refine(isSupportedLanguage, { error: 'The language is not supported; see GET /v1/languages.' })),
   title: optionalField(
     z.pipe(
-      z.pipe(formText('title', { lineBreaks: true }), z.transform(plainText)),
+      formPlainText('title', { lineBreaks: true }),
       z.string().check(
         z.refine((title: string) => characterCount(title) <= MAX_TITLE_LENGTH, {
           error: `The title may not be longer than ${MAX_TITLE_LENGTH} characters.`,
@@ -138,7 +148,8 @@ const createArticleFields = z.object({
       )
       .check(
         // WordPress stores local dates of years up to 9999; a site 14 h ahead of UTC needs the margin.
-        z.refine((value: string) => Date.parse(value) < LATEST_PUBLISH_AT_MS, {
+        // (A value that is no date at all has the message above alone.)
+        z.refine((value: string) => !(Date.parse(value) >= LATEST_PUBLISH_AT_MS), {
           error: 'The publish_at must be before 9999-12-31T00:00:00Z.',
         }),
       ),
@@ -149,7 +160,7 @@ const createArticleFields = z.object({
   auto_tags: optionalField(formBoolean('auto_tags')),
   meta_description: optionalField(
     z.pipe(
-      z.pipe(formText('meta_description', { lineBreaks: true }), z.transform(plainText)),
+      formPlainText('meta_description', { lineBreaks: true }),
       z.string().check(
         z.refine((description: string) => characterCount(description) <= MAX_META_DESCRIPTION_LENGTH, {
           error: `The meta_description may not be longer than ${MAX_META_DESCRIPTION_LENGTH} characters.`,

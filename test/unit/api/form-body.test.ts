@@ -110,6 +110,25 @@ describe('form body parsing', () => {
     });
   });
 
+  it('refuses a JSON body nested deeper than any field takes (32 levels) with a 400, however deep', async () => {
+    const json = (body: string) =>
+      parseFormBody({ body, isBase64Encoded: false, contentType: 'application/json' });
+    const nested = (levels: number) => `{"keyword":"a","x":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+    // 8,000 levels overflowed the stack of the duplicate-name scanner: a 500.
+    for (const levels of [32, 8_000]) {
+      const refusal = await json(nested(levels)).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(MalformedBodyError);
+      expect((refusal as Error).message).toBe(
+        'The request body could not be parsed: a JSON body may nest at most 32 levels deep.',
+      );
+    }
+    // Nesting inside a value a repeated name replaced: refused either way, never a server error.
+    const hidden = (levels: number) => `{"tags":${'['.repeat(levels)}"a"${']'.repeat(levels)},"tags":1}`;
+    await expect(json(hidden(100))).rejects.toBeInstanceOf(ValidationError);
+    await expect(json(hidden(20_000))).rejects.toBeInstanceOf(MalformedBodyError);
+    expect(await json(nested(30))).toMatchObject({ keyword: 'a' });
+  });
+
   it('takes bodies as sent only: a compressed body is a 415 naming its encoding, not a garbled 400', async () => {
     const body = gzipSync('{"keyword":"a"}').toString('base64');
     const refusal = await parseFormBody({

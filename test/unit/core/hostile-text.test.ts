@@ -142,11 +142,46 @@ describe('create input', () => {
     ['a right-to-left override', '\u202E'],
     ['Hangul fillers and a braille blank', '\u3164\u115F\u2800'],
     ['an entity of a zero-width space', '&#8203;'],
+    ['a variation selector', '\uFE0F'],
+    ['combining marks with no letter', ' \u0301\u0308 '],
   ])('refuses a keyword of nothing visible (%s) as missing', (_label, invisible) => {
     const result = createArticleSchema.safeParse({ ...valid, keyword: invisible });
     expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
       ['keyword', 'The keyword field is required.'],
     ]);
+  });
+
+  it.each([
+    ['NUL', '&#0;'],
+    ['NUL without a semicolon', 'a&#0 b'],
+    ['a surrogate', '&#xD800;'],
+    ['a code point past U+10FFFF', '&#x110000;'],
+    ['U+FFFD itself', '&#65533;'],
+  ])(
+    'refuses a character reference to %s (it decodes to U+FFFD) in every plain-text field',
+    (_label, ref) => {
+      for (const field of ['keyword', 'title', 'meta_description', 'tags']) {
+        const result = createArticleSchema.safeParse({ ...valid, [field]: `bread ${ref}` });
+        expect(result.error?.issues.map((issue) => [String(issue.path[0]), issue.message])).toEqual([
+          [field, expect.stringContaining('may not contain U+FFFD')],
+        ]);
+      }
+    },
+  );
+
+  it.each([
+    ['SOH', '&#1;'],
+    ['DEL', '&#x7f;'],
+    ['a C1 control', '&#x81;'],
+  ])('refuses a character reference to a control character (%s), as the character itself', (_label, ref) => {
+    for (const field of ['keyword', 'title', 'meta_description', 'tags']) {
+      const result = createArticleSchema.safeParse({ ...valid, [field]: `bread${ref}` });
+      expect(result.error?.issues.map((issue) => [String(issue.path[0]), issue.message])).toEqual([
+        [field, expect.stringContaining('may not contain control characters')],
+      ]);
+    }
+    // Line breaks, as references too, stay whitespace where the field allows them.
+    expect(createArticleSchema.parse({ ...valid, keyword: 'bread&#10;flour' }).keyword).toBe('bread flour');
   });
 
   it('keeps format characters inside visible text (a zero-width non-joiner is part of Persian words)', () => {

@@ -1,5 +1,6 @@
 /** Queueing an article: credits and a daily slot reserved together, or the article deferred. */
 import { createArticle } from '../../../functions/core/articles/create-article';
+import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import { SEND_GRACE_MS, WAITING_RECHECK_MS } from '../../../functions/core/articles/lifecycle-policy';
 import { recoverStalledGenerations } from '../../../functions/core/articles/sweep-articles';
 import { IdempotencyKeyReusedError, ValidationError } from '../../../functions/core/errors';
@@ -153,4 +154,21 @@ describe('createArticle', () => {
       '9999-12-30T23:59:59Z',
     );
   });
+
+  it.each(['tomorrow', '2026-12-01T09:30:00+25:00', '1795737600'])(
+    'answers a publish_at that is no date-time (%s) with the one message that says so',
+    (publish_at) => {
+      const result = createArticleSchema.safeParse({
+        keyword: 'bread',
+        h2_count: 2,
+        ai_model: 'gpt-3.5-turbo',
+        language: 'en',
+        website_uuid: '7b0c9b4e-1d2a-4f3b-8c5d-6e7f8a9b0c1d',
+        publish_at,
+      });
+      expect(result.error?.issues.map((issue) => issue.message)).toEqual([
+        'The publish_at must be an ISO 8601 date-time, like 2026-12-01T09:30:00.000Z.',
+      ]);
+    },
+  );
 });
