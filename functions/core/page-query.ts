@@ -3,13 +3,17 @@
  * at their cold start.
  */
 import * as z from 'zod/mini';
+import { ValidationError } from './errors';
 import { MAX_PAGE } from './pagination';
 import { formInteger, optionalField, parseOrThrow } from './schema-helpers';
 
 export const pageSchema = z.object({ page: z._default(optionalField(formInteger(1, MAX_PAGE, 'page')), 1) });
 
-/** The `page` of a list request: query string first, then (for the queue) the form body. */
+/** The `page` of a list request: from the query string or (for the queue) the form body, not both. */
 export function parsePage(...sources: Record<string, unknown>[]): number {
-  const page = sources.map((source) => source.page).find((value) => value !== undefined);
-  return parseOrThrow(pageSchema, { page }).page;
+  const given = sources.map((source) => source.page).filter((value) => value !== undefined);
+  if (given.length > 1) {
+    throw new ValidationError({ page: ['The page may be given in the query string or the body, not both.'] });
+  }
+  return parseOrThrow(pageSchema, { page: given[0] }).page;
 }

@@ -178,6 +178,33 @@ describe('the API on 127.0.0.1', () => {
     }
   });
 
+  it('refuses a query parameter given twice, and a queue page given in both query and body, with 422 on the name', async () => {
+    const twice = await call('/v1/articles/list?page=1&page=2', { headers: bearer(runtime.token) });
+    expect(twice.status).toBe(422);
+    expect(await json(twice)).toMatchObject({
+      errors: { page: ['The page parameter appears more than once.'] },
+    });
+    const both = await call('/v1/articles/queue?page=1', {
+      method: 'POST',
+      headers: { ...bearer(runtime.token), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'page=2',
+    });
+    expect(both.status).toBe(422);
+    expect(await json(both)).toMatchObject({
+      errors: { page: ['The page may be given in the query string or the body, not both.'] },
+    });
+    expect((await call('/v1/articles/queue?page=1', { headers: bearer(runtime.token) })).status).toBe(200);
+    expect(
+      (
+        await call('/v1/articles/queue', {
+          method: 'POST',
+          headers: { ...bearer(runtime.token), 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'page=1',
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   it('answers CONNECT with the plain 400 JSON of a request HTTP cannot serve, not a dropped connection', async () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = http.request(new URL('/', runtime.baseUrl), { method: 'CONNECT', path: '127.0.0.1:1' });

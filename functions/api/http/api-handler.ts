@@ -5,7 +5,7 @@
  * ignore it), maps errors, adds the request id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { UnauthenticatedError } from '../../core/errors';
+import { UnauthenticatedError, ValidationError } from '../../core/errors';
 import { functionNamed } from '../../routes';
 import { composition } from '../../shared/composition';
 import type { Config } from '../../shared/config';
@@ -73,7 +73,7 @@ export function apiHandler<Deps>(
           requestId,
           baseUrl: config.publicBaseUrl || baseUrlOf(event),
           pathParameters: definedValues(event.pathParameters),
-          query: definedValues(event.queryStringParameters),
+          query: singleValues(event),
           headers: lowerCaseNames(event.headers),
           fields,
           lambdaContext: context,
@@ -122,6 +122,22 @@ function lowerCaseNames(headers: Record<string, string | undefined> | null): Rec
     if (value !== undefined) result[name.toLowerCase()] = value;
   }
   return result;
+}
+
+/**
+ * The query string's parameters; one given more than once is refused on its name, as a body field
+ * sent twice is (API Gateway would pass on the last copy).
+ */
+function singleValues(event: APIGatewayProxyEvent): Record<string, string> {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
+    .filter(([, values]) => (values?.length ?? 0) > 1)
+    .map(([name]) => name);
+  if (repeated.length > 0) {
+    throw new ValidationError(
+      Object.fromEntries(repeated.map((name) => [name, [`The ${name} parameter appears more than once.`]])),
+    );
+  }
+  return definedValues(event.queryStringParameters);
 }
 
 function definedValues(record: Record<string, string | undefined> | null): Record<string, string> {
