@@ -13,7 +13,10 @@ export const pageSchema = z.object({ page: z._default(optionalField(formInteger(
 export function parsePage(...sources: Record<string, unknown>[]): number {
   const given = sources.map((source) => source.page).filter((value) => value !== undefined);
   if (given.length > 1) {
-    throw new ValidationError({ page: ['The page may be given in the query string or the body, not both.'] });
+    throw ValidationError.forField(
+      'page',
+      'The page may be given in the query string or the body, not both.',
+    );
   }
   return parseOrThrow(pageSchema, { page: given[0] }).page;
 }

@@ -27,7 +27,9 @@ export function formText(label: string, options: TextOptions = {}) {
           ? `The ${label} field is required.`
           : issue.input instanceof UndecodableText
             ? `The ${label} must be valid UTF-8 text.`
-            : `The ${label} must be text.`,
+            : Array.isArray(issue.input)
+              ? givenOnce(label, 'text')
+              : `The ${label} must be text.`,
     })
     .check(
       z.refine((value) => value.isWellFormed(), {
@@ -37,6 +39,9 @@ export function formText(label: string, options: TextOptions = {}) {
       z.refine((value) => !control.test(value), { error: controlMessage(label, options), abort: true }),
     );
 }
+
+/** A field sent twice (a form field, a query parameter) or as a JSON list arrives as a list. */
+export const givenOnce = (label: string, what: string) => `The ${label} must be given once, as ${what}.`;
 
 interface TextOptions {
   /** Tab, CR and LF allowed (fields whose whitespace collapses). */
@@ -103,7 +108,9 @@ export function formInteger(min: number, max: number, label: string) {
         error: (issue) =>
           issue.input === undefined
             ? `The ${label} field is required.`
-            : `The ${label} must be a whole number.`,
+            : Array.isArray(issue.input)
+              ? givenOnce(label, 'a whole number')
+              : `The ${label} must be a whole number.`,
       })
       .check(
         z.int({ error: `The ${label} must be a whole number.`, abort: true }),

@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import type { AccountStore } from './accounts';
 import { NotFoundError, ValidationError } from './errors';
-import { parseOrThrow } from './schema-helpers';
+import { givenOnce, parseOrThrow } from './schema-helpers';
 import { nextUtcMidnight, toWireTime, utcDay } from './wire';
 
 /** Articles generated and credits used on one UTC day. */
@@ -42,17 +42,24 @@ const DAY_MS = 86_400_000;
 export const FIRST_USAGE_DAY = '1970-01-01';
 
 const isoDay = (label: string) =>
-  z.string({ error: `The ${label} must be a date (YYYY-MM-DD).` }).check(
-    z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: `The ${label} must be a date (YYYY-MM-DD).`, abort: true }),
-    z.refine((value: string) => toDay(value) !== undefined, {
-      error: `The ${label} is not a valid date.`,
-      abort: true,
-    }),
-    z.refine((value: string) => value >= FIRST_USAGE_DAY, {
-      error: `The ${label} may not be before ${FIRST_USAGE_DAY}.`,
-      abort: true,
-    }),
-  );
+  z
+    .string({
+      error: (issue) =>
+        Array.isArray(issue.input)
+          ? givenOnce(label, 'a date (YYYY-MM-DD)')
+          : `The ${label} must be a date (YYYY-MM-DD).`,
+    })
+    .check(
+      z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: `The ${label} must be a date (YYYY-MM-DD).`, abort: true }),
+      z.refine((value: string) => toDay(value) !== undefined, {
+        error: `The ${label} is not a valid date.`,
+        abort: true,
+      }),
+      z.refine((value: string) => value >= FIRST_USAGE_DAY, {
+        error: `The ${label} may not be before ${FIRST_USAGE_DAY}.`,
+        abort: true,
+      }),
+    );
 
 /** Query of `GET /v1/account/usage`. */
 export const usageQuerySchema = z

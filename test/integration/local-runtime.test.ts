@@ -182,8 +182,16 @@ describe('the API on 127.0.0.1', () => {
     const twice = await call('/v1/articles/list?page=1&page=2', { headers: bearer(runtime.token) });
     expect(twice.status).toBe(422);
     expect(await json(twice)).toMatchObject({
-      errors: { page: ['The page parameter appears more than once.'] },
+      errors: { page: ['The page must be given once, as a whole number.'] },
     });
+    const usage = await call('/v1/account/usage?from=2026-11-01&from=2026-11-02', {
+      headers: bearer(runtime.token),
+    });
+    expect(await json(usage)).toMatchObject({
+      errors: { from: ['The from must be given once, as a date (YYYY-MM-DD).'] },
+    });
+    // A parameter no route reads may repeat (a cache-buster, say).
+    expect((await call('/v1/articles/list?_=1&_=2', { headers: bearer(runtime.token) })).status).toBe(200);
     const both = await call('/v1/articles/queue?page=1', {
       method: 'POST',
       headers: { ...bearer(runtime.token), 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -5,7 +5,7 @@
  * ignore it), maps errors, adds the request id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { UnauthenticatedError, ValidationError } from '../../core/errors';
+import { UnauthenticatedError } from '../../core/errors';
 import { functionNamed } from '../../routes';
 import { composition } from '../../shared/composition';
 import type { Config } from '../../shared/config';
@@ -20,7 +20,8 @@ export interface ApiRequest {
   /** Absolute URL of the API root, without a trailing slash (`https://host/stage`). */
   baseUrl: string;
   pathParameters: Record<string, string>;
-  query: Record<string, string>;
+  /** A parameter given more than once is the list of its values. */
+  query: Record<string, string | string[]>;
   /** Request headers, names in lower case. */
   headers: Record<string, string>;
   /** Parsed body fields (empty for requests without a body). */
@@ -73,7 +74,7 @@ export function apiHandler<Deps>(
           requestId,
           baseUrl: config.publicBaseUrl || baseUrlOf(event),
           pathParameters: definedValues(event.pathParameters),
-          query: singleValues(event),
+          query: queryOf(event),
           headers: lowerCaseNames(event.headers),
           fields,
           lambdaContext: context,
@@ -125,19 +126,15 @@ function lowerCaseNames(headers: Record<string, string | undefined> | null): Rec
 }
 
 /**
- * The query string's parameters; one given more than once is refused on its name, as a body field
- * sent twice is (API Gateway would pass on the last copy).
+ * The query string's parameters; one given more than once is a list, which the schemas refuse,
+ * as a body field sent twice is (API Gateway's single-value map would hold the last copy).
  */
-function singleValues(event: APIGatewayProxyEvent): Record<string, string> {
-  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
-    .filter(([, values]) => (values?.length ?? 0) > 1)
-    .map(([name]) => name);
-  if (repeated.length > 0) {
-    throw new ValidationError(
-      Object.fromEntries(repeated.map((name) => [name, [`The ${name} parameter appears more than once.`]])),
-    );
+function queryOf(event: APIGatewayProxyEvent): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = definedValues(event.queryStringParameters);
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values && values.length > 1) query[name] = values;
   }
-  return definedValues(event.queryStringParameters);
+  return query;
 }
 
 function definedValues(record: Record<string, string | undefined> | null): Record<string, string> {
