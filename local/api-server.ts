@@ -175,11 +175,12 @@ export function createApiServer(options: ApiServerOptions) {
   // What HTTP cannot parse, and CONNECT (Node hands it over as a raw socket), get a plain 400.
   const badRequest = (socket: Duplex) => {
     const body = JSON.stringify({ message: 'Bad request.' });
-    if (socket.writable) {
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
+    if (!socket.writable) return void socket.destroy();
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      // Closed for good once written, even if the client never closes its side.
+      () => socket.destroy(),
+    );
   };
   server.on('clientError', (_error, socket) => badRequest(socket));
   server.on('connect', (_request, socket) => badRequest(socket));

@@ -158,13 +158,13 @@ export interface paths {
         };
         /**
          * List articles not generated yet
-         * @description The page may also be sent as form data with POST.
+         * @description The page may also be sent as form data with POST (in the query string or the body, not both).
          */
         get: operations["listQueuedArticlesGET"];
         put?: never;
         /**
          * List articles not generated yet
-         * @description The page may also be sent as form data with POST.
+         * @description The page may also be sent as form data with POST (in the query string or the body, not both).
          */
         post: operations["listQueuedArticlesPOST"];
         delete?: never;

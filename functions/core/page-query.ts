@@ -11,7 +11,8 @@ export const pageSchema = z.object({ page: z._default(optionalField(formInteger(
 
 /** The `page` of a list request: from the query string or (for the queue) the form body, not both. */
 export function parsePage(...sources: Record<string, unknown>[]): number {
-  const given = sources.map((source) => source.page).filter((value) => value !== undefined);
+  // An empty value is no value, as in every optional field (an HTML form sends `page=`).
+  const given = sources.map((source) => source.page).filter((value) => value !== undefined && value !== '');
   if (given.length > 1) {
     throw ValidationError.forField(
       'page',

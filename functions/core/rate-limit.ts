@@ -1,16 +1,17 @@
 /**
  * The per-account request rate: a token bucket of `burst` requests refilled at `ratePerSecond`,
  * kept as GCRA's "theoretical arrival time" (`tat`, ms): the moment the bucket is full again.
- * A request at `now` is allowed when `max(tat, now) + interval - now <= burst * interval` (plus
- * the clock slack below), and
- * moves `tat` to `max(tat, now) + interval`. A store that fails lets the request through.
+ * A request at `now` is allowed when `max(tat, now) + interval - now <= burst * interval` plus
+ * the clock slack below, and moves `tat` to `max(tat, now) + interval`. A store that fails lets
+ * the request through.
  *
  * Requests read their clocks before they reach the bucket, so one that read it earlier can
  * arrive after one that read it later (other Lambdas, or the same process's concurrent
  * requests). Each request therefore allows a little slack (`clockSlackMs`: half a token
  * interval, at most a second): a clock that far behind the bucket's still gets its token, and a
  * burst of simultaneous requests is still let through exactly `burst` times (the slack is under
- * one token). The price: after a drained bucket, the next token comes that much earlier.
+ * one token). The price: after a drained bucket, the next token comes that much earlier. A
+ * request that reaches the bucket later than that behind another is still refused the last token.
  */
 import { TooManyRequestsError } from './errors';
 

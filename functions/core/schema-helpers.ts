@@ -41,7 +41,7 @@ export function formText(label: string, options: TextOptions = {}) {
 }
 
 /** A field sent twice (a form field, a query parameter) or as a JSON list arrives as a list. */
-export const givenOnce = (label: string, what: string) => `The ${label} must be given once, as ${what}.`;
+export const givenOnce = (label: string, what: string) => `The ${label} must be one ${what}, given once.`;
 
 interface TextOptions {
   /** Tab, CR and LF allowed (fields whose whitespace collapses). */
@@ -74,9 +74,9 @@ export function formPlainText(label: string, options: TextOptions = {}) {
 }
 
 /** Why text decoded from a field's character references is refused, or undefined. */
-export function decodedTextProblem(decoded: string, label: string, options: TextOptions = {}) {
+function decodedTextProblem(decoded: string, label: string, options: TextOptions = {}) {
   if (decoded.includes('\uFFFD')) {
-    return `The ${label} may not contain U+FFFD, written or as a character reference (&#0;, a surrogate or a code point past U+10FFFF decode to it).`;
+    return `The ${label} may not contain a character reference to U+FFFD or to what decodes to it (&#0;, a surrogate, a code point past U+10FFFF).`;
   }
   if (controlCharacters(options).test(decoded)) return controlMessage(label, options);
   return undefined;
@@ -95,7 +95,12 @@ export function formBoolean(label: string) {
       }
       return value;
     },
-    z.boolean({ error: `The ${label} must be true or false (1 or 0).` }),
+    z.boolean({
+      error: (issue) =>
+        Array.isArray(issue.input)
+          ? givenOnce(label, 'true or false value')
+          : `The ${label} must be true or false (1 or 0).`,
+    }),
   );
 }
 
@@ -109,7 +114,7 @@ export function formInteger(min: number, max: number, label: string) {
           issue.input === undefined
             ? `The ${label} field is required.`
             : Array.isArray(issue.input)
-              ? givenOnce(label, 'a whole number')
+              ? givenOnce(label, 'whole number')
               : `The ${label} must be a whole number.`,
       })
       .check(

@@ -81,9 +81,9 @@ export function safeText(text: string): string {
 /**
  * Text a reader cannot see: spaces, format characters (zero-width space and joiners, direction
  * marks, word joiner, soft hyphen, BOM), the blank letters (Hangul fillers, braille blank), and
- * marks with no character to sit on (variation selectors, a lone combining accent).
+ * non-spacing marks with no character to sit on (variation selectors, a lone combining accent).
  */
-const NOTHING_VISIBLE = /^[\s\p{Cf}\p{M}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
+const NOTHING_VISIBLE = /^[\s\p{Cf}\p{Mn}\p{Me}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
 
 /** Lone surrogates as U+FFFD, control characters other than tab and line breaks removed. */
 export function wellFormedText(value: string): string {

@@ -46,7 +46,7 @@ const isoDay = (label: string) =>
     .string({
       error: (issue) =>
         Array.isArray(issue.input)
-          ? givenOnce(label, 'a date (YYYY-MM-DD)')
+          ? givenOnce(label, 'date (YYYY-MM-DD)')
           : `The ${label} must be a date (YYYY-MM-DD).`,
     })
     .check(

@@ -182,13 +182,13 @@ describe('the API on 127.0.0.1', () => {
     const twice = await call('/v1/articles/list?page=1&page=2', { headers: bearer(runtime.token) });
     expect(twice.status).toBe(422);
     expect(await json(twice)).toMatchObject({
-      errors: { page: ['The page must be given once, as a whole number.'] },
+      errors: { page: ['The page must be one whole number, given once.'] },
     });
     const usage = await call('/v1/account/usage?from=2026-11-01&from=2026-11-02', {
       headers: bearer(runtime.token),
     });
     expect(await json(usage)).toMatchObject({
-      errors: { from: ['The from must be given once, as a date (YYYY-MM-DD).'] },
+      errors: { from: ['The from must be one date (YYYY-MM-DD), given once.'] },
     });
     // A parameter no route reads may repeat (a cache-buster, say).
     expect((await call('/v1/articles/list?_=1&_=2', { headers: bearer(runtime.token) })).status).toBe(200);
@@ -202,6 +202,13 @@ describe('the API on 127.0.0.1', () => {
       errors: { page: ['The page may be given in the query string or the body, not both.'] },
     });
     expect((await call('/v1/articles/queue?page=1', { headers: bearer(runtime.token) })).status).toBe(200);
+    // An empty form field is no value (an HTML form sends `page=`).
+    const emptyBodyPage = await call('/v1/articles/queue?page=1', {
+      method: 'POST',
+      headers: { ...bearer(runtime.token), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'page=',
+    });
+    expect(emptyBodyPage.status).toBe(200);
     expect(
       (
         await call('/v1/articles/queue', {

@@ -296,7 +296,7 @@ describe('POST /v1/websites/create', () => {
         }),
       );
       expect(twice.statusCode).toBe(422);
-      expect(body(twice).errors.url).toEqual(['The url must be given once, as text.']);
+      expect(body(twice).errors.url).toEqual(['The url must be one text, given once.']);
     });
 
     it('an unreachable site (connection refused)', async () => {

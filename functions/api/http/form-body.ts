@@ -85,7 +85,9 @@ function parseJson(bytes: Buffer): FormFields {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
-  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw tooDeep();
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
+  }
   const repeated = repeatedFieldNames(text, Object.keys(parsed).length);
   if (repeated.length > 0) {
     // JSON.parse keeps the last copy; like a form field sent twice, it is refused instead.
@@ -102,18 +104,22 @@ function parseJson(bytes: Buffer): FormFields {
  */
 const MAX_JSON_DEPTH = 32;
 
-function tooDeep(): MalformedBodyError {
-  return new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
-}
-
-/** Whether a parsed JSON value nests objects or arrays more than `limit` deep (walked without recursion). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [item, depth] = next;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+/**
+ * Whether a JSON text nests objects or arrays more than `limit` deep, counted on the text (one pass,
+ * no recursion), so that nesting inside a value a repeated name replaced counts too.
+ */
+function nestsDeeperThan(json: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < json.length; index++) {
+    const char = json[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') {
+      if (++depth > limit) return true;
+    } else if (char === '}' || char === ']') depth--;
   }
   return false;
 }
@@ -127,14 +133,7 @@ function repeatedFieldNames(json: string, distinctNames: number): string[] {
   if (json.split(':').length - 1 <= distinctNames) return [];
   // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
   const { repeatedTopLevelNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
-  try {
-    return repeatedTopLevelNames(json);
-  } catch (error) {
-    // Nesting the parsed object no longer shows (inside a value a repeated name replaced) can be
-    // deep enough to exhaust the scanner's stack.
-    if (error instanceof RangeError) throw tooDeep();
-    throw error;
-  }
+  return repeatedTopLevelNames(json);
 }
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {

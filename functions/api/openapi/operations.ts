@@ -164,7 +164,8 @@ export const operations: Record<string, OperationSpec> = {
   },
   ListQueuedArticles: {
     summary: 'List articles not generated yet',
-    description: 'The page may also be sent as form data with POST.',
+    description:
+      'The page may also be sent as form data with POST (in the query string or the body, not both).',
     tag: 'Articles',
     query: pageSchema,
     body: pageSchema,

@@ -10,6 +10,7 @@ import {
   optionalField,
   preprocess,
 } from '../schema-helpers';
+import { safeText } from '../text';
 import { UndecodableText } from '../undecodable-text';
 import { sameTag } from './article-seo';
 
@@ -97,7 +98,8 @@ const createArticleFields = z.object({
   keyword: requiredText('keyword', { lineBreaks: true }).check(
     z.superRefine((value: string, context) => {
       const keywords = value.split(',').map((keyword) => keyword.trim());
-      if (keywords.some((keyword) => keyword === '')) {
+      // A keyword of nothing visible (`bread,\u200B`) is as empty as `bread,`.
+      if (keywords.some((keyword) => safeText(keyword) === '')) {
         context.addIssue({ code: 'custom', message: 'The keyword field may not contain empty keywords.' });
       } else if (keywords.length > MAX_KEYWORDS) {
         context.addIssue({

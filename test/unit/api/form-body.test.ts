@@ -42,6 +42,16 @@ describe('form body parsing', () => {
       contentType: 'application/x-www-form-urlencoded',
     });
     expect(fields.keyword).toEqual(['a', 'b']);
+    const twice = await parseFormBody({
+      body: 'keyword=a&keyword=b&h2_count=2&h2_count=3&need_bold=1&need_bold=0&ai_model=gpt-4&language=en',
+      isBase64Encoded: false,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(createArticleSchema.safeParse(twice).error?.issues.map((issue) => issue.message)).toEqual([
+      'The keyword must be one text, given once.',
+      'The h2_count must be one whole number, given once.',
+      'The need_bold must be one true or false value, given once.',
+    ]);
   });
 
   it('takes a file part where a field is expected as no text: the field is refused, not missing', async () => {
@@ -122,10 +132,15 @@ describe('form body parsing', () => {
         'The request body could not be parsed: a JSON body may nest at most 32 levels deep.',
       );
     }
-    // Nesting inside a value a repeated name replaced: refused either way, never a server error.
+    // Nesting inside a value a repeated name replaced counts too (the parsed object no longer has it).
     const hidden = (levels: number) => `{"tags":${'['.repeat(levels)}"a"${']'.repeat(levels)},"tags":1}`;
-    await expect(json(hidden(100))).rejects.toBeInstanceOf(ValidationError);
-    await expect(json(hidden(20_000))).rejects.toBeInstanceOf(MalformedBodyError);
+    for (const levels of [33, 20_000]) {
+      await expect(json(hidden(levels))).rejects.toBeInstanceOf(MalformedBodyError);
+    }
+    await expect(json(hidden(20))).rejects.toBeInstanceOf(ValidationError);
+    // Brackets, braces and escaped quotes inside strings are text, not nesting.
+    const inText = `{"keyword":"${'[{\\"'.repeat(100)}"}`;
+    expect(await json(inText)).toEqual({ keyword: '[{"'.repeat(100) });
     expect(await json(nested(30))).toMatchObject({ keyword: 'a' });
   });
 

@@ -151,6 +151,21 @@ describe('create input', () => {
     ]);
   });
 
+  it.each(['bread,\u200B', 'bread, &#8203;', 'bread,\uFE0F'])(
+    'refuses a keyword list with an invisible keyword (%j) as holding an empty one',
+    (keyword) => {
+      const result = createArticleSchema.safeParse({ ...valid, keyword });
+      expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+        ['keyword', 'The keyword field may not contain empty keywords.'],
+      ]);
+    },
+  );
+
+  it('keeps a letter with its combining accent, and spacing marks, as visible text', () => {
+    expect(createArticleSchema.parse({ ...valid, keyword: 'cafe\u0301' }).keyword).toBe('cafe\u0301');
+    expect(safeText('\u0903')).toBe('\u0903');
+  });
+
   it.each([
     ['NUL', '&#0;'],
     ['NUL without a semicolon', 'a&#0 b'],
@@ -163,7 +178,7 @@ describe('create input', () => {
       for (const field of ['keyword', 'title', 'meta_description', 'tags']) {
         const result = createArticleSchema.safeParse({ ...valid, [field]: `bread ${ref}` });
         expect(result.error?.issues.map((issue) => [String(issue.path[0]), issue.message])).toEqual([
-          [field, expect.stringContaining('may not contain U+FFFD')],
+          [field, expect.stringContaining('may not contain a character reference to U+FFFD')],
         ]);
       }
     },
