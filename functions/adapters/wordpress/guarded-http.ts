@@ -37,6 +37,8 @@ export interface OutboundResponse {
   body: Buffer;
   /** The URL that answered (after redirects). */
   url: string;
+  /** A redirect left the original host (or went down to http), so the credentials were not sent there. */
+  credentialsDropped?: boolean;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function guardedRequest(
   const deadline = Date.now() + policy.totalTimeoutMs;
   let current = { ...request, headers: { ...request.headers } };
   let answered = false;
+  let credentialsDropped = false;
   try {
     for (let hop = 0; ; hop++) {
       const url = parseUrl(current.url);
@@ -90,11 +93,15 @@ export async function guardedRequest(
       const response = await sendOnce(url, current, addresses, policy, deadline);
       answered = true;
       const location = response.headers.location;
-      if (!REDIRECT_STATUSES.has(response.status) || !location) return response;
+      if (!REDIRECT_STATUSES.has(response.status) || !location) {
+        return credentialsDropped ? { ...response, credentialsDropped } : response;
+      }
       if (hop >= policy.maxRedirects) {
         throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
       }
-      current = redirected(current, url, redirectTarget(location, url), response.status);
+      const target = redirectTarget(location, url);
+      if (!credentialsKept(url, target)) credentialsDropped = true;
+      current = redirected(current, url, target, response.status);
     }
   } catch (error) {
     if (answered && error instanceof OutboundError && !error.requestSent) {

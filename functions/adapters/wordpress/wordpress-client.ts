@@ -53,6 +53,8 @@ function createdPostSchemas() {
     slug: z.nullable(z.string()),
     date_gmt: z.nullable(z.string()),
     created: z.boolean(),
+    /** The article the post belongs to (plugin 1.0 and later send it). */
+    article_uuid: z.optional(z.string()),
     site: z.optional(z.unknown()),
   });
   return { postSchema, keptSchema };
@@ -102,6 +104,14 @@ export class WordPressClient implements CmsClient {
       ...(post.excerpt ? { excerpt: post.excerpt } : {}),
       tags: post.tags,
     });
+    if (
+      body.article_uuid !== undefined &&
+      body.article_uuid.toLowerCase() !== post.articleUuid.toLowerCase()
+    ) {
+      // Not this article's post (a broken or hostile answer): nothing is recorded, the next attempt
+      // asks again (and finds this article's post, if the site made one).
+      throw new CmsError('plugin_missing', "The site answered with another article's post");
+    }
     const readBack = postSchemas.keptSchema.safeParse(body.site);
     const kept = readBack.success ? readBack.data : undefined;
     return {
@@ -140,7 +150,8 @@ export class WordPressClient implements CmsClient {
     schema: T,
     payload?: unknown,
   ): Promise<z.infer<T>> {
-    const credentials = `Basic ${Buffer.from(`${site.login}:${site.password}`, 'utf8').toString('base64')}`;
+    const encoded = Buffer.from(`${site.login}:${site.password}`, 'utf8').toString('base64');
+    const credentials = `Basic ${encoded}`;
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': USER_AGENT,
@@ -168,8 +179,29 @@ export class WordPressClient implements CmsClient {
       }
       throw error;
     }
-    return interpret(response, route, schema);
+    try {
+      return interpret(response, route, schema);
+    } catch (error) {
+      throw error instanceof CmsError ? withoutCredentials(error, [site.password, encoded]) : error;
+    }
   }
+}
+
+/**
+ * A site that echoes the request back (its login, a debugging proxy) must not get the password
+ * into our answers or logs through its error message or code: such an error says so instead.
+ */
+function withoutCredentials(error: CmsError, secrets: string[]): CmsError {
+  const leaks = (text: string | undefined) =>
+    text !== undefined && secrets.some((secret) => secret !== '' && text.includes(secret));
+  if (!leaks(error.message) && !leaks(error.code)) return error;
+  return new CmsError(
+    error.reason,
+    `The site answered ${error.httpStatus ?? 'with an error'}, repeating the site password (its message is not shown)`,
+    error.httpStatus,
+    leaks(error.code) ? undefined : error.code,
+    error.retryAfterSeconds,
+  );
 }
 
 /**
@@ -230,6 +262,15 @@ function interpret<T extends z.ZodMiniType>(
     const parsed = schema.safeParse(json);
     if (parsed.success) return parsed.data;
     throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
+  }
+  if ((status === 401 || status === 403) && response.credentialsDropped) {
+    // Sent without the login (it never follows a redirect to another host): not a verdict on it.
+    throw new CmsError(
+      'unreachable',
+      `The site redirected to ${new URL(response.url).host}, where the login is not sent, and was refused there (${status}): register the address the site answers at`,
+      status,
+      code,
+    );
   }
   if (status === 401 || status === 403) {
     // Plugin 1.1 answers every refused login with one 401 (inkpress_login_failed); 1.0 still

@@ -55,15 +55,15 @@ export type PublishOutcome =
   | 'website_gone';
 
 /**
- * The site will answer the same whatever we do: a 4xx other than 401/403 (credentials can be
- * fixed), 408 and 429 (try later). A throttled login is never permanent either, nor a missing
- * plugin (a 404 while it is deactivated, e.g. during its update: it comes back).
+ * The plugin will answer the same whatever we do: it rejected the post itself (its 400/422, or
+ * WordPress's validation of its route). Any other 4xx is retried: a refused login (credentials
+ * can be fixed), 408 and 429 (try later), a missing plugin (a 404 while it is deactivated, e.g.
+ * during its update), and an answer that is not the plugin's at all (an HTML 404 or 410 of a
+ * proxy, a firewall or a site moving: it may be gone at the next attempt, and an earlier attempt
+ * whose answer was lost may have made the post, which the next attempt then finds).
  */
 export function isPermanentRejection(error: unknown): boolean {
-  if (!(error instanceof CmsError) || error.httpStatus === undefined) return false;
-  if (error.reason === 'plugin_missing') return false;
-  const status = error.httpStatus;
-  return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
+  return error instanceof CmsError && error.reason === 'invalid_request';
 }
 
 /** What the site is asked to do with an article: draft, scheduled (`future`) or live now. */

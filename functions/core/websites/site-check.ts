@@ -35,9 +35,11 @@ export async function checkSite(
   now: Date,
 ): Promise<{ categoriesCount: number } | 'gone'> {
   const checkedAt = now.toISOString();
+  let loggedIn = false;
   try {
     const site = await siteAccessOf(deps, website);
     await deps.cms.status(site);
+    loggedIn = true;
     const fromSite = await deps.cms.categories(site);
     const exists = async () =>
       (await deps.websites.get(website.accountId, website.websiteUuid)) !== undefined;
@@ -54,7 +56,11 @@ export async function checkSite(
     });
     return { categoriesCount };
   } catch (error) {
-    const health = error instanceof CmsError ? healthAfterFailure(error) : {};
+    const health = {
+      ...(error instanceof CmsError ? healthAfterFailure(error) : {}),
+      // The login worked (the status call): whatever failed after it, the login flag is stale.
+      ...(loggedIn ? { loginIsUnauthorized: false } : {}),
+    };
     await deps.websites.recordHealth(website.accountId, website.websiteUuid, { ...health, checkedAt });
     throw error;
   }

@@ -110,12 +110,12 @@ export class FakeCmsClient implements CmsClient {
   readonly posts = new Map<string, { post: CmsPost; result: CmsPostResult }>();
   readonly calls: { kind: 'status' | 'categories' | 'createPost'; site: SiteAccess }[] = [];
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
-  private readonly failures: Error[] = [];
+  private readonly failures: (Error | null)[] = [];
   /** When set, the post is made but the answer is lost (like a timeout after the site wrote it). */
   loseNextAnswer = false;
 
-  /** The next calls fail with these errors, in order. */
-  failWith(...errors: Error[]): void {
+  /** The next calls fail with these errors, in order (`null`: that call works). */
+  failWith(...errors: (Error | null)[]): void {
     this.failures.push(...errors);
   }
 

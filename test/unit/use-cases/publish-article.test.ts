@@ -108,6 +108,25 @@ describe('publishArticle', () => {
     expect(fakes.articles.row(article)?.article).toMatchObject({ state: 'generated', creditsCharged: 3 });
   });
 
+  it.each([404, 405, 410, 413, 451])(
+    'retries an HTML %i that is not the plugin’s (a proxy, a firewall), and makes one post after an answer lost before it',
+    async (status) => {
+      const fakes = createFakes();
+      const { article } = await generatedOnWebsite(fakes);
+      fakes.cms.loseNextAnswer = true;
+      expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+      fakes.cms.failWith(
+        new CmsError('unreachable', `The site answered ${status} with text/html instead of JSON`, status),
+      );
+      fakes.time.advance(publishRetryDelayMs(1));
+      expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 0 });
+      expect(fakes.articles.row(article)?.article.publishState).not.toBe('failed');
+      fakes.time.advance(publishRetryDelayMs(2));
+      expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+      expect(fakes.cms.posts.size).toBe(1);
+    },
+  );
+
   it('fails at once on a permanent rejection, keeping the site’s message', async () => {
     const fakes = createFakes();
     const { article } = await generatedOnWebsite(fakes);

@@ -312,6 +312,32 @@ describe('successful calls', () => {
     },
   );
 
+  it("createPost: refuses an answer carrying another article's post (nothing to record; the next attempt asks again)", async () => {
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 555,
+        link: 'http://evil.example/',
+        status: 'publish',
+        slug: null,
+        date_gmt: '2020-01-01T00:00:00Z',
+        created: true,
+        article_uuid: '00000000-0000-0000-0000-000000000000',
+      });
+    const error = await failureOf(
+      client.createPost(site(), {
+        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+        title: 'My post',
+        introHtml: '<p>x</p>',
+        sections: [],
+        status: 'publish',
+        language: 'en',
+        tags: [],
+      }),
+    );
+    expect(error.reason).toBe('plugin_missing');
+    expect(error.message).toBe("The site answered with another article's post");
+  });
+
   it('createPost: keeps a WordPress slug, percent-encoded non-ASCII included', async () => {
     answer = (_request, response) =>
       json(response, 201, {
@@ -420,6 +446,47 @@ describe('error mapping', () => {
     expect(error.reason).toBe(reason);
     expect(error.httpStatus).toBe(status);
     expect(error.message).not.toContain('pä ss:word');
+  });
+
+  it.each([
+    ['its message', { code: 'inkpress_bad', message: 'echo inkpress:pä ss:word' }],
+    ['its message, encoded', { code: 'inkpress_bad', message: `echo ${expectedAuth}` }],
+    ['its code', { code: 'pä ss:word' }],
+  ])('a site repeating the password in %s: the error says so without it', async (_where, body) => {
+    answer = (_request, response) => json(response, 422, body);
+    const error = await failureOf(
+      client.createPost(site(), {
+        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+        title: 'My post',
+        introHtml: '<p>x</p>',
+        sections: [],
+        status: 'publish',
+        language: 'en',
+        tags: [],
+      }),
+    );
+    expect(error.reason).toBe('invalid_request');
+    expect(error.message).toBe(
+      'The site answered 422, repeating the site password (its message is not shown)',
+    );
+    expect(`${error.message} ${error.code}`).not.toContain('pä ss:word');
+    expect(`${error.message} ${error.code}`).not.toContain(expectedAuth.slice(6));
+  });
+
+  it('a refusal after a redirect to another host (where the login is not sent) -> unreachable, not a refused login', async () => {
+    answer = (request, response) => {
+      if (request.headers.host?.startsWith('127.0.0.1')) {
+        response
+          .writeHead(308, { Location: `${baseUrl.replace('127.0.0.1', 'localhost')}${request.url}` })
+          .end();
+        return;
+      }
+      json(response, 401, { code: 'inkpress_login_failed', data: { status: 401 } });
+    };
+    const error = await failureOf(client.status(site()));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toMatch(/redirected to localhost:\d+, where the login is not sent/);
+    expect(seen.map((request) => request.inkpressAuthorization)).toEqual([expectedAuth, undefined]);
   });
 
   it('looks for JSON inside other output with bounded work: a hostile body is parsed at most three times its length', async () => {
