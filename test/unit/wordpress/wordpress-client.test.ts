@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { OutboundPolicy } from '../../../functions/adapters/wordpress/guarded-http';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { WordPressClient } from '../../../functions/adapters/wordpress/wordpress-client';
-import { CmsError, CmsNotSentError, type SiteAccess } from '../../../functions/core/websites/cms-client';
+import {
+  CmsError,
+  CmsNotSentError,
+  type CmsPost,
+  type SiteAccess,
+} from '../../../functions/core/websites/cms-client';
 import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
 
 interface Seen {
@@ -54,6 +59,16 @@ const policy: OutboundPolicy = {
 };
 const client = new WordPressClient(policy);
 const site = (): SiteAccess => ({ url: `${baseUrl}/blog`, login: 'inkpress', password: 'pä ss:word' });
+/** The smallest post the client sends. */
+const minimalPost = (): CmsPost => ({
+  articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+  title: 'My post',
+  introHtml: '<p>x</p>',
+  sections: [],
+  status: 'publish',
+  language: 'en',
+  tags: [],
+});
 const expectedAuth = `Basic ${Buffer.from('inkpress:pä ss:word', 'utf8').toString('base64')}`;
 
 async function failureOf(promise: Promise<unknown>): Promise<CmsError> {
@@ -203,15 +218,7 @@ describe('successful calls', () => {
         date_gmt: '2024-01-01T00:00:00Z',
         created: false,
       });
-    const result = await client.createPost(site(), {
-      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
-      title: 'My post',
-      introHtml: '<p>x</p>',
-      sections: [],
-      status: 'publish',
-      language: 'en',
-      tags: [],
-    });
+    const result = await client.createPost(site(), minimalPost());
     expect(result.created).toBe(false);
     expect(result.site).toBeUndefined();
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
@@ -323,17 +330,7 @@ describe('successful calls', () => {
         created: true,
         article_uuid: '00000000-0000-0000-0000-000000000000',
       });
-    const error = await failureOf(
-      client.createPost(site(), {
-        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
-        title: 'My post',
-        introHtml: '<p>x</p>',
-        sections: [],
-        status: 'publish',
-        language: 'en',
-        tags: [],
-      }),
-    );
+    const error = await failureOf(client.createPost(site(), minimalPost()));
     expect(error.reason).toBe('plugin_missing');
     expect(error.message).toBe("The site answered with another article's post");
   });
@@ -454,17 +451,7 @@ describe('error mapping', () => {
     ['its code', { code: 'pä ss:word' }],
   ])('a site repeating the password in %s: the error says so without it', async (_where, body) => {
     answer = (_request, response) => json(response, 422, body);
-    const error = await failureOf(
-      client.createPost(site(), {
-        articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
-        title: 'My post',
-        introHtml: '<p>x</p>',
-        sections: [],
-        status: 'publish',
-        language: 'en',
-        tags: [],
-      }),
-    );
+    const error = await failureOf(client.createPost(site(), minimalPost()));
     expect(error.reason).toBe('invalid_request');
     expect(error.message).toBe(
       'The site answered 422, repeating the site password (its message is not shown)',
