@@ -155,6 +155,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
         worker: webhookDispatcher,
         log,
         batchSize: webhookSettings.batchSize,
+        oneAtATimePerBody: false,
         waitTimeSeconds,
       }),
       startScheduler({

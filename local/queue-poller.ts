@@ -3,8 +3,8 @@
  * deployed: up to `workerMaxConcurrency` invocations at once, each with up to `batchSize`
  * messages; the records that succeeded are deleted, failed ones come back when their visibility
  * (set by the worker to its retry backoff) ends, and moto moves them to the dead-letter queue
- * after `maxReceiveCount` receives. Two messages with the same body (one article sent twice)
- * never run at once: the second waits for the first.
+ * after `maxReceiveCount` receives. On the generation queue two messages with the same body (one
+ * article sent twice) never run at once: the second waits for the first.
  */
 import {
   DeleteMessageBatchCommand,
@@ -30,6 +30,12 @@ export interface QueuePollerOptions {
   /** Messages per invocation (10 at most); default `runtimeSettings.workerBatchSize`. */
   batchSize?: number;
   waitTimeSeconds: number;
+  /**
+   * A message waits for a running invocation holding one with the same body (default). Off for
+   * the webhook queue, whose retry is a new message with the same body, sent at the end of its
+   * attempt: waiting for the whole invocation put it off behind a slow sibling's attempt.
+   */
+  oneAtATimePerBody?: boolean;
 }
 
 export function startQueuePoller(options: QueuePollerOptions) {
@@ -52,7 +58,8 @@ export function startQueuePoller(options: QueuePollerOptions) {
 
   function invoke(batch: Message[], queueArn: string): void {
     const bodies = batch.map((message) => message.Body ?? '');
-    const earlier = bodies.flatMap((body) => latestByBody.get(body) ?? []);
+    const earlier =
+      options.oneAtATimePerBody === false ? [] : bodies.flatMap((body) => latestByBody.get(body) ?? []);
     const invocation = (async () => {
       await Promise.all(earlier);
       const handler = loadHandler<WorkerHandler>(worker.entry);

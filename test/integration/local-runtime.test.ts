@@ -492,6 +492,35 @@ describe('the SQS event source', () => {
     }
   });
 
+  it('runs messages of the same body at once when told to (the webhook queue: a retry is not held behind its batch)', async () => {
+    const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
+    try {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-same-body-test' }));
+      const queueUrl = QueueUrl as string;
+      slowWorker.runs.length = 0;
+      for (let n = 0; n < 2; n++)
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"same":true}' }));
+      const poller = startQueuePoller({
+        sqs,
+        queueUrl,
+        worker: { name: 'SlowWorker', entry: 'test/support/local-fixtures/slow-worker.ts' },
+        log: quiet,
+        batchSize: 1,
+        waitTimeSeconds: 1,
+        oneAtATimePerBody: false,
+      });
+      await eventually(
+        async () => slowWorker.runs.length,
+        (n) => n === 2,
+      );
+      await poller.stop();
+      const [first, second] = slowWorker.runs;
+      expect(second?.start).toBeLessThan(first?.end ?? 0);
+    } finally {
+      sqs.destroy();
+    }
+  });
+
   it('keeps concurrent invocations of the real worker apart (each gets its own outcome)', async () => {
     const worker = loadHandler<Parameters<typeof invokeWorker>[0]>(generationWorker.entry);
     // Odd ones fail (DynamoDB rejects a key of 3000 characters), even ones find no article and succeed.

@@ -170,6 +170,12 @@ describe('webhook endpoints', () => {
       expect.stringContaining('["article.generated"] is not one'),
     ],
     [{ url: 'http://127.0.0.1/x', events: [] }, 'events', expect.stringContaining('must not be empty')],
+    [
+      { url: 'http://127.0.0.1/x#frag' },
+      'url',
+      'The url may not contain a fragment (#): it is never sent to the receiver.',
+    ],
+    [{ url: 'http://127.0.0.1:0/x' }, 'url', 'The url may not use port 0.'],
   ])('answers 422 to %j', async (body, field, message) => {
     const token = await newToken();
     const response = await api(token, 'POST', '/v1/webhooks/create', body);

@@ -109,6 +109,14 @@ async function receiverUrl(policy: ReceiverUrlPolicy, text: string): Promise<str
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw ValidationError.forField('url', 'The url must be an https:// address.');
   }
+  // Neither can ever be delivered to: a fragment is not sent, no server listens on port 0.
+  if (url.hash !== '' || text.includes('#')) {
+    throw ValidationError.forField(
+      'url',
+      'The url may not contain a fragment (#): it is never sent to the receiver.',
+    );
+  }
+  if (url.port === '0') throw ValidationError.forField('url', 'The url may not use port 0.');
   // Credentials in the URL would be shown by every list and show answer: events are authenticated
   // by their signature instead.
   if (url.username !== '' || url.password !== '') {
