@@ -4,6 +4,7 @@
  * works with and without pretty permalinks) and every failure becomes a named CmsError.
  */
 import * as z from 'zod/mini';
+import { escapeHtml } from '../../core/text';
 import {
   type CmsCategory,
   type CmsClient,
@@ -62,6 +63,8 @@ function createdPostSchemas() {
 let postSchemas: ReturnType<typeof createdPostSchemas> | undefined;
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
+/** An error code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
+const KNOWN_CODE = /^(?:inkpress|rest)_[a-z0-9_]+$/;
 
 export class WordPressClient implements CmsClient {
   constructor(private readonly policy: OutboundPolicy) {}
@@ -108,9 +111,9 @@ export class WordPressClient implements CmsClient {
       body.article_uuid !== undefined &&
       body.article_uuid.toLowerCase() !== post.articleUuid.toLowerCase()
     ) {
-      // Not this article's post (a broken or hostile answer): nothing is recorded, the next attempt
-      // asks again (and finds this article's post, if the site made one).
-      throw new CmsError('plugin_missing', "The site answered with another article's post");
+      // Another request's answer (a proxy or cache mixing answers up): nothing is recorded, the next
+      // attempt asks again (and finds this article's post, if the site made one).
+      throw new CmsError('plugin_error', "The site answered with another article's post");
     }
     const readBack = postSchemas.keptSchema.safeParse(body.site);
     const kept = readBack.success ? readBack.data : undefined;
@@ -179,28 +182,24 @@ export class WordPressClient implements CmsClient {
       }
       throw error;
     }
-    try {
-      return interpret(response, route, schema);
-    } catch (error) {
-      throw error instanceof CmsError ? withoutCredentials(error, [site.password, encoded]) : error;
-    }
+    return interpret(response, route, schema, repeatsCredentials(response.body, site, encoded));
   }
 }
 
+/** Shorter passwords are looked for only as part of the login pair (they occur in text by chance). */
+const MIN_PASSWORD_LOOKED_FOR = 6;
+
 /**
- * A site that echoes the request back (its login, a debugging proxy) must not get the password
- * into our answers or logs through its error message or code: such an error says so instead.
+ * Whether a site's answer repeats the credentials (a site or proxy echoing the request back): the
+ * Basic pair, `login:password`, or a password long enough not to occur by chance, as sent or
+ * escaped for HTML or JSON. Its words then stay out of our answers and logs.
  */
-function withoutCredentials(error: CmsError, secrets: string[]): CmsError {
-  const leaks = (text: string | undefined) =>
-    text !== undefined && secrets.some((secret) => secret !== '' && text.includes(secret));
-  if (!leaks(error.message) && !leaks(error.code)) return error;
-  return new CmsError(
-    error.reason,
-    `The site answered ${error.httpStatus ?? 'with an error'}, repeating the site password (its message is not shown)`,
-    error.httpStatus,
-    leaks(error.code) ? undefined : error.code,
-    error.retryAfterSeconds,
+function repeatsCredentials(body: Buffer, site: SiteAccess, encoded: string): boolean {
+  const text = body.toString('utf8');
+  const secrets = [encoded, `${site.login}:${site.password}`];
+  if (site.password.length >= MIN_PASSWORD_LOOKED_FOR) secrets.push(site.password);
+  return secrets.some((secret) =>
+    [secret, escapeHtml(secret), JSON.stringify(secret).slice(1, -1)].some((form) => text.includes(form)),
   );
 }
 
@@ -238,6 +237,7 @@ function interpret<T extends z.ZodMiniType>(
   response: OutboundResponse,
   route: string,
   schema: T,
+  repeatsCredentials: boolean,
 ): z.infer<T> {
   const { status } = response;
   const json = parseJson(response);
@@ -254,9 +254,14 @@ function interpret<T extends z.ZodMiniType>(
     );
   }
   const wpError = wpErrorSchema.safeParse(json).data;
-  const code = wpError?.code;
+  // An answer repeating the credentials keeps only a code of WordPress's or the plugin's own form.
+  const code = repeatsCredentials && !KNOWN_CODE.test(wpError?.code ?? '') ? undefined : wpError?.code;
   // The site's own words, for the client's `publication.last_error` (plain text, bounded).
-  const siteSays = wpError?.message ? `: ${wpError.message.replace(/<[^>]*>/g, '').slice(0, 300)}` : '';
+  const siteSays = repeatsCredentials
+    ? ": (the site's message repeated the site password and is not shown)"
+    : wpError?.message
+      ? `: ${wpError.message.replace(/<[^>]*>/g, '').slice(0, 300)}`
+      : '';
 
   if (status >= 200 && status < 300) {
     const parsed = schema.safeParse(json);
@@ -264,10 +269,11 @@ function interpret<T extends z.ZodMiniType>(
     throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
   }
   if ((status === 401 || status === 403) && response.credentialsDropped) {
-    // Sent without the login (it never follows a redirect to another host): not a verdict on it.
+    // Sent without the login (never sent on to another host or port, nor from https to http): not
+    // a verdict on it.
     throw new CmsError(
       'unreachable',
-      `The site redirected to ${new URL(response.url).host}, where the login is not sent, and was refused there (${status}): register the address the site answers at`,
+      `The site redirected to ${new URL(response.url).origin}, where the login is not sent, and was refused there (${status}): register the address the site answers at`,
       status,
       code,
     );
@@ -294,7 +300,8 @@ function interpret<T extends z.ZodMiniType>(
       code,
     );
   }
-  if (status === 400 || status === 422) {
+  // The plugin's (or WordPress validating its route) rejection carries its code; a proxy's JSON 400 does not.
+  if ((status === 400 || status === 422) && KNOWN_CODE.test(code ?? '')) {
     throw new CmsError(
       'invalid_request',
       `The plugin rejected the request (${code ?? status})${siteSays}`,

@@ -149,8 +149,9 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
 }
 
 /**
- * Whether a failed post request may have created the post all the same: anything but a clear
- * refusal by the plugin (a 4xx, its failed insert) or a request that never left.
+ * Whether a failed post request may have created the post all the same: anything but a 4xx (the
+ * plugin's refusal, or a proxy's or firewall's answer, given before WordPress runs), the plugin's
+ * failed insert, or a request that never left.
  */
 export function mayHaveCreatedPost(error: unknown): boolean {
   if (error instanceof CmsNotSentError) return false;

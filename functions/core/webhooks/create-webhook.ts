@@ -109,7 +109,8 @@ async function receiverUrl(policy: ReceiverUrlPolicy, text: string): Promise<str
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw ValidationError.forField('url', 'The url must be an https:// address.');
   }
-  // Neither can ever be delivered to: a fragment is not sent, no server listens on port 0.
+  // A fragment is never sent to the receiver (refused so that nobody relies on it); nothing
+  // listens on port 0.
   if (url.hash !== '' || text.includes('#')) {
     throw ValidationError.forField(
       'url',

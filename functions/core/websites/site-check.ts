@@ -56,10 +56,11 @@ export async function checkSite(
     });
     return { categoriesCount };
   } catch (error) {
+    const refused = error instanceof CmsError && error.reason === 'unauthorized';
     const health = {
+      // The login worked (the status call): unless a later call was refused, the flag is stale.
+      ...(loggedIn && !refused ? { loginIsUnauthorized: false } : {}),
       ...(error instanceof CmsError ? healthAfterFailure(error) : {}),
-      // The login worked (the status call): whatever failed after it, the login flag is stale.
-      ...(loggedIn ? { loginIsUnauthorized: false } : {}),
     };
     await deps.websites.recordHealth(website.accountId, website.websiteUuid, { ...health, checkedAt });
     throw error;

@@ -22,6 +22,21 @@ describe('checkSite', () => {
     });
   });
 
+  it('keeps the login flag when a call after a working login is refused (the password revoked meanwhile)', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId, { loginIsUnauthorized: true });
+    fakes.cms.failWith(
+      null,
+      new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed'),
+    );
+
+    await expect(checkSite(fakes, website, fakes.clock())).rejects.toBeInstanceOf(CmsError);
+    expect(await fakes.websites.get(accountId, website.websiteUuid)).toMatchObject({
+      loginIsUnauthorized: true,
+    });
+  });
+
   it('sets the login flag when the login is refused', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(10);

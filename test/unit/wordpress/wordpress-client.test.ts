@@ -331,7 +331,7 @@ describe('successful calls', () => {
         article_uuid: '00000000-0000-0000-0000-000000000000',
       });
     const error = await failureOf(client.createPost(site(), minimalPost()));
-    expect(error.reason).toBe('plugin_missing');
+    expect(error.reason).toBe('plugin_error');
     expect(error.message).toBe("The site answered with another article's post");
   });
 
@@ -447,17 +447,40 @@ describe('error mapping', () => {
 
   it.each([
     ['its message', { code: 'inkpress_bad', message: 'echo inkpress:pä ss:word' }],
-    ['its message, encoded', { code: 'inkpress_bad', message: `echo ${expectedAuth}` }],
-    ['its code', { code: 'pä ss:word' }],
-  ])('a site repeating the password in %s: the error says so without it', async (_where, body) => {
+    [
+      'its message, HTML-escaped',
+      { code: 'inkpress_bad', message: 'echo p&auml; ss:word <b>pä ss:word</b>' },
+    ],
+    ['its message, as the Basic pair', { code: 'inkpress_bad', message: `echo ${expectedAuth}` }],
+    ['its code', { code: 'pä ss:word', message: 'no' }],
+  ])('a site repeating the password in %s: none of its words are kept', async (_where, body) => {
     answer = (_request, response) => json(response, 422, body);
     const error = await failureOf(client.createPost(site(), minimalPost()));
-    expect(error.reason).toBe('invalid_request');
-    expect(error.message).toBe(
-      'The site answered 422, repeating the site password (its message is not shown)',
-    );
+    if (body.code === 'inkpress_bad') {
+      expect(error.message).toContain("(the site's message repeated the site password and is not shown)");
+    }
     expect(`${error.message} ${error.code}`).not.toContain('pä ss:word');
     expect(`${error.message} ${error.code}`).not.toContain(expectedAuth.slice(6));
+    // The plugin's own code stays (publishing acts on it); any other is dropped.
+    expect(error.code).toBe(body.code === 'inkpress_bad' ? 'inkpress_bad' : undefined);
+  });
+
+  it('a short password found in a message by chance is no echo: the diagnosis and code stay', async () => {
+    const shortPassword = { ...site(), password: 'category' };
+    answer = (_request, response) =>
+      json(response, 422, { code: 'inkpress_unknown_category', message: 'Unknown category 7.' });
+    const error = await failureOf(client.createPost({ ...shortPassword, password: 'e' }, minimalPost()));
+    expect(error).toMatchObject({ reason: 'invalid_request', code: 'inkpress_unknown_category' });
+    expect(error.message).toContain('Unknown category 7.');
+    // A password as long as a code word is looked for, but the plugin's code still stays.
+    const echoed = await failureOf(client.createPost(shortPassword, minimalPost()));
+    expect(echoed.code).toBe('inkpress_unknown_category');
+  });
+
+  it('a JSON 400 without a WordPress or plugin code (a proxy) is not the plugin rejecting the post', async () => {
+    answer = (_request, response) => json(response, 400, { message: 'Bad Request' });
+    const error = await failureOf(client.createPost(site(), minimalPost()));
+    expect(error.reason).toBe('unreachable');
   });
 
   it('a refusal after a redirect to another host (where the login is not sent) -> unreachable, not a refused login', async () => {
@@ -472,7 +495,7 @@ describe('error mapping', () => {
     };
     const error = await failureOf(client.status(site()));
     expect(error.reason).toBe('unreachable');
-    expect(error.message).toMatch(/redirected to localhost:\d+, where the login is not sent/);
+    expect(error.message).toMatch(/redirected to http:\/\/localhost:\d+, where the login is not sent/);
     expect(seen.map((request) => request.inkpressAuthorization)).toEqual([expectedAuth, undefined]);
   });
 
