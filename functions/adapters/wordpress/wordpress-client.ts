@@ -176,13 +176,20 @@ export class WordPressClient implements CmsClient {
     } catch (error) {
       if (error instanceof OutboundError) {
         const reason = error.failure === 'blocked' ? 'blocked' : 'unreachable';
-        throw error.requestSent
-          ? new CmsError(reason, error.message)
-          : new CmsNotSentError(reason, error.message);
+        // The message may name where the site redirected to, which the site chose.
+        const message = repeatsCredentials(error.message, site, encoded)
+          ? 'The site redirected to an address that repeats the site password (not shown)'
+          : error.message;
+        throw error.requestSent ? new CmsError(reason, message) : new CmsNotSentError(reason, message);
       }
       throw error;
     }
-    return interpret(response, route, schema, repeatsCredentials(response.body, site, encoded));
+    return interpret(
+      response,
+      route,
+      schema,
+      repeatsCredentials(response.body.toString('utf8'), site, encoded),
+    );
   }
 }
 
@@ -190,12 +197,11 @@ export class WordPressClient implements CmsClient {
 const MIN_PASSWORD_LOOKED_FOR = 6;
 
 /**
- * Whether a site's answer repeats the credentials (a site or proxy echoing the request back): the
+ * Whether a site's answer (or what we say of it) repeats the credentials (a site or proxy echoing the request back): the
  * Basic pair, `login:password`, or a password long enough not to occur by chance, as sent or
  * escaped for HTML or JSON. Its words then stay out of our answers and logs.
  */
-function repeatsCredentials(body: Buffer, site: SiteAccess, encoded: string): boolean {
-  const text = body.toString('utf8');
+function repeatsCredentials(text: string, site: SiteAccess, encoded: string): boolean {
   const secrets = [encoded, `${site.login}:${site.password}`];
   if (site.password.length >= MIN_PASSWORD_LOOKED_FOR) secrets.push(site.password);
   return secrets.some((secret) =>
@@ -274,6 +280,16 @@ function interpret<T extends z.ZodMiniType>(
     throw new CmsError(
       'unreachable',
       `The site redirected to ${new URL(response.url).origin}, where the login is not sent, and was refused there (${status}): register the address the site answers at`,
+      status,
+      code,
+    );
+  }
+  if (status === 403 && code === 'inkpress_forbidden') {
+    // Logged in, but the role lost `edit_posts` / `publish_posts` on the site: not a refused login
+    // (flagging it would stop every publication, and the next login check would clear it again).
+    throw new CmsError(
+      'plugin_error',
+      `The site user may not make this post (${code})${siteSays}: give the Inkpress Editor role back its capabilities`,
       status,
       code,
     );

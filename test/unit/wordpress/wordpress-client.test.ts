@@ -401,7 +401,12 @@ describe('error mapping', () => {
       { code: 'inkpress_not_authenticated', message: 'Authentication required', data: { status: 401 } },
       'unauthorized',
     ],
-    ['a post refused (403 inkpress_forbidden)', 403, { code: 'inkpress_forbidden' }, 'unauthorized'],
+    [
+      'a post the role may no longer make (403 inkpress_forbidden)',
+      403,
+      { code: 'inkpress_forbidden', message: 'This user cannot publish posts.' },
+      'plugin_error',
+    ],
     [
       'a user without the role from plugin 1.0 (403)',
       403,
@@ -463,6 +468,15 @@ describe('error mapping', () => {
     expect(`${error.message} ${error.code}`).not.toContain(expectedAuth.slice(6));
     // The plugin's own code stays (publishing acts on it); any other is dropped.
     expect(error.code).toBe(body.code === 'inkpress_bad' ? 'inkpress_bad' : undefined);
+  });
+
+  it('a redirect to an address holding the password: the error does not repeat it', async () => {
+    // A Location whose scheme is the password: "redirected to a secret-pass: address".
+    answer = (_request, response) => response.writeHead(302, { Location: 'secret-pass:x' }).end();
+    const error = await failureOf(client.status({ ...site(), password: 'secret-pass' }));
+    expect(error.message).toBe(
+      'The site redirected to an address that repeats the site password (not shown)',
+    );
   });
 
   it('a short password found in a message by chance is no echo: the diagnosis and code stay', async () => {
