@@ -246,6 +246,14 @@ function interpret<T extends z.ZodMiniType>(
   repeatsCredentials: boolean,
 ): z.infer<T> {
   const { status } = response;
+  if (status === 413) {
+    // Whoever answers (the web server, a proxy, the plugin), the same post is refused again.
+    throw new CmsError(
+      'invalid_request',
+      `The site refused the ${route === 'posts' ? 'post' : 'request'} as too large (413): raise the web server's request size limit, then retry`,
+      status,
+    );
+  }
   const json = parseJson(response);
   if (json === undefined) {
     const type = describeType(response);

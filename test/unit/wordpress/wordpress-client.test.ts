@@ -491,6 +491,16 @@ describe('error mapping', () => {
     expect(echoed.code).toBe('inkpress_unknown_category');
   });
 
+  it('a 413 from whoever answers (HTML of the web server) -> invalid_request: the same post is refused again', async () => {
+    answer = (_request, response) =>
+      response.writeHead(413, { 'Content-Type': 'text/html' }).end('<h1>413 Request Entity Too Large</h1>');
+    const error = await failureOf(client.createPost(site(), minimalPost()));
+    expect(error).toMatchObject({ reason: 'invalid_request', httpStatus: 413 });
+    expect(error.message).toBe(
+      "The site refused the post as too large (413): raise the web server's request size limit, then retry",
+    );
+  });
+
   it('a JSON 400 without a WordPress or plugin code (a proxy) is not the plugin rejecting the post', async () => {
     answer = (_request, response) => json(response, 400, { message: 'Bad Request' });
     const error = await failureOf(client.createPost(site(), minimalPost()));
