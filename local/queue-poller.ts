@@ -58,8 +58,8 @@ export function startQueuePoller(options: QueuePollerOptions) {
 
   function invoke(batch: Message[], queueArn: string): void {
     const bodies = batch.map((message) => message.Body ?? '');
-    const earlier =
-      options.oneAtATimePerBody === false ? [] : bodies.flatMap((body) => latestByBody.get(body) ?? []);
+    const oneAtATime = options.oneAtATimePerBody !== false;
+    const earlier = oneAtATime ? bodies.flatMap((body) => latestByBody.get(body) ?? []) : [];
     const invocation = (async () => {
       await Promise.all(earlier);
       const handler = loadHandler<WorkerHandler>(worker.entry);
@@ -76,7 +76,7 @@ export function startQueuePoller(options: QueuePollerOptions) {
         wake();
       });
     running.add(invocation);
-    for (const body of bodies) latestByBody.set(body, invocation);
+    if (oneAtATime) for (const body of bodies) latestByBody.set(body, invocation);
   }
 
   const loop = (async () => {

@@ -13,8 +13,9 @@
  * - `@aws-sdk/client-sqs`, for functions that seldom send a message (`composition/sqs-on-demand.ts`):
  *   API routes whose one use of SQS is recording a webhook event (a website's health changing),
  *   and the worker, which Lambda hands its messages and which uses SQS only to put a delivery off
- *   (a failed attempt's backoff, a busy lease, storage down) or for an event some account subscribed to. Functions that send generation messages
- *   (create, retry, the sweeper) or deliver webhooks bundle it.
+ *   (a failed attempt's backoff, a busy lease, storage down) or for an event some account
+ *   subscribed to. Functions that send generation messages (create, retry, the sweeper) or
+ *   deliver webhooks bundle it.
  */
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';

@@ -100,8 +100,9 @@ export async function guardedRequest(
         throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
       }
       const target = redirectTarget(location, url);
-      if (!credentialsKept(url, target)) credentialsDropped = true;
-      current = redirected(current, url, target, response.status);
+      const keepCredentials = credentialsKept(url, target);
+      if (!keepCredentials) credentialsDropped = true;
+      current = redirected(current, target, response.status, keepCredentials);
     }
   } catch (error) {
     if (answered && error instanceof OutboundError && !error.requestSent) {
@@ -147,9 +148,14 @@ function parseUrl(text: string): URL {
 }
 
 /** The next request after a redirect: 303 becomes a GET; credentials stay only where `credentialsKept` allows. */
-function redirected(previous: OutboundRequest, from: URL, to: URL, status: number): OutboundRequest {
+function redirected(
+  previous: OutboundRequest,
+  to: URL,
+  status: number,
+  keepCredentials: boolean,
+): OutboundRequest {
   const headers = { ...previous.headers };
-  if (!credentialsKept(from, to)) {
+  if (!keepCredentials) {
     for (const name of Object.keys(headers)) {
       if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) delete headers[name];
     }

@@ -184,12 +184,8 @@ export class WordPressClient implements CmsClient {
       }
       throw error;
     }
-    return interpret(
-      response,
-      route,
-      schema,
-      repeatsCredentials(response.body.toString('utf8'), site, encoded),
-    );
+    // Looked for in error answers only: a 2xx in the plugin's shape is taken as it is.
+    return interpret(response, route, schema, (text) => repeatsCredentials(text, site, encoded));
   }
 }
 
@@ -243,7 +239,7 @@ function interpret<T extends z.ZodMiniType>(
   response: OutboundResponse,
   route: string,
   schema: T,
-  repeatsCredentials: boolean,
+  echoesCredentials: (text: string) => boolean,
 ): z.infer<T> {
   const { status } = response;
   if (status === 413) {
@@ -267,19 +263,21 @@ function interpret<T extends z.ZodMiniType>(
       status,
     );
   }
+  const success = status >= 200 && status < 300 ? schema.safeParse(json) : undefined;
+  if (success?.success) return success.data;
+
   const wpError = wpErrorSchema.safeParse(json).data;
+  const repeats = echoesCredentials(response.body.toString('utf8'));
   // An answer repeating the credentials keeps only a code of WordPress's or the plugin's own form.
-  const code = repeatsCredentials && !KNOWN_CODE.test(wpError?.code ?? '') ? undefined : wpError?.code;
+  const code = repeats && !KNOWN_CODE.test(wpError?.code ?? '') ? undefined : wpError?.code;
   // The site's own words, for the client's `publication.last_error` (plain text, bounded).
-  const siteSays = repeatsCredentials
+  const siteSays = repeats
     ? ": (the site's message repeated the site password and is not shown)"
     : wpError?.message
       ? `: ${wpError.message.replace(/<[^>]*>/g, '').slice(0, 300)}`
       : '';
 
-  if (status >= 200 && status < 300) {
-    const parsed = schema.safeParse(json);
-    if (parsed.success) return parsed.data;
+  if (success !== undefined) {
     throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
   }
   if ((status === 401 || status === 403) && response.credentialsDropped) {

@@ -53,29 +53,29 @@ function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
 }
 
 /**
- * Comma-separated text (or a JSON list of texts), each checked as every text field is: plain-text
- * tags, duplicates (any case) dropped. A refused value gets the message of the text (or list) check.
+ * The tags as sent: one comma-separated text, or a JSON list of texts (a refused value gets the
+ * message of the text or list check).
  */
+const tagTexts = z.pipe(
+  z.union([formText('tags'), z.array(formText('tags'))], {
+    error: (issue) => {
+      const [asText, asList] = (issue as { errors?: { message: string }[][] }).errors ?? [];
+      const input = issue.input;
+      const failed = Array.isArray(input)
+        ? asList
+        : typeof input === 'string' || input instanceof UndecodableText
+          ? asText
+          : undefined;
+      return failed?.[0]?.message ?? 'The tags must be comma-separated text.';
+    },
+  }),
+  z.transform((value: string | string[]) => (Array.isArray(value) ? value : value.split(','))),
+);
+
+/** Each tag checked as every text field is: plain-text tags, duplicates (any case) dropped. */
 const tagsField = z
   .pipe(
-    z.pipe(
-      z.pipe(
-        z.union([formText('tags'), z.array(formText('tags'))], {
-          error: (issue) => {
-            const [asText, asList] = (issue as { errors?: { message: string }[][] }).errors ?? [];
-            const input = issue.input;
-            const failed = Array.isArray(input)
-              ? asList
-              : typeof input === 'string' || input instanceof UndecodableText
-                ? asText
-                : undefined;
-            return failed?.[0]?.message ?? 'The tags must be comma-separated text.';
-          },
-        }),
-        z.transform((value: string | string[]) => (Array.isArray(value) ? value : value.split(','))),
-      ),
-      z.array(formPlainText('tags')),
-    ),
+    z.pipe(tagTexts, z.array(formPlainText('tags'))),
     z.transform((tags: string[]) =>
       tags.filter((tag, index, all) => tag !== '' && all.findIndex((other) => sameTag(other, tag)) === index),
     ),
