@@ -364,12 +364,28 @@ describe('posts that look hand-made', () => {
     });
     try {
       const page = await browser.newPage();
-      await page.goto(`${WP_URL}/wp-login.php`);
+      const editUrl = (cmsId: string) => `${WP_URL}/wp-admin/post.php?post=${cmsId}&action=edit`;
+      // Straight to the first editor (the dashboard is not what is tested); a refused login
+      // fails with WordPress's own message instead of a navigation timeout.
+      const [first] = published;
+      if (!first) throw new Error('no post was published');
+      await page.goto(`${WP_URL}/wp-login.php?redirect_to=${encodeURIComponent(editUrl(first.cmsId))}`);
       await page.fill('#user_login', env('WP_ADMIN_LOGIN'));
       await page.fill('#user_pass', env('WP_ADMIN_PASSWORD'));
-      await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')]);
+      await page.click('#wp-submit', { noWaitAfter: true });
+      await page
+        .waitForURL(/\/wp-admin\/post\.php/, { waitUntil: 'commit', timeout: 60_000 })
+        .catch(async (error: unknown) => {
+          const said = await page
+            .locator('#login_error')
+            .textContent({ timeout: 1_000 })
+            .catch(() => null);
+          throw new Error(
+            `the admin login did not reach the editor (at ${page.url()}): ${said ?? String(error)}`,
+          );
+        });
       for (const { cmsId } of published) {
-        await page.goto(`${WP_URL}/wp-admin/post.php?post=${cmsId}&action=edit`);
+        if (!page.url().startsWith(editUrl(cmsId))) await page.goto(editUrl(cmsId));
         await page.waitForFunction(
           () => {
             const data = (globalThis as unknown as { wp?: { data?: { select(store: string): unknown } } }).wp
