@@ -37,6 +37,22 @@ export const RATE_LIMIT_CONTEXT_KEYS = {
   rateLimitBurst: 'INKPRESS_RATE_LIMIT_BURST',
 } as const;
 
+/** CDK context key of the worker invocations the generation queue runs at once (`-c workerMaxConcurrency=20`). */
+export const WORKER_CONCURRENCY_CONTEXT_KEY = 'workerMaxConcurrency';
+
+/** The context's worker concurrency, or the default; anything but a whole number from 2 to 1000 (SQS's range) stops the synth. */
+function workerMaxConcurrency(scope: Construct): number {
+  const value: unknown = scope.node.tryGetContext(WORKER_CONCURRENCY_CONTEXT_KEY);
+  if (value === undefined || value === '') return runtimeSettings.workerMaxConcurrency;
+  const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 2 || count > 1000) {
+    throw new Error(
+      `-c ${WORKER_CONCURRENCY_CONTEXT_KEY} must be a whole number from 2 to 1000 (the SQS event source's range); given ${JSON.stringify(value)}.`,
+    );
+  }
+  return count;
+}
+
 function settingsFromContext(scope: Construct, keys: Record<string, string>): Record<string, string> {
   const settings: Record<string, string> = {};
   for (const [contextKey, envVar] of Object.entries(keys)) {
@@ -88,7 +104,7 @@ export class InkpressStack extends Stack {
     functions.worker.addEventSource(
       new SqsEventSource(generation.queue, {
         batchSize: runtimeSettings.workerBatchSize,
-        maxConcurrency: runtimeSettings.workerMaxConcurrency,
+        maxConcurrency: workerMaxConcurrency(this),
         reportBatchItemFailures: true,
       }),
     );

@@ -1,6 +1,7 @@
 /** CDK context: operators choose the provider models, an OpenAI-compatible server and the rate limit; developers a template for `sam local`. */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { InkpressStack } from '../../lib/inkpress-stack';
 
 type FunctionResource = {
@@ -58,6 +59,33 @@ describe('rate-limit settings', () => {
     for (const { variables } of environments.filter(({ variables }) => !('RATE_LIMITS_TABLE' in variables))) {
       expect(Object.keys(variables).filter((name) => name.startsWith('INKPRESS_RATE_LIMIT'))).toEqual([]);
     }
+  });
+});
+
+describe('worker concurrency (-c workerMaxConcurrency=N)', () => {
+  function generationMapping(context: Record<string, string>) {
+    const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    const mappings = Template.fromStack(new InkpressStack(app, 'Inkpress')).findResources(
+      'AWS::Lambda::EventSourceMapping',
+    ) as Record<string, { Properties: { FunctionName: { Ref: string }; ScalingConfig?: unknown } }>;
+    return Object.values(mappings).find(({ Properties }) =>
+      Properties.FunctionName.Ref.startsWith('FunctionsGenerationWorker'),
+    )?.Properties;
+  }
+
+  it('runs as many worker invocations at once as the operator sets, 10 without the setting', () => {
+    expect(generationMapping({ workerMaxConcurrency: '25' })?.ScalingConfig).toEqual({
+      MaximumConcurrency: 25,
+    });
+    expect(generationMapping({})?.ScalingConfig).toEqual({
+      MaximumConcurrency: runtimeSettings.workerMaxConcurrency,
+    });
+  });
+
+  it.each(['1', '1001', '2.5', 'ten', '-3'])('stops the synth on %j, naming the setting', (value) => {
+    expect(() => generationMapping({ workerMaxConcurrency: value })).toThrow(
+      /-c workerMaxConcurrency must be a whole number from 2 to 1000/,
+    );
   });
 });
 

@@ -167,7 +167,11 @@ describe('website use cases', () => {
 
     // Other paths, spellings of the login: refused without a call to the site.
     await expect(guess('c', 'guess-3')).rejects.toMatchObject({
-      fieldErrors: { login: [expect.stringContaining('try again in 15 minutes')] },
+      fieldErrors: {
+        login: [
+          'The site refused this login 2 times in the last 15 minutes, so Inkpress does not try it again for now (more failures would make the site pause this login for every caller): check the login and password, then try again in 15 minutes.',
+        ],
+      },
     });
     await expect(
       createWebsite(websiteDeps(fakes), attacker, {
