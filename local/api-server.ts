@@ -177,7 +177,7 @@ export function createApiServer(options: ApiServerOptions) {
     const body = JSON.stringify({ message: 'Bad request.' });
     if (!socket.writable) return void socket.destroy();
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${randomUUID()}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
       // Closed for good once written, even if the client never closes its side.
       () => socket.destroy(),
     );

@@ -220,18 +220,29 @@ describe('the API on 127.0.0.1', () => {
     ).toBe(200);
   });
 
-  it('answers CONNECT with the plain 400 JSON of a request HTTP cannot serve, not a dropped connection', async () => {
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = http.request(new URL('/', runtime.baseUrl), { method: 'CONNECT', path: '127.0.0.1:1' });
-      request.on('connect', (response, socket, head) => {
-        let body = head.toString();
-        socket.on('data', (chunk) => (body += chunk));
-        socket.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      });
-      request.on('error', reject);
-      request.end();
+  it('answers CONNECT with the 400 JSON (and a request id) of a request HTTP cannot serve, not a dropped connection', async () => {
+    const answer = await new Promise<{ status: number; body: string; requestId: unknown }>(
+      (resolve, reject) => {
+        const request = http.request(new URL('/', runtime.baseUrl), {
+          method: 'CONNECT',
+          path: '127.0.0.1:1',
+        });
+        request.on('connect', (response, socket, head) => {
+          let body = head.toString();
+          socket.on('data', (chunk) => (body += chunk));
+          socket.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body, requestId: response.headers['x-request-id'] }),
+          );
+        });
+        request.on('error', reject);
+        request.end();
+      },
+    );
+    expect(answer).toEqual({
+      status: 400,
+      body: JSON.stringify({ message: 'Bad request.' }),
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
-    expect(answer).toEqual({ status: 400, body: JSON.stringify({ message: 'Bad request.' }) });
   });
 
   it('caches allowed authorizer decisions per token like API Gateway', async () => {
