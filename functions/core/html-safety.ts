@@ -16,9 +16,14 @@ export function textToHtml(text: string): string {
   return neutraliseShortcodes(escapeHtml(text));
 }
 
-/** Brackets in a URL, percent-encoded (the same URL to a browser, no shortcode to WordPress). */
-function encodeBrackets(url: string): string {
-  return url.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+/**
+ * Characters of a URL that mean something to the HTML or WordPress around it, percent-encoded:
+ * the same URL to a browser, but no shortcode (`[`), no comment or tag (`<!--` inside an
+ * attribute splits the tag in WordPress's kses) and no attribute end (quotes, spaces).
+ */
+const URL_UNSAFE = /[[\]<>"'`\s]/gu;
+function encodeUnsafeUrlCharacters(url: string): string {
+  return url.replace(URL_UNSAFE, (character) => (character === "'" ? '%27' : encodeURIComponent(character)));
 }
 
 /**
@@ -42,7 +47,10 @@ function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
       ...(needBold ? { b: 'strong' } : {}),
       a: (tagName, attribs) => ({
         tagName,
-        attribs: attribs.href === undefined ? attribs : { ...attribs, href: encodeBrackets(attribs.href) },
+        attribs:
+          attribs.href === undefined
+            ? attribs
+            : { ...attribs, href: encodeUnsafeUrlCharacters(attribs.href) },
       }),
     },
     nonTextTags: ['style', 'script', 'textarea', 'option', 'noscript', 'template', 'iframe', 'xmp'],

@@ -556,6 +556,31 @@ describe('POST inkpress/v1/posts', () => {
     expect(rendered).not.toMatch(/gallery-|<audio|class="gallery/);
     expect(rendered.match(/&#091;gallery/g)).toHaveLength(7);
   });
+
+  it('shows each tag as the text sent, and leaves out a tag with no slug instead of attaching another tag', async () => {
+    php("if ( ! term_exists( 'Alpha', 'post_tag' ) ) { wp_insert_term( 'Alpha', 'post_tag' ); }");
+    const answer = await call('/wp-json/inkpress/v1/posts', editor(), {
+      json: {
+        article_uuid: 'c0ffee00-1234-4abc-8def-000000000044',
+        title: 'Tagged',
+        intro_html: '<p>Intro</p>',
+        sections: [],
+        // `"›` is what Inkpress leaves of `"><svg onload=…>`: sanitize_title() drops all of it.
+        tags: ['"\u203A', '&lt;b&gt;bold', 'Tom & Jerry'],
+        status: 'draft',
+      },
+    });
+    expect(answer.status).toBe(201);
+    const { id, site } = JSON.parse(answer.body) as { id: number; site: { tags: string[] } };
+    expect([...site.tags].sort()).toEqual(['&lt;b&gt;bold', 'Tom & Jerry']);
+    // As the site shows them (names are HTML): the text, not a `<b>` element, and no "Alpha".
+    const shown = JSON.parse(
+      php(
+        `echo wp_json_encode( array_map( function ( $t ) { return esc_html( $t->name ); }, wp_get_post_tags( ${id} ) ) );`,
+      ),
+    ) as string[];
+    expect([...shown].sort()).toEqual(['&amp;lt;b&amp;gt;bold', 'Tom &amp; Jerry']);
+  });
 });
 
 describe('the settings page', () => {

@@ -4,7 +4,7 @@
  * works with and without pretty permalinks) and every failure becomes a named CmsError.
  */
 import * as z from 'zod/mini';
-import { escapeHtml } from '../../core/text';
+import { escapeHtml, safeText } from '../../core/text';
 import {
   type CmsCategory,
   type CmsClient,
@@ -117,10 +117,13 @@ export class WordPressClient implements CmsClient {
     }
     const readBack = postSchemas.keptSchema.safeParse(body.site);
     const kept = readBack.success ? readBack.data : undefined;
+    const permalink = safePermalink(body.link, site.url, body.id);
+    // What the site says is text, never markup (a tag named `&lt;b&gt;` comes back as `<b>`).
+    const status = safeText(body.status);
     return {
       cmsId: String(body.id),
-      permalink: safePermalink(body.link, site.url, body.id),
-      status: body.status,
+      permalink,
+      status,
       slug: safeSlug(body.slug),
       dateGmt: body.date_gmt,
       created: body.created,
@@ -128,17 +131,17 @@ export class WordPressClient implements CmsClient {
         ? {
             site: {
               postId: String(body.id),
-              link: body.link,
-              status: body.status,
+              link: permalink,
+              status,
               blocks: kept.blocks,
               freeformBlocks: kept.freeform_blocks,
-              tags: kept.tags,
+              tags: kept.tags.map(safeText),
               excerpt: kept.excerpt,
-              seoAdapter: kept.seo.adapter,
+              seoAdapter: safeText(kept.seo.adapter),
               metaDescription: kept.seo.meta_description,
               focusKeyword: kept.seo.focus_keyword,
-              schemaBy: kept.schema.printed_by,
-              schemaTypes: kept.schema.types,
+              schemaBy: kept.schema.printed_by === null ? null : safeText(kept.schema.printed_by),
+              schemaTypes: kept.schema.types.map(safeText),
               faqQuestions: kept.faq_questions,
             },
           }
@@ -207,12 +210,13 @@ function repeatsCredentials(text: string, site: SiteAccess, encoded: string): bo
 
 /**
  * What a site says about its post reaches our API: a permalink that is not an http(s) URL (a
- * `javascript:` link from a hostile site) becomes the post's shortlink on the registered site.
+ * `javascript:` link from a hostile site) becomes the post's shortlink on the registered site;
+ * one that is comes back as the URL standard writes it (`<`, `>`, `"` and spaces percent-encoded).
  */
 function safePermalink(link: string, siteUrl: string, postId: number): string {
   try {
-    const { protocol } = new URL(link);
-    if (protocol === 'https:' || protocol === 'http:') return link;
+    const url = new URL(link);
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url.href;
   } catch {
     // not a URL: fall through
   }

@@ -299,6 +299,18 @@ describe('model output', () => {
     expect(shownText(html)).toBe('See this [gallery] now x');
   });
 
+  it('percent-encodes what a link target may not carry into WordPress: comments, tags, quotes, spaces', () => {
+    // Was: `<!-- wp:html -->` inside an href reached the site raw, where kses split the tag at it.
+    const html = sanitizeArticleHtml(
+      `<p><a href="https://example.com/?<!-- wp:html -->">a</a> <a href="https://example.com/?q='x' \`y\`\u2028">b</a></p>`,
+      { needBold: false },
+    );
+    expect(html).toBe(
+      '<p><a href="https://example.com/?%3C!--%20wp:html%20--%3E">a</a> <a href="https://example.com/?q=%27x%27%20%60y%60%E2%80%A8">b</a></p>',
+    );
+    expect(html).not.toMatch(/<!--/);
+  });
+
   it('closes every element it opens, with or without bold, whatever the model writes', () => {
     // Was: without bold, `<strong>…<b></pre></b>…<a>…</a></strong>` came out with a stray
     // `</span>` where the link's `</a>` belonged, leaving the link open for the rest of the post.

@@ -319,6 +319,46 @@ describe('successful calls', () => {
     },
   );
 
+  it('createPost: what the site says it kept is text, never markup (tag names come back decoded from the site)', async () => {
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 8,
+        link: 'http://example.test/?p=8&x="><svg onload=alert(1)>',
+        status: 'publish<script>',
+        slug: null,
+        date_gmt: null,
+        created: true,
+        site: {
+          blocks: 3,
+          freeform_blocks: 0,
+          tags: ["<img src=x onerror=alert('t')>", 'Tom & Jerry', '<b>bold'],
+          excerpt: true,
+          seo: { adapter: '<i>inkpress</i>', meta_description: true, focus_keyword: false },
+          schema: { printed_by: '<s>', types: ['Article<br>'] },
+          faq_questions: 0,
+        },
+      });
+    const result = await client.createPost(site(), {
+      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
+      title: 'My post',
+      introHtml: '<p>x</p>',
+      sections: [],
+      language: 'en',
+      tags: [],
+      status: 'publish',
+    });
+    expect(result.permalink).toBe('http://example.test/?p=8&x=%22%3E%3Csvg%20onload=alert(1)%3E');
+    expect(result.site).toMatchObject({
+      link: result.permalink,
+      status: 'publish\u2039script\u203A',
+      tags: ["\u2039img src=x onerror=alert('t')\u203A", 'Tom & Jerry', '\u2039b\u203Abold'],
+      seoAdapter: '\u2039i\u203Ainkpress\u2039/i\u203A',
+      schemaBy: '\u2039s\u203A',
+      schemaTypes: ['Article\u2039br\u203A'],
+    });
+    expect(JSON.stringify(result)).not.toMatch(/[<>]/);
+  });
+
   it("createPost: refuses an answer carrying another article's post (nothing to record; the next attempt asks again)", async () => {
     answer = (_request, response) =>
       json(response, 201, {
