@@ -1,8 +1,9 @@
 import { accountStore } from '../composition/accounts';
-import { readArticleDeps } from '../composition/articles';
+import { articleCreation } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
 import { idempotencyStore } from '../composition/idempotency';
+import { categoryStore, websiteStore } from '../composition/websites';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
 import { parseOrThrow } from '../core/schema-helpers';
@@ -14,7 +15,9 @@ import { accepted } from './http/responses';
 export const handler = apiHandler(
   'CreateArticle',
   (config) => ({
-    ...readArticleDeps(config),
+    articles: articleCreation(config),
+    websites: websiteStore(config),
+    categories: categoryStore(config),
     accounts: accountStore(config),
     queue: generationQueue(config),
     clock: systemClock,

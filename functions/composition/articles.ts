@@ -1,5 +1,8 @@
 /** Articles: the article store and what reading articles needs. */
 import { DynamoArticleRepository } from '../adapters/dynamodb/article-repository';
+import { DynamoArticleReservations } from '../adapters/dynamodb/article-reservations';
+import { DynamoArticleSweeps } from '../adapters/dynamodb/article-sweeps';
+import type { CreateArticleDeps } from '../core/articles/create-article';
 import type { ArticleStore } from '../core/articles/ports';
 import type { ReadArticlesDeps } from '../core/articles/read-articles';
 import type { QueuedGenerations } from '../core/articles/resend-unfinished';
@@ -18,5 +21,16 @@ export function readArticleDeps(config: Config): ReadArticlesDeps & { articles: 
     articles: articleStore(config),
     websites: websiteStore(config),
     categories: categoryStore(config),
+  };
+}
+
+/** What creating an article changes: its reservation, then its sweep time once the message is out. */
+export function articleCreation(config: Config): CreateArticleDeps['articles'] {
+  const reservations = new DynamoArticleReservations(dynamoDocumentClient(), config.tables);
+  const sweeps = new DynamoArticleSweeps(dynamoDocumentClient(), config.tables);
+  return {
+    createWithReservation: (article, reservation) => reservations.createWithReservation(article, reservation),
+    markSent: (article, recheckAt) => sweeps.markSent(article, recheckAt),
+    postponeCheck: (article, nextCheckAt) => sweeps.postponeCheck(article, nextCheckAt),
   };
 }
