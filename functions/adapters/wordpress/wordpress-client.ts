@@ -62,6 +62,9 @@ function createdPostSchemas() {
 }
 let postSchemas: ReturnType<typeof createdPostSchemas> | undefined;
 
+/** Refusals that come as a page, not the plugin's JSON, from whoever stands in front of WordPress. */
+const REFUSED_BEFORE_WORDPRESS = new Set([401, 403, 406, 429, 451]);
+
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
 /** An error code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
 const KNOWN_CODE = /^(?:inkpress|rest)_[a-z0-9_]+$/;
@@ -257,13 +260,17 @@ function interpret<T extends z.ZodMiniType>(
   const json = parseJson(response);
   if (json === undefined) {
     const type = describeType(response);
+    // The plugin answers every refusal in JSON: a page instead is a firewall's or host's.
+    const firewallHint = REFUSED_BEFORE_WORDPRESS.has(status)
+      ? ': a firewall or security plugin in front of WordPress may be blocking Inkpress (allow requests to /?rest_route=/inkpress/v1/)'
+      : '';
     throw new CmsError(
       'unreachable',
       status >= 500
         ? `The site answered ${status} (server error)`
         : type.includes('json')
           ? `The site answered ${status} with ${type} that is not valid JSON`
-          : `The site answered ${status} with ${type} instead of JSON`,
+          : `The site answered ${status} with ${type} instead of JSON${firewallHint}`,
       status,
     );
   }

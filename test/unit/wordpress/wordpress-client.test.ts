@@ -609,6 +609,19 @@ describe('error mapping', () => {
     expect(error.httpStatus).toBe(status);
   });
 
+  it.each([403, 406])(
+    'an HTML %i (a firewall) -> unreachable, saying what may block Inkpress',
+    async (status) => {
+      answer = (_request, response) =>
+        response.writeHead(status, { 'Content-Type': 'text/html' }).end('<h1>Access denied</h1>');
+      const error = await failureOf(client.categories(site()));
+      expect(error).toMatchObject({ reason: 'unreachable', httpStatus: status });
+      expect(error.message).toBe(
+        `The site answered ${status} with text/html instead of JSON: a firewall or security plugin in front of WordPress may be blocking Inkpress (allow requests to /?rest_route=/inkpress/v1/)`,
+      );
+    },
+  );
+
   it('a timeout -> unreachable', async () => {
     answer = () => undefined;
     const error = await failureOf(client.status(site()));
