@@ -4,7 +4,7 @@
  * works with and without pretty permalinks) and every failure becomes a named CmsError.
  */
 import * as z from 'zod/mini';
-import { escapeHtml, safeText } from '../../core/text';
+import { decodedText, escapeHtml, safeText } from '../../core/text';
 import {
   type CmsCategory,
   type CmsClient,
@@ -201,14 +201,41 @@ const MIN_PASSWORD_LOOKED_FOR = 6;
 /**
  * Whether a site's answer (or what we say of it) repeats the credentials (a site or proxy echoing the request back): the
  * Basic pair, `login:password`, or a password long enough not to occur by chance, as sent or
- * escaped for HTML or JSON. Its words then stay out of our answers and logs.
+ * escaped for HTML or JSON, in any way the answer may be read (`readings`). Its words then stay
+ * out of our answers and logs.
  */
 function repeatsCredentials(text: string, site: SiteAccess, encoded: string): boolean {
   const secrets = [encoded, `${site.login}:${site.password}`];
   if (site.password.length >= MIN_PASSWORD_LOOKED_FOR) secrets.push(site.password);
-  return secrets.some((secret) =>
-    [secret, escapeHtml(secret), JSON.stringify(secret).slice(1, -1)].some((form) => text.includes(form)),
+  const forms = secrets.flatMap((secret) => [
+    secret,
+    escapeHtml(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ]);
+  return readings(text).some((reading) => forms.some((form) => reading.includes(form)));
+}
+
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g;
+const JSON_ESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * A site's text as sent, with JSON escapes read (PHP's `json_encode` writes `\/` and `\u00e9`),
+ * as a page shows either (tags and comments dropped, entities decoded), and URL-decoded.
+ */
+function readings(text: string): string[] {
+  const unescaped = text.replace(JSON_ESCAPE, (_escape, hex: string | undefined, character: string) =>
+    hex ? String.fromCharCode(Number.parseInt(hex, 16)) : (JSON_ESCAPED[character] ?? character),
   );
+  const asSent = [text, unescaped];
+  return [...asSent, ...asSent.map(decodedText), ...asSent.map(urlDecoded)];
+}
+
+function urlDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -88,7 +88,10 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
 
   const website = await deps.websites.get(article.accountId, article.websiteUuid);
   if (!website) {
-    const reason = 'The website was deleted before the article was published.';
+    const reason =
+      article.publishUncertainLogin === undefined
+        ? 'The website was deleted before the article was published.'
+        : `The website was deleted before the article was published; an earlier attempt's outcome is unknown, so the post may be on the site already (made by ${article.publishUncertainLogin}).`;
     await deps.publications.markFailed(ref, {
       attempts: article.publishAttempts ?? 0,
       lastError: reason,
@@ -129,9 +132,9 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
       ...(result.site ? { site: result.site } : {}),
     });
-    if (website.loginIsUnauthorized || website.isUnreachable) {
-      await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);
-    }
+    // The site took the post with this login: whatever another call flagged meanwhile (a flag set
+    // during this attempt is not in `website`), the site is reachable and the login works.
+    await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);
     return 'published';
   } catch (error) {
     if (error instanceof CmsError) {
@@ -149,15 +152,24 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
 }
 
 /**
- * Whether a failed post request may have created the post all the same: anything but a 4xx (the
- * plugin's refusal, or a proxy's or firewall's answer, given before WordPress runs), the plugin's
- * failed insert, or a request that never left.
+ * Whether a failed post request may have created the post all the same: anything but the plugin's
+ * or WordPress's own refusal (a 4xx with its code: given before the post is made), a 413 (the
+ * request was too large to reach WordPress), the plugin's failed insert, or a request that never
+ * left. A 4xx page without such a code may come from a firewall that looked at the site's answer,
+ * after the site made the post.
  */
 export function mayHaveCreatedPost(error: unknown): boolean {
   if (error instanceof CmsNotSentError) return false;
   if (!(error instanceof CmsError)) return true;
-  if (error.httpStatus !== undefined && error.httpStatus >= 400 && error.httpStatus < 500) return false;
+  const status = error.httpStatus;
+  if (status === 413) return false;
+  if (status !== undefined && status >= 400 && status < 500 && isSiteOwnCode(error.code)) return false;
   return error.code !== 'inkpress_insert_failed';
+}
+
+/** A code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
+function isSiteOwnCode(code: string | undefined): boolean {
+  return code !== undefined && /^(?:inkpress|rest)_/.test(code);
 }
 
 /**

@@ -13,12 +13,19 @@ export const CHECK_BATCH = 10;
 export const CHECK_INTERVAL_MS = 60 * 60_000;
 /** Calls to sites in flight at once. */
 const CONCURRENCY = 4;
+/**
+ * A retry set during one sweep falls due a little after the start of the sweep one interval
+ * later (by how far into its sweep the attempt failed): due within this much, it is attempted
+ * now rather than a whole interval late.
+ */
+export const DUE_SLACK_MS = 15_000;
 
 /** Attempts every publication whose retry is due. */
 export async function retryDuePublications(
   deps: PublishDeps,
 ): Promise<Record<PublishOutcome | 'errors', number>> {
-  const due = await deps.publications.listDue(deps.clock().toISOString(), PUBLISH_BATCH);
+  const dueBy = new Date(deps.clock().getTime() + DUE_SLACK_MS).toISOString();
+  const due = await deps.publications.listDue(dueBy, PUBLISH_BATCH);
   const counts: Record<PublishOutcome | 'errors', number> = {
     published: 0,
     retry_scheduled: 0,

@@ -111,8 +111,11 @@ export class FakeCmsClient implements CmsClient {
   readonly calls: { kind: 'status' | 'categories' | 'createPost'; site: SiteAccess }[] = [];
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
   private readonly failures: (Error | null)[] = [];
-  /** When set, the post is made but the answer is lost (like a timeout after the site wrote it). */
-  loseNextAnswer = false;
+  /**
+   * When set, the post is made but the answer is lost (like a timeout after the site wrote it), or
+   * replaced by this error (like a firewall's page about the site's answer).
+   */
+  loseNextAnswer: boolean | Error = false;
 
   /** The next calls fail with these errors, in order (`null`: that call works). */
   failWith(...errors: (Error | null)[]): void {
@@ -155,8 +158,9 @@ export class FakeCmsClient implements CmsClient {
     };
     this.posts.set(key, { post: structuredClone(post), result });
     if (this.loseNextAnswer) {
+      const lost = this.loseNextAnswer;
       this.loseNextAnswer = false;
-      throw new Error('The answer was lost.');
+      throw lost === true ? new Error('The answer was lost.') : lost;
     }
     return result;
   }

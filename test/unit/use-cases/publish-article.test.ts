@@ -183,6 +183,24 @@ describe('publishArticle', () => {
     expect(fakes.cms.calls.at(-1)?.site.login).toBe('other-editor');
   });
 
+  it('takes a firewall page (HTML 403, no plugin code) as an unknown outcome: the site may have made the post, so a login change fails instead of posting twice', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.loseNextAnswer = new CmsError(
+      'unreachable',
+      'The site answered 403 with text/html instead of JSON',
+      403,
+    );
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    expect(fakes.articles.row(article)?.article.publishUncertainLogin).toBe('inkpress');
+    await changeLogin(fakes, accountId, website.websiteUuid, 'other-editor');
+
+    fakes.time.advance(publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ failed: 1 });
+    expect(fakes.cms.posts.size).toBe(1);
+    expect(fakes.articles.row(article)?.article.publishError).toContain('login changed');
+  });
+
   it('marks the login before sending: an attempt cut off after the site stored the post (nothing recorded after) still blocks another login', async () => {
     const fakes = createFakes();
     const { accountId, website, article } = await generatedOnWebsite(fakes);
@@ -331,6 +349,46 @@ describe('publishArticle', () => {
     fakes.cms.failWith();
     await retryArticle(actionDeps(fakes), accountId, other.articleUuid);
     expect(await publishArticle(publishDeps(fakes), other)).toBe('published');
+  });
+
+  it('clears a flag another call set while the post was being made: the site took the post with this login', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    const createPost = fakes.cms.createPost.bind(fakes.cms);
+    jest.spyOn(fakes.cms, 'createPost').mockImplementationOnce(async (site, post) => {
+      await fakes.websites.recordHealth(accountId, website.websiteUuid, { isUnreachable: true });
+      return createPost(site, post);
+    });
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect(await fakes.websites.get(accountId, website.websiteUuid)).toMatchObject({
+      isUnreachable: false,
+      loginIsUnauthorized: false,
+    });
+  });
+
+  it('attempts a retry that falls due a few seconds after a sweep starts in that sweep, not one interval later', async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    // The failing attempt ended 10 s into its sweep: its retry is due 10 s after the next one starts.
+    fakes.time.advance(10_000);
+    fakes.cms.failWith(unreachable());
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    fakes.time.advance(publishRetryDelayMs(1) - 10_000);
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+  });
+
+  it('says a post may exist when the website was deleted after an attempt whose outcome is unknown', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    fakes.cms.loseNextAnswer = true;
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    await fakes.websites.delete(accountId, website.websiteUuid);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('website_gone');
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishState: 'failed',
+      publishError:
+        "The website was deleted before the article was published; an earlier attempt's outcome is unknown, so the post may be on the site already (made by inkpress).",
+    });
   });
 
   it('fails the publication of an article whose website was deleted', async () => {

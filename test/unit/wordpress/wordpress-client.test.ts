@@ -510,6 +510,35 @@ describe('error mapping', () => {
     expect(error.code).toBe(body.code === 'inkpress_bad' ? 'inkpress_bad' : undefined);
   });
 
+  it.each([
+    // PHP's json_encode escapes `/` and every non-ASCII letter.
+    [
+      'JSON-escaped as PHP writes it',
+      String.raw`{"code":"rest_invalid_param","message":"Invalid parameter(s): password Caf\u00e9\/pass-2024x"}`,
+    ],
+    [
+      'split by tags',
+      '{"code":"rest_invalid_param","message":"Invalid password <b>Caf\u00e9<i></i>/pass-2024x</b>"}',
+    ],
+    [
+      'split by a comment',
+      '{"code":"rest_invalid_param","message":"Invalid password Caf&eacute;<!-- -->/pass-2024x"}',
+    ],
+    ['URL-encoded', '{"code":"rest_invalid_param","message":"Invalid password Caf%C3%A9%2Fpass-2024x"}'],
+  ])('a site repeating the password %s: none of its words are kept', async (_how, body) => {
+    const password = 'Café/pass-2024x';
+    answer = (_request, response) =>
+      response.writeHead(400, { 'Content-Type': 'application/json; charset=UTF-8' }).end(body);
+    for (const call of [
+      () => client.categories({ ...site(), password }),
+      () => client.createPost({ ...site(), password }, minimalPost()),
+    ]) {
+      const error = await failureOf(call());
+      expect(error.message).toContain("(the site's message repeated the site password and is not shown)");
+      expect(error.message).not.toMatch(/pass-2024x/);
+    }
+  });
+
   it('a redirect to an address holding the password: the error does not repeat it', async () => {
     // A Location whose scheme is the password: "redirected to a secret-pass: address".
     answer = (_request, response) => response.writeHead(302, { Location: 'secret-pass:x' }).end();
