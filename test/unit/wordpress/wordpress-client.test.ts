@@ -338,15 +338,7 @@ describe('successful calls', () => {
           faq_questions: 0,
         },
       });
-    const result = await client.createPost(site(), {
-      articleUuid: '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f',
-      title: 'My post',
-      introHtml: '<p>x</p>',
-      sections: [],
-      language: 'en',
-      tags: [],
-      status: 'publish',
-    });
+    const result = await client.createPost(site(), minimalPost());
     expect(result.permalink).toBe('http://example.test/?p=8&x=%22%3E%3Csvg%20onload=alert(1)%3E');
     expect(result.site).toMatchObject({
       link: result.permalink,
