@@ -23,7 +23,11 @@ export function textToHtml(text: string): string {
  */
 const URL_UNSAFE = /[[\]<>"'`\s]/gu;
 function encodeUnsafeUrlCharacters(url: string): string {
-  return url.replace(URL_UNSAFE, (character) => (character === "'" ? '%27' : encodeURIComponent(character)));
+  // First what a browser's URL parser drops: controls and spaces at the ends, tabs and line breaks inside.
+  const asParsed = url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  return asParsed.replace(URL_UNSAFE, (character) =>
+    character === "'" ? '%27' : encodeURIComponent(character),
+  );
 }
 
 /**

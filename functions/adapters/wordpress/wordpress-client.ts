@@ -62,8 +62,8 @@ function createdPostSchemas() {
 }
 let postSchemas: ReturnType<typeof createdPostSchemas> | undefined;
 
-/** Refusals that come as a page, not the plugin's JSON, from whoever stands in front of WordPress. */
-const REFUSED_BEFORE_WORDPRESS = new Set([401, 403, 406, 429, 451]);
+/** Refusals that come as a page, not the plugin's JSON: a firewall's or security plugin's, as a rule. */
+const REFUSED_AS_A_PAGE = new Set([401, 403, 406, 429, 451]);
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
 /** An error code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
@@ -230,12 +230,15 @@ function readings(text: string): string[] {
   return [...asSent, ...asSent.map(decodedText), ...asSent.map(urlDecoded)];
 }
 
+/** Each run of `%XX` decoded on its own (a stray `%` elsewhere must not stop it), `+` as a space. */
 function urlDecoded(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return text.replace(/\+/g, ' ').replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }
 
 /**
@@ -288,7 +291,10 @@ function interpret<T extends z.ZodMiniType>(
   if (json === undefined) {
     const type = describeType(response);
     // The plugin answers every refusal in JSON: a page instead is a firewall's or host's.
-    const firewallHint = REFUSED_BEFORE_WORDPRESS.has(status)
+    if ((status === 401 || status === 403) && response.credentialsDropped) {
+      throw refusedWhereLoginNotSent(response, status);
+    }
+    const firewallHint = REFUSED_AS_A_PAGE.has(status)
       ? ': a firewall or security plugin in front of WordPress may be blocking Inkpress (allow requests to /?rest_route=/inkpress/v1/)'
       : '';
     throw new CmsError(
@@ -319,14 +325,7 @@ function interpret<T extends z.ZodMiniType>(
     throw new CmsError('plugin_missing', `The site's answer on ${route} is not the plugin's`, status, code);
   }
   if ((status === 401 || status === 403) && response.credentialsDropped) {
-    // Sent without the login (never sent on to another host or port, nor from https to http): not
-    // a verdict on it.
-    throw new CmsError(
-      'unreachable',
-      `The site redirected to ${new URL(response.url).origin}, where the login is not sent, and was refused there (${status}): register the address the site answers at`,
-      status,
-      code,
-    );
+    throw refusedWhereLoginNotSent(response, status, code);
   }
   if (status === 403 && code === 'inkpress_forbidden') {
     // Logged in, but the role lost `edit_posts` / `publish_posts` on the site: not a refused login
@@ -383,6 +382,19 @@ function interpret<T extends z.ZodMiniType>(
     throw new CmsError('plugin_error', `The plugin answered ${status} (${code})${siteSays}`, status, code);
   }
   throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
+}
+
+/**
+ * A refusal where the request arrived without the login (it is never sent on to another host or
+ * port, nor from https to http): not a verdict on the login.
+ */
+function refusedWhereLoginNotSent(response: OutboundResponse, status: number, code?: string): CmsError {
+  return new CmsError(
+    'unreachable',
+    `The site redirected to ${new URL(response.url).origin}, where the login is not sent, and was refused there (${status}): register the address the site answers at`,
+    status,
+    code,
+  );
 }
 
 /** How many places are tried as the start (and end) of the JSON inside other output. */

@@ -59,6 +59,7 @@ export function publishRetryDelayMs(attempts: number): number {
 }
 /**
  * Time the worker has to publish right after generation (a site call takes at most 10 s, 20 s
- * with the category fallback) before the sweeper takes over.
+ * with the category fallback) before the sweeper takes over; the sweep takes what is due within
+ * its 15 s slack (`DUE_SLACK_MS`), so at the least 45 s, still twice a site call at worst.
  */
 export const PUBLISH_GRACE_MS = 60_000;

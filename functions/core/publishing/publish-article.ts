@@ -132,9 +132,11 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
       ...(result.site ? { site: result.site } : {}),
     });
-    // The site took the post with this login: whatever another call flagged meanwhile (a flag set
-    // during this attempt is not in `website`), the site is reachable and the login works.
-    await deps.websites.recordHealth(website.accountId, website.websiteUuid, HEALTHY);
+    // The site took the post: it is reachable, whatever another call flagged meanwhile (a flag set
+    // during this attempt is not in `website`). The login flag is never set here (an attempt with
+    // a refused login does not call the site) and one set meanwhile stays: the password may have
+    // changed since this attempt logged in.
+    await deps.websites.recordHealth(website.accountId, website.websiteUuid, { isUnreachable: false });
     return 'published';
   } catch (error) {
     if (error instanceof CmsError) {
@@ -152,20 +154,24 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
 }
 
 /**
- * Whether a failed post request may have created the post all the same: anything but the plugin's
- * or WordPress's own refusal (a 4xx with its code: given before the post is made), a 413 (the
- * request was too large to reach WordPress), the plugin's failed insert, or a request that never
- * left. A 4xx page without such a code may come from a firewall that looked at the site's answer,
- * after the site made the post.
+ * Whether a failed post request may have created the post all the same: anything but a 4xx given
+ * before WordPress made the post (the plugin's refusal, a proxy's 404, a host's 429, ...), the
+ * plugin's failed insert, or a request that never left. A 403/406/451 page without the plugin's
+ * or WordPress's code may come from a firewall that looked at the site's answer, after the post
+ * was made.
  */
 export function mayHaveCreatedPost(error: unknown): boolean {
   if (error instanceof CmsNotSentError) return false;
   if (!(error instanceof CmsError)) return true;
   const status = error.httpStatus;
-  if (status === 413) return false;
-  if (status !== undefined && status >= 400 && status < 500 && isSiteOwnCode(error.code)) return false;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return FIREWALL_ANSWERS.has(status) && !isSiteOwnCode(error.code);
+  }
   return error.code !== 'inkpress_insert_failed';
 }
+
+/** Statuses a firewall that inspects answers gives in place of the site's. */
+const FIREWALL_ANSWERS = new Set([403, 406, 451]);
 
 /** A code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
 function isSiteOwnCode(code: string | undefined): boolean {

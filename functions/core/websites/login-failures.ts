@@ -36,6 +36,6 @@ export async function refuseAfterRepeatedFailures(
   const waitSeconds = (current.windowEndsAt.getTime() - now.getTime()) / 1000;
   throw ValidationError.forField(
     'login',
-    `The site refused this login ${current.failures} times in the last 15 minutes, so Inkpress does not try it again for now (more failures would make the site pause this login for every caller): check the login and password, then try again ${waitOf(waitSeconds)}.`,
+    `The site refused this login ${current.failures} times in the last ${LOGIN_FAILURE_WINDOW_MS / 60_000} minutes, so Inkpress does not try it again for now (more failures would make the site pause this login for every caller): check the login and password, then try again ${waitOf(waitSeconds)}.`,
   );
 }

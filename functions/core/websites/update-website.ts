@@ -65,8 +65,9 @@ export async function updateWebsite(
     await removeAllCategories(deps.categories, website.websiteUuid);
     throw new NotFoundError('Website');
   }
-  // Due once an attempt still running with the old login (at most PUBLISH_GRACE_MS) has recorded
-  // how it went: an attempt as the new login meanwhile could make a second post.
+  // Due once an attempt still running with the old login (20 s at most, well within
+  // PUBLISH_GRACE_MS less the sweep's slack) has recorded how it went: an attempt as the new login
+  // meanwhile could make a second post.
   const dueAt = new Date(Date.parse(now) + PUBLISH_GRACE_MS).toISOString();
   await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, dueAt);
   return presentWebsite(write.after);

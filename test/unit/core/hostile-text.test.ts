@@ -311,6 +311,16 @@ describe('model output', () => {
     expect(html).not.toMatch(/<!--/);
   });
 
+  it('reads a link target as a browser does before encoding it: ends trimmed, line breaks and tabs dropped', () => {
+    const html = sanitizeArticleHtml(
+      '<p><a href=" https://example.com/a ">a</a> <a href="https://example.com/very-\nlong">b</a> <a href="java\tscript:alert(1)">c</a></p>',
+      { needBold: false },
+    );
+    expect(html).toBe(
+      '<p><a href="https://example.com/a">a</a> <a href="https://example.com/very-long">b</a> <a>c</a></p>',
+    );
+  });
+
   it('closes every element it opens, with or without bold, whatever the model writes', () => {
     // Was: without bold, `<strong>…<b></pre></b>…<a>…</a></strong>` came out with a stray
     // `</span>` where the link's `</a>` belonged, leaving the link open for the rest of the post.

@@ -271,6 +271,14 @@ describe('publishArticle', () => {
       'a failed insert in the plugin',
       () => new CmsError('plugin_error', 'Insert failed', 500, 'inkpress_insert_failed'),
     ],
+    [
+      "a proxy's HTML 404 (given before WordPress runs)",
+      () => new CmsError('unreachable', 'The site answered 404 with text/html instead of JSON', 404),
+    ],
+    [
+      "a host's HTML 429",
+      () => new CmsError('unreachable', 'The site answered 429 with text/html instead of JSON', 429),
+    ],
   ])('publishes as the new login after %s (no post can exist)', async (_label, failure) => {
     const fakes = createFakes();
     const { accountId, website, article } = await generatedOnWebsite(fakes);
@@ -360,10 +368,19 @@ describe('publishArticle', () => {
       return createPost(site, post);
     });
     expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
-    expect(await fakes.websites.get(accountId, website.websiteUuid)).toMatchObject({
-      isUnreachable: false,
-      loginIsUnauthorized: false,
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(false);
+  });
+
+  it('keeps a refused-login flag another call set meanwhile: the password may have changed since this attempt logged in', async () => {
+    const fakes = createFakes();
+    const { accountId, website, article } = await generatedOnWebsite(fakes);
+    const createPost = fakes.cms.createPost.bind(fakes.cms);
+    jest.spyOn(fakes.cms, 'createPost').mockImplementationOnce(async (site, post) => {
+      await fakes.websites.recordHealth(accountId, website.websiteUuid, { loginIsUnauthorized: true });
+      return createPost(site, post);
     });
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.loginIsUnauthorized).toBe(true);
   });
 
   it('attempts a retry that falls due a few seconds after a sweep starts in that sweep, not one interval later', async () => {

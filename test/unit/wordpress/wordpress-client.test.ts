@@ -531,6 +531,25 @@ describe('error mapping', () => {
     }
   });
 
+  it.each([
+    ['with a stray % elsewhere', 'Invalid password Caf%C3%A9%2Fpass-2024x (100% sure)', 'Café/pass-2024x'],
+    ['form-encoded', 'Invalid password my+secret+pw', 'my secret pw'],
+  ])(
+    'a site repeating the password URL-encoded %s: none of its words are kept',
+    async (_how, message, password) => {
+      answer = (_request, response) => json(response, 400, { code: 'rest_invalid_param', message });
+      const error = await failureOf(client.categories({ ...site(), password }));
+      expect(error.message).toContain("(the site's message repeated the site password and is not shown)");
+    },
+  );
+
+  it('a message without the password is shown, stray % and + included', async () => {
+    answer = (_request, response) =>
+      json(response, 400, { code: 'rest_invalid_param', message: 'Invalid page (100% sure) a+b %ZZ' });
+    const error = await failureOf(client.categories({ ...site(), password: 'Café/pass-2024x' }));
+    expect(error.message).toContain('Invalid page (100% sure) a+b %ZZ');
+  });
+
   it('a redirect to an address holding the password: the error does not repeat it', async () => {
     // A Location whose scheme is the password: "redirected to a secret-pass: address".
     answer = (_request, response) => response.writeHead(302, { Location: 'secret-pass:x' }).end();
@@ -584,6 +603,20 @@ describe('error mapping', () => {
     expect(seen.map((request) => request.inkpressAuthorization)).toEqual([expectedAuth, undefined]);
   });
 
+  it('an HTML refusal after a redirect to another host says so, not that a firewall may block Inkpress', async () => {
+    answer = (request, response) => {
+      if (request.headers.host?.startsWith('127.0.0.1')) {
+        response
+          .writeHead(308, { Location: `${baseUrl.replace('127.0.0.1', 'localhost')}${request.url}` })
+          .end();
+        return;
+      }
+      response.writeHead(403, { 'Content-Type': 'text/html' }).end('<h1>Forbidden</h1>');
+    };
+    const error = await failureOf(client.status(site()));
+    expect(error.message).toMatch(/redirected to http:\/\/localhost:\d+, where the login is not sent/);
+  });
+
   it('looks for JSON inside other output with bounded work: a hostile body is parsed at most three times its length', async () => {
     const hostile = `${'{"a":'.repeat(10)}\n{${'{},'.repeat(200_000)}{}]\n<b>x</b>}${' }\n'.repeat(5)}`;
     answer = (_request, response) =>
@@ -628,6 +661,18 @@ describe('error mapping', () => {
     const error = await failureOf(client.categories(site()));
     expect(error.reason).toBe('unreachable');
     expect(error.httpStatus).toBe(status);
+  });
+
+  it.each([
+    [404, 'text/html', false],
+    [429, 'text/html', true],
+    [451, 'text/html', true],
+    [401, 'text/plain', true],
+    [400, 'text/html', false],
+  ])('an HTML %i gets the firewall hint: %s -> %s', async (status, contentType, hinted) => {
+    answer = (_request, response) => response.writeHead(status, { 'Content-Type': contentType }).end('No.');
+    const error = await failureOf(client.categories(site()));
+    expect(error.message.includes('a firewall or security plugin')).toBe(hinted);
   });
 
   it.each([403, 406])(

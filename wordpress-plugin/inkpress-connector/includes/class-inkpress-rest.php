@@ -457,14 +457,15 @@ final class Inkpress_Rest {
 			}
 			// A comma would split the tag in two (tags_input takes comma-separated names).
 			$tag = trim( str_replace( ',', ' ', sanitize_text_field( $tag ) ) );
-			// A name with nothing sanitize_title keeps (`"›`) has no slug, and term_exists() then
-			// matches whatever tag comes first: such a tag is left out (the read-back shows it).
-			if ( '' === $tag || '' === sanitize_title( $tag ) ) {
-				continue;
-			}
 			// WordPress keeps term names as HTML (`&lt;b&gt;` is shown as `<b>`): the text Inkpress
 			// sent is escaped once more, so that the site shows exactly that text.
-			$fields['tags'][] = htmlspecialchars( $tag, ENT_NOQUOTES, 'UTF-8', true );
+			$name = htmlspecialchars( $tag, ENT_NOQUOTES, 'UTF-8', true );
+			// A name with nothing sanitize_title keeps (`"›`) has no slug, and term_exists() then
+			// matches whatever tag comes first: such a tag is left out (the read-back shows it).
+			if ( '' === $tag || '' === sanitize_title( $name ) ) {
+				continue;
+			}
+			$fields['tags'][] = $name;
 		}
 		return $fields;
 	}
