@@ -23,8 +23,9 @@ export function textToHtml(text: string): string {
  */
 const URL_UNSAFE = /[[\]<>"'`\s]/gu;
 function encodeUnsafeUrlCharacters(url: string): string {
-  // First what a browser's URL parser drops: controls and spaces at the ends, tabs and line breaks inside.
-  const asParsed = url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  // First what a browser's URL parser drops: spaces at the ends, tabs and line breaks inside (other
+  // control characters are gone already: `wellFormedText`).
+  const asParsed = url.trim().replace(/[\t\n\r]/g, '');
   return asParsed.replace(URL_UNSAFE, (character) =>
     character === "'" ? '%27' : encodeURIComponent(character),
   );

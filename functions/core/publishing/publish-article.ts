@@ -17,7 +17,7 @@ import {
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
 import { siteAccessOf } from '../websites/site-access';
-import { HEALTHY, healthAfterFailure } from '../websites/site-failures';
+import { healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import type { ArticleRef, PublicationSweeps, Publications } from './ports';
 import { postStructure } from './post-structure';
