@@ -1,12 +1,15 @@
 /**
- * `npm run --silent sam-env [-- --host NAME] [-- --model] > env.json`: the `--env-vars` file of
+ * `npm run --silent sam-env -- [--host NAME] [--model] [--out env.json]`: the `--env-vars` file of
  * `sam local invoke` (template synthesized with `-c samLocal=true`) that points every function at
  * the tables, queues, key and emulators of the running `npm start` (on `$INKPRESS_DATA_DIR`).
  * `--host` replaces 127.0.0.1 in its addresses, for a container that reaches this machine by
  * another name (Docker Desktop: `host.docker.internal`; Linux: keep 127.0.0.1 and run SAM with
  * `--docker-network host`). The worker uses the offline writer; `--model` passes this shell's
- * `OPENAI_API_KEY` and `OPENAI_BASE_URL` instead. Exit codes: 0 printed, 1 no `npm start` running.
+ * `OPENAI_API_KEY` and `OPENAI_BASE_URL` instead. `--out` writes the file only when there is one to
+ * write (a shell redirect leaves an empty file behind on failure); without it, it is printed.
+ * Exit codes: 0 written or printed, 1 no `npm start` running.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SAM_LOCAL_VARIABLES } from '../lib/constructs/sam-local';
 import { type Owner, runningRuntime } from './data-lock';
@@ -43,14 +46,18 @@ export function samEnvFile(
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { host: { type: 'string' }, model: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { host: { type: 'string' }, model: { type: 'boolean' }, out: { type: 'string' } },
+  });
   const dataDir = localDataDir();
   const owner = runningRuntime(dataDir);
   if (!owner?.functionEnvironment) {
     console.error(`error: no npm start is running on ${dataDir}; start it first.`);
     process.exit(1);
   }
-  console.log(JSON.stringify(samEnvFile(owner, values), null, 2));
+  const file = `${JSON.stringify(samEnvFile(owner, values), null, 2)}\n`;
+  if (values.out) writeFileSync(values.out, file);
+  else process.stdout.write(file);
 }
 
 if (require.main === module) main();

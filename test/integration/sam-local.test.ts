@@ -6,7 +6,8 @@
  * then run in a fresh process with exactly that, against the emulators of a running local
  * runtime.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -14,6 +15,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { allFunctions, type FunctionDefinition, functionNamed } from '../../functions/routes';
 import { loadConfig } from '../../functions/shared/config';
+import { repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { InkpressStack } from '../../lib/inkpress-stack';
 import { runningRuntime } from '../../local/data-lock';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
@@ -21,6 +23,7 @@ import { samEnvFile } from '../../local/sam-env';
 import { bundleBuilder, invokeBundle } from '../support/bundles';
 import { apiEvent } from '../support/events';
 
+const tsxCli = require.resolve('tsx/cli');
 let dataDir: string;
 let outDir: string;
 let runtime: LocalRuntime;
@@ -114,6 +117,30 @@ describe('sam local invoke with the env file of npm run sam-env', () => {
       expect(() => loadConfig(environment, definition.access)).not.toThrow();
     },
   );
+
+  it('npm run sam-env -- --out writes the file of the running npm start, and no file at all when none runs', () => {
+    const out = path.join(dataDir, 'env.json');
+    const run = (folder: string) =>
+      spawnSync(process.execPath, [tsxCli, 'local/sam-env.ts', '--out', out], {
+        cwd: repositoryRoot,
+        env: { ...process.env, INKPRESS_DATA_DIR: folder },
+        encoding: 'utf8',
+      });
+    const nothingRunning = mkdtempSync(path.join(os.tmpdir(), 'inkpress-sam-none-'));
+    try {
+      const refused = run(nothingRunning);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('no npm start is running');
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      rmSync(nothingRunning, { recursive: true, force: true });
+    }
+    const written = run(dataDir);
+    expect(written.status).toBe(0);
+    expect(written.stdout).toBe('');
+    const owner = runningRuntime(dataDir);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(owner && samEnvFile(owner));
+  });
 
   it('the worker writes offline, or with --model through the model of the shell that made the file', () => {
     const worker = functionNamed('GenerationWorker');
