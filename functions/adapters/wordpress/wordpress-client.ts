@@ -13,6 +13,7 @@ import {
   type CmsPost,
   type CmsPostResult,
   type CmsStatus,
+  isSiteOwnCode,
   type SiteAccess,
 } from '../../core/websites/cms-client';
 import { guardedRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from './guarded-http';
@@ -66,8 +67,6 @@ let postSchemas: ReturnType<typeof createdPostSchemas> | undefined;
 const REFUSED_AS_A_PAGE = new Set([401, 403, 406, 429, 451]);
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
-/** An error code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
-const KNOWN_CODE = /^(?:inkpress|rest)_[a-z0-9_]+$/;
 
 export class WordPressClient implements CmsClient {
   constructor(private readonly policy: OutboundPolicy) {}
@@ -290,10 +289,10 @@ function interpret<T extends z.ZodMiniType>(
   const json = parseJson(response);
   if (json === undefined) {
     const type = describeType(response);
-    // The plugin answers every refusal in JSON: a page instead is a firewall's or host's.
     if ((status === 401 || status === 403) && response.credentialsDropped) {
       throw refusedWhereLoginNotSent(response, status);
     }
+    // The plugin answers every refusal in JSON: a page instead is a firewall's or host's.
     const firewallHint = REFUSED_AS_A_PAGE.has(status)
       ? ': a firewall or security plugin in front of WordPress may be blocking Inkpress (allow requests to /?rest_route=/inkpress/v1/)'
       : '';
@@ -313,7 +312,7 @@ function interpret<T extends z.ZodMiniType>(
   const wpError = wpErrorSchema.safeParse(json).data;
   const repeats = echoesCredentials(response.body.toString('utf8'));
   // An answer repeating the credentials keeps only a code of WordPress's or the plugin's own form.
-  const code = repeats && !KNOWN_CODE.test(wpError?.code ?? '') ? undefined : wpError?.code;
+  const code = repeats && !isSiteOwnCode(wpError?.code) ? undefined : wpError?.code;
   // The site's own words, for the client's `publication.last_error` (plain text, bounded).
   const siteSays = repeats
     ? ": (the site's message repeated the site password and is not shown)"
@@ -360,7 +359,7 @@ function interpret<T extends z.ZodMiniType>(
     );
   }
   // The plugin's (or WordPress validating its route) rejection carries its code; a proxy's JSON 400 does not.
-  if ((status === 400 || status === 422) && KNOWN_CODE.test(code ?? '')) {
+  if ((status === 400 || status === 422) && isSiteOwnCode(code)) {
     throw new CmsError(
       'invalid_request',
       `The plugin rejected the request (${code ?? status})${siteSays}`,

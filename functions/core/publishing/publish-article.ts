@@ -13,6 +13,7 @@ import {
   CmsNotSentError,
   type CmsPost,
   type CmsPostResult,
+  isSiteOwnCode,
 } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { CategoryStore, WebsiteStore } from '../websites/ports';
@@ -172,11 +173,6 @@ export function mayHaveCreatedPost(error: unknown): boolean {
 
 /** Statuses a firewall that inspects answers gives in place of the site's. */
 const FIREWALL_ANSWERS = new Set([403, 406, 451]);
-
-/** A code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
-function isSiteOwnCode(code: string | undefined): boolean {
-  return code !== undefined && /^(?:inkpress|rest)_/.test(code);
-}
 
 /**
  * What a failed attempt leaves of the uncertain login: this attempt's login when it may have

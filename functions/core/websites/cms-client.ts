@@ -119,6 +119,11 @@ export type CmsFailureReason =
   | 'plugin_missing'
   | 'invalid_request';
 
+/** An error code of the plugin (`inkpress_...`) or of WordPress's REST layer (`rest_...`). */
+export function isSiteOwnCode(code: string | undefined): boolean {
+  return code !== undefined && /^(?:inkpress|rest)_[a-z0-9_]+$/.test(code);
+}
+
 export class CmsError extends Error {
   override readonly name = 'CmsError';
   constructor(
