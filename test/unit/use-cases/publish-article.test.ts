@@ -359,28 +359,23 @@ describe('publishArticle', () => {
     expect(await publishArticle(publishDeps(fakes), other)).toBe('published');
   });
 
-  it('clears a flag another call set while the post was being made: the site took the post with this login', async () => {
+  it.each([
+    ['clears is_unreachable: the site took the post', 'isUnreachable', false],
+    [
+      'keeps a refused-login flag: the password may have changed since this attempt logged in',
+      'loginIsUnauthorized',
+      true,
+    ],
+  ] as const)('a flag another call set while the post was being made: %s', async (_label, flag, after) => {
     const fakes = createFakes();
     const { accountId, website, article } = await generatedOnWebsite(fakes);
     const createPost = fakes.cms.createPost.bind(fakes.cms);
     jest.spyOn(fakes.cms, 'createPost').mockImplementationOnce(async (site, post) => {
-      await fakes.websites.recordHealth(accountId, website.websiteUuid, { isUnreachable: true });
+      await fakes.websites.recordHealth(accountId, website.websiteUuid, { [flag]: true });
       return createPost(site, post);
     });
     expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
-    expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(false);
-  });
-
-  it('keeps a refused-login flag another call set meanwhile: the password may have changed since this attempt logged in', async () => {
-    const fakes = createFakes();
-    const { accountId, website, article } = await generatedOnWebsite(fakes);
-    const createPost = fakes.cms.createPost.bind(fakes.cms);
-    jest.spyOn(fakes.cms, 'createPost').mockImplementationOnce(async (site, post) => {
-      await fakes.websites.recordHealth(accountId, website.websiteUuid, { loginIsUnauthorized: true });
-      return createPost(site, post);
-    });
-    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
-    expect((await fakes.websites.get(accountId, website.websiteUuid))?.loginIsUnauthorized).toBe(true);
+    expect((await fakes.websites.get(accountId, website.websiteUuid))?.[flag]).toBe(after);
   });
 
   it('attempts a retry that falls due a few seconds after a sweep starts in that sweep, not one interval later', async () => {

@@ -587,16 +587,22 @@ describe('error mapping', () => {
     expect(error.reason).toBe('unreachable');
   });
 
-  it('a refusal after a redirect to another host (where the login is not sent) -> unreachable, not a refused login', async () => {
-    answer = (request, response) => {
+  /** The site at 127.0.0.1 redirects (308) to the same port on localhost, another host, which answers `there`. */
+  const redirectedToLocalhost =
+    (there: (response: ServerResponse) => void) => (request: IncomingMessage, response: ServerResponse) => {
       if (request.headers.host?.startsWith('127.0.0.1')) {
         response
           .writeHead(308, { Location: `${baseUrl.replace('127.0.0.1', 'localhost')}${request.url}` })
           .end();
         return;
       }
-      json(response, 401, { code: 'inkpress_login_failed', data: { status: 401 } });
+      there(response);
     };
+
+  it('a refusal after a redirect to another host (where the login is not sent) -> unreachable, not a refused login', async () => {
+    answer = redirectedToLocalhost((response) =>
+      json(response, 401, { code: 'inkpress_login_failed', data: { status: 401 } }),
+    );
     const error = await failureOf(client.status(site()));
     expect(error.reason).toBe('unreachable');
     expect(error.message).toMatch(/redirected to http:\/\/localhost:\d+, where the login is not sent/);
@@ -604,15 +610,9 @@ describe('error mapping', () => {
   });
 
   it('an HTML refusal after a redirect to another host says so, not that a firewall may block Inkpress', async () => {
-    answer = (request, response) => {
-      if (request.headers.host?.startsWith('127.0.0.1')) {
-        response
-          .writeHead(308, { Location: `${baseUrl.replace('127.0.0.1', 'localhost')}${request.url}` })
-          .end();
-        return;
-      }
-      response.writeHead(403, { 'Content-Type': 'text/html' }).end('<h1>Forbidden</h1>');
-    };
+    answer = redirectedToLocalhost((response) =>
+      response.writeHead(403, { 'Content-Type': 'text/html' }).end('<h1>Forbidden</h1>'),
+    );
     const error = await failureOf(client.status(site()));
     expect(error.message).toMatch(/redirected to http:\/\/localhost:\d+, where the login is not sent/);
   });
