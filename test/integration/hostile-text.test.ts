@@ -164,9 +164,21 @@ describe('hostile keywords and titles at create', () => {
       422,
     ],
     [
-      'a JSON body: 400',
+      'a JSON keyword: 422 on the keyword',
       'application/json',
       '{"keyword":"sh\uFFFDoes","h2_count":1,"ai_model":"gpt-3.5-turbo","language":"en"}',
+      422,
+    ],
+    [
+      'JSON tags: 422 on the tags',
+      'application/json',
+      '{"keyword":"shoes","tags":["ok","sh\uFFFDoes"],"h2_count":1,"ai_model":"gpt-3.5-turbo","language":"en"}',
+      422,
+    ],
+    [
+      'the JSON itself: 400',
+      'application/json',
+      '{"keyword":"shoes",\uFFFD"h2_count":1,"ai_model":"gpt-3.5-turbo","language":"en"}',
       400,
     ],
   ])(

@@ -2,8 +2,8 @@
  * Parses request bodies of create operations: multipart/form-data (as docs/api-contract.md says),
  * application/x-www-form-urlencoded and JSON, all as UTF-8. Values stay raw; the zod schema
  * of each operation decides what they mean. Bytes that are not UTF-8 are never replaced
- * silently: such a form value becomes `UndecodableText` (a 422 on its field), such a JSON body
- * is a 400.
+ * silently: such a value becomes `UndecodableText` (a 422 on its field), in every body type; bad
+ * bytes that break the JSON itself, or sit in a field's name, are a 400.
  *
  * A field sent twice is refused (422) in every body: forms keep both copies as a list that schemas
  * reject, JSON objects are checked for repeated names (JSON.parse would keep the last silently).
@@ -11,8 +11,7 @@
  * Only multipart bodies reach the function as bytes (base64; the API's one binary media type):
  * API Gateway, like the local runtime, hands other bodies over as text, already decoded, with
  * U+FFFD where bytes were not UTF-8. A replacement character cannot be told from one the client
- * sent, and no field means one, so a value holding U+FFFD counts as undecodable in every body,
- * and a JSON body that holds one outside an escape is a 400 like a JSON body that is not UTF-8.
+ * sent, and no field means one, so a value holding U+FFFD counts as undecodable in every body.
  */
 import type busboy from 'busboy';
 import {
@@ -63,24 +62,20 @@ export async function parseFormBody({
   }
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /** What a multipart file part stands in as: a value no text field accepts. */
 const FILE_PART = Object.freeze({ file: true });
 const REPLACEMENT_CHARACTER = '\uFFFD';
+const NOT_UTF8 = 'the body is not valid UTF-8.';
+/** Drops a leading byte order mark; bad bytes become U+FFFD (as API Gateway hands text bodies over). */
+const utf8 = new TextDecoder('utf-8');
 
 function parseJson(bytes: Buffer): FormFields {
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    throw new MalformedBodyError('the body is not valid UTF-8.');
-  }
-  if (text.includes(REPLACEMENT_CHARACTER)) throw new MalformedBodyError('the body is not valid UTF-8.');
+  const text = utf8.decode(bytes);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new MalformedBodyError('invalid JSON.');
+    throw new MalformedBodyError(text.includes(REPLACEMENT_CHARACTER) ? NOT_UTF8 : 'invalid JSON.');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
@@ -94,6 +89,9 @@ function parseJson(bytes: Buffer): FormFields {
     throw new ValidationError(
       Object.fromEntries(repeated.map((name) => [name, [`The ${name} field appears more than once.`]])),
     );
+  }
+  if (Object.keys(parsed).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
+    throw new MalformedBodyError(NOT_UTF8);
   }
   return markUndecodable(parsed as FormFields);
 }

@@ -240,24 +240,55 @@ describe('form body parsing', () => {
     expect(escaped.h2_count).toBe(1);
   });
 
-  it('refuses a JSON text body holding U+FFFD outside an escape, as one that is not UTF-8', async () => {
-    await expect(
-      parseFormBody({
-        body: '{"keyword":"sh\uFFFDoes","h2_count":1}',
-        isBase64Encoded: false,
-        contentType: 'application/json',
-      }),
-    ).rejects.toThrow('the body is not valid UTF-8.');
+  it('marks a JSON value whose bytes were not UTF-8, raw or substituted, as the form values are', async () => {
+    const rawBytes = Buffer.concat([
+      Buffer.from('{"title":"sh'),
+      Buffer.from([0xff]),
+      Buffer.from('oes","tags":["a","b'),
+      Buffer.from([0xc3]),
+      Buffer.from('"],"h2_count":2}'),
+    ]);
+    const fromBytes = await parseFormBody({
+      body: rawBytes.toString('base64'),
+      isBase64Encoded: true,
+      contentType: 'application/json',
+    });
+    expect(fromBytes.title).toBeInstanceOf(UndecodableText);
+    expect(fromBytes.tags).toEqual(['a', expect.any(UndecodableText)]);
+    expect(fromBytes.h2_count).toBe(2);
+
+    const substituted = await parseFormBody({
+      body: '{"keyword":"sh\uFFFDoes","h2_count":1}',
+      isBase64Encoded: false,
+      contentType: 'application/json',
+    });
+    expect(substituted.keyword).toBeInstanceOf(UndecodableText);
   });
 
-  it('refuses a JSON body that is not UTF-8', async () => {
-    const body = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+  it.each([
+    [
+      'between the tokens',
+      Buffer.concat([Buffer.from('{"title":"a",'), Buffer.from([0xff]), Buffer.from('"h2_count":1}')]),
+    ],
+    ['in a field name', Buffer.concat([Buffer.from('{"ti'), Buffer.from([0xff]), Buffer.from('tle":"a"}')])],
+  ])('refuses a JSON body with bytes that are not UTF-8 %s (400, no field to name)', async (_where, body) => {
     await expect(
       parseFormBody({
         body: body.toString('base64'),
         isBase64Encoded: true,
         contentType: 'application/json',
       }),
-    ).rejects.toBeInstanceOf(MalformedBodyError);
+    ).rejects.toThrow(new MalformedBodyError('the body is not valid UTF-8.'));
+  });
+
+  it('reads a JSON body that starts with a UTF-8 byte order mark', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"title":"Bread"}')]);
+    await expect(
+      parseFormBody({
+        body: body.toString('base64'),
+        isBase64Encoded: true,
+        contentType: 'application/json',
+      }),
+    ).resolves.toEqual({ title: 'Bread' });
   });
 });
