@@ -3,7 +3,7 @@
  * and WordPress shortcodes neutralised, so that nothing a model writes runs on the site.
  * WordPress runs `[name ...]` in post content; `&#91;` is shown as `[` but never starts one.
  */
-import sanitizeHtml from 'sanitize-html';
+import type sanitize from 'sanitize-html';
 import { escapeHtml, wellFormedText } from './text';
 
 /** Escaped HTML text with every `[` as `&#91;`, so that no shortcode can start in it. */
@@ -35,7 +35,7 @@ function encodeUnsafeUrlCharacters(url: string): string {
  * Tags allowed in a part the model writes. H2 are ours alone (the article's structure), so the
  * model's H1/H2 become H3; links keep only an http(s) or relative `href`.
  */
-function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
+function articleAllowList(needBold: boolean): sanitize.IOptions {
   return {
     allowedTags: ['h3', 'p', 'ul', 'ol', 'li', 'em', 'blockquote', 'a', ...(needBold ? ['strong'] : [])],
     allowedAttributes: { a: ['href'] },
@@ -63,10 +63,20 @@ function articleAllowList(needBold: boolean): sanitizeHtml.IOptions {
   };
 }
 
+let sanitizer: typeof sanitize | undefined;
+/**
+ * sanitize-html, loaded on first use (see `setUpArticleToolsMeanwhile` in
+ * core/articles/write-article.ts): require() keeps it out of a bundle's init.
+ */
+export function htmlSanitizer(): typeof sanitize {
+  sanitizer ??= require('sanitize-html') as typeof sanitize;
+  return sanitizer;
+}
+
 /** HTML written by a model, reduced to the article allow-list with shortcodes neutralised. */
 export function sanitizeArticleHtml(html: string, options: { needBold: boolean }): string {
   const withLineBreaksAsSpaces = wellFormedText(html).replace(LINE_BREAK, ' ');
-  return sanitizeHtml(withLineBreaksAsSpaces, articleAllowList(options.needBold)).trim();
+  return htmlSanitizer()(withLineBreaksAsSpaces, articleAllowList(options.needBold)).trim();
 }
 
 /** `br` is not on the allow-list; the words it separated stay separate. */

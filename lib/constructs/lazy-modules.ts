@@ -5,9 +5,11 @@
  * `require` finds it. A cold start then compiles only what every request runs, and the request
  * that needs one of them loads it (docs/decisions.md, "Configuration and composition").
  *
- * - `htmlparser2`: text holding `<` or `&` (`core/text.ts`); the worker's sanitizer (at its init).
+ * - `htmlparser2`: text holding `<` or `&` (`core/text.ts`); the worker's sanitizer.
  *   Its `Parser` module alone (with `entities`, its decoder): all that sanitize-html and
  *   `plainText` use, without the index's DOM handler, DomUtils and entity encoder.
+ * - `markdown-it` (its ES module build, with its dependencies): the worker's article tools, set up
+ *   while the model writes the first outline (`core/articles/write-article.ts`), not at init.
  * - `busboy`: a multipart body (`api/http/form-body.ts`).
  * - `jsonc-parser`: a JSON body that may name a field twice (`api/http/repeated-json-names.ts`).
  * - `@aws-sdk/client-sqs`, for functions that seldom send a message (`composition/sqs-on-demand.ts`):
@@ -26,6 +28,7 @@ const SQS_CLIENT = '@aws-sdk/client-sqs';
 /** Each lazy module by the name code requires it with, and the file its own bundle starts from. */
 export const LAZY_MODULES: Readonly<Record<string, string>> = {
   htmlparser2: 'node_modules/htmlparser2/dist/Parser.js',
+  'markdown-it': 'node_modules/markdown-it/dist/markdown-it.mjs',
   busboy: 'node_modules/busboy/lib/index.js',
   'jsonc-parser': 'node_modules/jsonc-parser/lib/esm/main.js',
   [SQS_CLIENT]: 'node_modules/@aws-sdk/client-sqs/dist-es/index.js',

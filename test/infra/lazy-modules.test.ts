@@ -87,6 +87,28 @@ describe('lazy modules', () => {
     },
   );
 
+  it('GenerationWorker gets markdown-it beside its bundle and loads neither it nor the sanitizer at init', async () => {
+    const dir = await bundleWithHooks('GenerationWorker');
+    expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8'))).toContain('markdown-it');
+    const markdownIt = require(path.join(dir, lazyModuleFile('markdown-it')));
+    expect(new markdownIt.default().render('Some **bold** text')).toBe(
+      '<p>Some <strong>bold</strong> text</p>\n',
+    );
+    // A cold start: what `require` of the bundle loads (sanitize-html would load the HTML parser).
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(path.join(dir, 'index.js'))}); console.log(JSON.stringify(Object.keys(require.cache)))`,
+      ],
+      {
+        env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        encoding: 'utf8',
+      },
+    );
+    expect(JSON.parse(loaded)).toEqual([path.join(dir, 'index.js')]);
+  });
+
   it.each(['CreateArticle', 'RetryArticle', 'Sweeper', 'WebhookDispatcher'])(
     '%s, which sends generation messages or delivers webhooks, bundles the SQS client',
     async (functionName) => {

@@ -218,16 +218,19 @@ describe('bundled functions', () => {
     const workerBundle = await bundled('GenerationWorker');
     expect(readFileSync(workerBundle, 'utf8')).toContain('require("@aws-sdk/client-sqs")');
 
-    // An account without webhooks, a model that answers: the bundle and its HTML parser alone.
+    // An account without webhooks, a model that answers: the bundle and its article tools alone
+    // (the HTML parser and markdown-it).
     const generatedUuid = await createOne();
     const alone = path.join(outDir, 'GenerationWorkerAlone');
     mkdirSync(path.join(alone, 'node_modules'), { recursive: true });
     copyFileSync(workerBundle, path.join(alone, 'index.js'));
-    cpSync(
-      path.join(path.dirname(workerBundle), 'node_modules', 'htmlparser2'),
-      path.join(alone, 'node_modules', 'htmlparser2'),
-      { recursive: true },
-    );
+    for (const lazyModule of ['htmlparser2', 'markdown-it']) {
+      cpSync(
+        path.join(path.dirname(workerBundle), 'node_modules', lazyModule),
+        path.join(alone, 'node_modules', lazyModule),
+        { recursive: true },
+      );
+    }
     const generated = await invokeBundle<SQSBatchResponse>(
       path.join(alone, 'index.js'),
       'GenerationWorker',

@@ -4,13 +4,26 @@
  * helpers turn that markdown into the HTML it means (or drop the markers) before the HTML is
  * sanitised, and check that nothing is left afterwards.
  */
-import MarkdownIt from 'markdown-it';
+import type { MarkdownIt, default as MarkdownItClass } from 'markdown-it';
 import { plainText } from '../text';
 
-/** CommonMark with inline HTML passed through; indented code is off (pretty-printed HTML is not code). */
-const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false, breaks: false }).disable([
-  'code',
-]);
+let markdown: MarkdownIt | undefined;
+/**
+ * CommonMark with inline HTML passed through; indented code is off (pretty-printed HTML is not
+ * code). Built on first use (see `setUpArticleToolsMeanwhile` in write-article.ts): require()
+ * keeps markdown-it out of a bundle's init.
+ */
+export function markdownRenderer(): MarkdownIt {
+  if (!markdown) {
+    // Node gives the CommonJS build (the class itself), the lazy module its ES build (`default`).
+    const loaded: typeof MarkdownItClass | { default: typeof MarkdownItClass } = require('markdown-it');
+    const Renderer = 'default' in loaded ? loaded.default : loaded;
+    markdown = new Renderer({ html: true, linkify: false, typographer: false, breaks: false }).disable([
+      'code',
+    ]);
+  }
+  return markdown;
+}
 
 const FENCE_LINE = /^[ \t]*(?:```|~~~)[^\n`]*$/gm;
 /** `<p>` wrappers become blank lines, so markdown inside a paragraph is read as markdown. */
@@ -23,7 +36,7 @@ const INDENTED_TAG = /^[ \t]+(?=<)/gm;
 export function markdownToHtml(text: string): string {
   const unfenced = text.replace(FENCE_LINE, '');
   const unwrapped = unfenced.replace(PARAGRAPH_TAG, '\n\n').replace(INDENTED_TAG, '');
-  return mapText(markdown.render(unwrapped), inlineMarkdownToHtml);
+  return mapText(markdownRenderer().render(unwrapped), inlineMarkdownToHtml);
 }
 
 /** `**x**` / `__x__` to strong, `*x*` / `_x_` to em, `` `x` `` to x, in text between tags. */

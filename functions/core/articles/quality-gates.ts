@@ -90,12 +90,20 @@ export function metaDescriptionPasses(text: string, keyword: string): boolean {
   );
 }
 
-const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+let sentences: Intl.Segmenter | undefined;
+/**
+ * Built on first use (see `setUpArticleToolsMeanwhile` in write-article.ts): the first Intl
+ * object of a process starts ICU (~7 ms).
+ */
+export function sentenceSegmenter(): Intl.Segmenter {
+  sentences ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  return sentences;
+}
 
 /** The first one or two sentences of a text. */
 export function firstSentences(text: string, count = 2): string {
   const sentences: string[] = [];
-  for (const { segment } of sentenceSegmenter.segment(text.trim())) {
+  for (const { segment } of sentenceSegmenter().segment(text.trim())) {
     if (segment.trim() === '') continue;
     sentences.push(segment.trim());
     if (sentences.length === count) break;

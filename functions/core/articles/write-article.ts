@@ -6,8 +6,7 @@
  * keyword is regenerated once; if it still misses, the article is kept with a quality warning.
  */
 import pLimit from 'p-limit';
-import sanitizeHtml from 'sanitize-html';
-import { sanitizeArticleHtml, textToHtml } from '../html-safety';
+import { htmlSanitizer, sanitizeArticleHtml, textToHtml } from '../html-safety';
 import { supportedLanguages } from '../languages';
 import { safeText } from '../text';
 import type { ArticleRequest } from './article';
@@ -22,7 +21,7 @@ import {
 } from './article-model';
 import { type ArticleSeo, type FaqItem, focusKeywordOf, type QualityWarning, sameTag } from './article-seo';
 import { faqHtml } from './faq';
-import { markdownToHtml, plainTextFromMarkdown, scrubMarkdown } from './markdown-cleanup';
+import { markdownRenderer, markdownToHtml, plainTextFromMarkdown, scrubMarkdown } from './markdown-cleanup';
 import {
   containsKeyword,
   countH2,
@@ -31,6 +30,7 @@ import {
   fitExcerpt,
   fitMetaDescription,
   metaDescriptionPasses,
+  sentenceSegmenter,
 } from './quality-gates';
 
 export const SECTION_CONCURRENCY = 6;
@@ -69,7 +69,9 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
       !request.title && !hasKeyword(outline.title) ? 'the title' : undefined,
       outline.headings.some(hasKeyword) ? undefined : 'any H2 heading',
     ].filter((miss) => miss !== undefined);
-  let outline = await writeOutline(model, brief, request, usage);
+  const firstOutline = writeOutline(model, brief, request, usage);
+  setUpArticleToolsMeanwhile();
+  let outline = await firstOutline;
   const firstMisses = outlineMisses(outline);
   if (firstMisses.length > 0) {
     const retry = await writeOutline(
@@ -249,12 +251,46 @@ class UsageTotal {
   }
 }
 
-const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+let words: Intl.Segmenter | undefined;
+function wordSegmenter(): Intl.Segmenter {
+  words ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  return words;
+}
 
 /** Words of the text of an HTML fragment, in any script. */
 export function countWords(html: string): number {
-  const text = sanitizeHtml(html, { allowedTags: [], allowedAttributes: {}, parseStyleAttributes: false });
-  let words = 0;
-  for (const segment of wordSegmenter.segment(text)) if (segment.isWordLike) words++;
-  return words;
+  const text = htmlSanitizer()(html, { allowedTags: [], allowedAttributes: {}, parseStyleAttributes: false });
+  let count = 0;
+  for (const segment of wordSegmenter().segment(text)) if (segment.isWordLike) count++;
+  return count;
+}
+
+/**
+ * What assembling an article sets up once per process, each on first use: markdown-it,
+ * sanitize-html (with htmlparser2) and ICU's word and sentence segmenters (~12 ms together).
+ */
+const articleToolSetups: readonly (() => unknown)[] = [
+  markdownRenderer,
+  htmlSanitizer,
+  wordSegmenter,
+  sentenceSegmenter,
+];
+let articleToolsScheduled = false;
+
+/**
+ * Sets the article tools up while the model writes the first outline of the process, instead of
+ * at a cold start's init: one tool per turn of the event loop (`setImmediate`), after one turn for
+ * the request to go out, so an answer that arrives meanwhile waits for one tool at most.
+ */
+function setUpArticleToolsMeanwhile(): void {
+  if (articleToolsScheduled) return;
+  articleToolsScheduled = true;
+  const setUp = (index: number) => {
+    // A tool that fails here is set up again on first use, where its failure counts.
+    try {
+      articleToolSetups[index]?.();
+    } catch {}
+    if (index + 1 < articleToolSetups.length) setImmediate(setUp, index + 1);
+  };
+  setImmediate(() => setImmediate(setUp, 0));
 }
