@@ -12,6 +12,7 @@ import { handler as createArticleHandler } from '../../functions/api/create-arti
 import { handler as retryArticleHandler } from '../../functions/api/retry-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { createAccount, MAX_CREDITS } from '../../functions/core/accounts';
+import { retryArticle } from '../../functions/core/articles/article-actions';
 import {
   generationRetryDelaySeconds,
   LEASE_MS,
@@ -20,6 +21,7 @@ import {
 } from '../../functions/core/articles/lifecycle-policy';
 import { resendUnfinishedGenerations } from '../../functions/core/articles/resend-unfinished';
 import { recoverStalledGenerations } from '../../functions/core/articles/sweep-articles';
+import { ConflictError } from '../../functions/core/errors';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
@@ -327,6 +329,35 @@ describe('retry and cancel', () => {
     expect(refused.statusCode).toBe(409);
     expect(json(refused).message).toMatch(/can be retried/);
   });
+  it('takes one of ten retries of a generation in error sent at the same instant: one charge, the others 409', async () => {
+    const accountId = await newAccount(100);
+    const uuid = await create(accountId);
+    fakeOpenAi.behaviour = { latencyMs: 0, failWithStatus: 500 };
+    await drainQueue(resources.queueUrl, worker);
+    expect((await show(accountId, uuid)).status).toBe('error');
+
+    // The same clock reading for all (same millisecond): each must still be a request of its own.
+    const instant = new Date();
+    const retryDeps = {
+      ...deps.readArticleDeps(),
+      accounts: deps.accountStore(),
+      publications: deps.publicationStore(),
+      queue: deps.generationQueue(),
+      clock: () => instant,
+    };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => retryArticle(retryDeps, accountId, uuid)),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    for (const outcome of outcomes.filter((each) => each.status === 'rejected')) {
+      expect(outcome.reason).toBeInstanceOf(ConflictError);
+    }
+    expect(await credits(accountId)).toBe(100 - PRICE);
+    fakeOpenAi.behaviour = { latencyMs: 0 };
+    expect(await drainQueue(resources.queueUrl, worker)).toBe(1);
+    expect((await show(accountId, uuid)).status).toBe('generated');
+  });
+
   it('cancels a retried generation that waits for credits: attempts reset, nothing to refund', async () => {
     const accountId = await newAccount(PRICE);
     const uuid = await create(accountId);

@@ -745,6 +745,18 @@ describe('PUT /v1/websites/<uuid>/delete', () => {
     expect((await register(accountId, validFields('/to-delete'))).statusCode).toBe(201);
   });
 
+  it('answers one of ten simultaneous deletes with 200 and the others with 404, as after it', async () => {
+    const accountId = await newAccount();
+    const uuid = await registered(accountId, '/deleted-at-once');
+    const responses = await Promise.all(Array.from({ length: 10 }, () => remove(accountId, uuid)));
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, ...Array(9).fill(404)]);
+    for (const response of responses.filter((each) => each.statusCode === 404)) {
+      expect(body(response)).toEqual({ message: 'Website not found.' });
+    }
+    expect(await websiteItems(accountId)).toEqual([]);
+    expect(await categoryItems(uuid)).toEqual([]);
+  });
+
   it("answers 404 for another account's website and leaves it alone", async () => {
     const owner = await newAccount();
     const uuid = await registered(owner);

@@ -2,7 +2,7 @@
  * Create and reserve: the article write, credits >= price then subtract, and today's count below
  * the limit then add one, in ONE transaction; a cancel gives the credits back in another.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import {
@@ -170,12 +170,15 @@ export class DynamoArticleReservations implements ArticleReservations {
       queued: true,
       sweep: { kind: SWEEP_BUCKET.generation, at: reservation.sendBy },
     });
+    // One per call: two requests reserving the same article at the same instant (two retries)
+    // must not look like one request sent twice, which DynamoDB would answer "done" for both.
+    const call = randomUUID();
     return transactWithRetry<ReservationOutcome | undefined>(
       this.client,
       async (attempt) => ({
         // The SDK's own retries (e.g. after a lost response) resend this token, so a
         // transaction that did commit is not applied, and charged, a second time.
-        ClientRequestToken: requestToken(article.articleUuid, reservation.now, attempt),
+        ClientRequestToken: requestToken(call, attempt),
         TransactItems: [
           articleWrite(queued),
           {
@@ -225,6 +228,6 @@ function deferredItem(article: Article, state: DeferredState, reservation: Reser
 }
 
 /** Idempotency token of one reservation attempt (DynamoDB allows at most 36 characters). */
-function requestToken(articleUuid: string, at: string, attempt: number): string {
-  return createHash('sha256').update(`${articleUuid}|${at}|${attempt}`).digest('hex').slice(0, 36);
+function requestToken(call: string, attempt: number): string {
+  return createHash('sha256').update(`${call}|${attempt}`).digest('hex').slice(0, 36);
 }

@@ -28,7 +28,7 @@ import { batchGet } from './batches';
 import { websiteKeys } from './keys';
 import { countQuery, queryFirst } from './reads';
 import { WEBSITE_INDEX } from './table-definitions';
-import { conditionFailed } from './transactions';
+import { conditionFailed, transactWithRetry } from './transactions';
 
 type Item = Record<string, unknown>;
 
@@ -141,35 +141,32 @@ export class DynamoWebsiteRepository implements WebsiteStore {
       typeof item.urlGuardKey === 'string'
         ? item.urlGuardKey
         : websiteKeys.urlGuard(accountId, siteUrlIdentity(website.url)).websiteKey;
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: websiteKeys.website(accountId, websiteUuid),
-                ConditionExpression: 'attribute_exists(websiteKey)',
-              },
+    return transactWithRetry<Website | undefined>(
+      this.client,
+      async () => ({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: websiteKeys.website(accountId, websiteUuid),
+              ConditionExpression: 'attribute_exists(websiteKey)',
             },
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: { accountId, websiteKey: guardSortKey },
-                // Only the guard of this website (a guard is never shared, but be exact).
-                ConditionExpression: 'attribute_not_exists(websiteKey) OR websiteUuid = :websiteUuid',
-                ExpressionAttributeValues: { ':websiteUuid': websiteUuid },
-              },
+          },
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: { accountId, websiteKey: guardSortKey },
+              // Only the guard of this website (a guard is never shared, but be exact).
+              ConditionExpression: 'attribute_not_exists(websiteKey) OR websiteUuid = :websiteUuid',
+              ExpressionAttributeValues: { ':websiteUuid': websiteUuid },
             },
-          ],
-        }),
-      );
-    } catch (error) {
-      // Deleted by a concurrent request.
-      if (conditionFailed(error, 0)) return undefined;
-      throw error;
-    }
-    return website;
+          },
+        ],
+      }),
+      website,
+      // Deleted by a concurrent request; write conflicts with one are tried again.
+      (codes) => (conditionFailed(codes, 0) ? { result: undefined } : undefined),
+    );
   }
 
   async updateCredentials(
