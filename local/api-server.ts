@@ -74,9 +74,10 @@ export function createApiServer(options: ApiServerOptions) {
   const authorize = tokenAuthorizer(options.authorizerCacheSeconds, options.log);
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    // API Gateway routes by its own host names: a Host that is not a host name never reaches a
-    // handler (which builds its links from it).
-    if (!VALID_HOST.test(req.headers.host ?? '127.0.0.1')) {
+    // API Gateway routes by its own host names: a Host that is not a host name, or none in
+    // HTTP/1.1, never reaches a handler (which builds its links from it).
+    const host = req.headers.host ?? (req.httpVersion === '1.0' ? '127.0.0.1' : '');
+    if (!VALID_HOST.test(host)) {
       req.resume();
       return sendJson(res, requestId, 400, { message: 'Bad request.' });
     }
@@ -156,7 +157,8 @@ export function createApiServer(options: ApiServerOptions) {
     res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
   }
 
-  const server = createServer((req, res) => {
+  // Host is checked in `handle` (Node's own check answers with an empty body).
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     const requestId = randomUUID();
     const started = Date.now();
     if (options.logRequests) {
@@ -183,6 +185,11 @@ export function createApiServer(options: ApiServerOptions) {
     );
   };
   server.on('clientError', (_error, socket) => badRequest(socket));
+  // An `Expect` other than 100-continue (Node's own answer has an empty body).
+  server.on('checkExpectation', (req, res) => {
+    req.resume();
+    sendJson(res, randomUUID(), 417, { message: 'Expectation failed: only 100-continue is supported.' });
+  });
   server.on('connect', (_request, socket) => badRequest(socket));
 
   return {

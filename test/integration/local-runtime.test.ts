@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
@@ -244,6 +245,34 @@ describe('the API on 127.0.0.1', () => {
       requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
   });
+
+  it.each([
+    ['no Host (HTTP/1.1)', 'GET /v1/languages HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'Bad request.'],
+    [
+      'an Expect other than 100-continue',
+      'POST /v1/articles/queue HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 200-ok\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      417,
+      'Expectation failed: only 100-continue is supported.',
+    ],
+  ])(
+    'answers a request with %s with a JSON error and a request id, as every answer',
+    async (_case, raw, status, message) => {
+      const { port } = new URL(runtime.baseUrl);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head = '', body] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
+      expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+      expect(head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+      // The body, without the chunk sizes of its transfer coding.
+      expect(JSON.parse(/\{.*\}/.exec(body ?? '')?.[0] ?? '')).toEqual({ message });
+    },
+  );
 
   it('caches allowed authorizer decisions per token like API Gateway', async () => {
     const store = { accounts: deps.accountStore(), tokens: deps.tokenStore() };

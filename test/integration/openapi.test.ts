@@ -122,6 +122,24 @@ describe('the OpenAPI document', () => {
     expect(paths['/docs']?.get?.security).toEqual([]);
     expect(paths['/v1/languages']?.get?.security).toBeUndefined();
   });
+
+  it('requires a request body only where an empty one is refused (the queue listing takes none)', () => {
+    const paths = document.paths as Record<string, Record<string, { requestBody?: { required?: boolean } }>>;
+    const required = Object.fromEntries(
+      Object.entries(paths).flatMap(([route, item]) =>
+        Object.entries(item).flatMap(([method, operation]) =>
+          operation.requestBody ? [[`${method.toUpperCase()} ${route}`, operation.requestBody.required]] : [],
+        ),
+      ),
+    );
+    expect(required).toEqual({
+      'POST /v1/articles/create': true,
+      'POST /v1/websites/create': true,
+      'PUT /v1/websites/{website_uuid}/update': true,
+      'POST /v1/webhooks/create': true,
+      'POST /v1/articles/queue': false,
+    });
+  });
 });
 
 describe('real answers of every route fit the document', () => {
@@ -229,6 +247,7 @@ describe('real answers of every route fit the document', () => {
     expect((await call(token, 'POST', '/v1/articles/create', {}, { keyword: '' })).status).toBe(422);
     expect((await call(token, 'GET', '/v1/articles/queue')).status).toBe(200);
     expect((await call(token, 'POST', '/v1/articles/queue', {}, { page: 1 })).status).toBe(200);
+    expect((await call(token, 'POST', '/v1/articles/queue')).status).toBe(200);
     const showArticle = () =>
       call(token, 'GET', '/v1/articles/{article_uuid}/show', { article_uuid: articleUuid });
     const published = await eventually(

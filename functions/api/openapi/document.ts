@@ -3,7 +3,7 @@
  * validate with (`operations.ts`) and the response schemas; webhook events in `webhooks`.
  */
 import { z } from 'zod';
-import type { $ZodObject, $ZodType } from 'zod/v4/core';
+import { type $ZodObject, type $ZodType, safeParse } from 'zod/v4/core';
 import {
   createDocument,
   type ZodOpenApiOperationObject,
@@ -152,7 +152,8 @@ function operationOf(route: RouteDefinition, method: string): ZodOpenApiOperatio
     ...(withBody && spec.body
       ? {
           requestBody: {
-            required: true,
+            // Required when an empty body is refused (the creates); the queue's POST needs none.
+            required: !safeParse(spec.body, {}).success,
             content: Object.fromEntries(FORM_TYPES.map((type) => [type, { schema: spec.body }])),
           },
         }
