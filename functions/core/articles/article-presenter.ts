@@ -23,11 +23,12 @@ const showStatus: Record<Exclude<ArticleState, 'generated'>, string> = {
  * Where the article stands on its website: `waiting` (not on the site yet: not generated, or
  * its publication is being tried), `scheduled` (on the site, live at `publish_at`),
  * `published` (on the site, live or as a draft), `failed` (given up; `retry` starts again).
+ * None for an article without a website, or cancelled (nothing of it will be published).
  */
 export type PublicationState = 'waiting' | 'scheduled' | 'published' | 'failed';
 
 export function presentPublication(article: Article, now: Date = new Date()) {
-  if (article.websiteUuid === undefined) return null;
+  if (article.websiteUuid === undefined || article.state === 'cancelled') return null;
   let state: PublicationState = 'waiting';
   if (article.publishState === 'failed') state = 'failed';
   else if (article.publishState === 'published') {

@@ -28,6 +28,22 @@ describe('cancelArticle', () => {
     expect((await fakes.articles.listQueued(accountId, 1, 20)).total).toBe(0);
   });
 
+  it('shows no publication for a cancelled article linked to a website: nothing will be published', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid }),
+    );
+
+    const shown = await cancelArticle(actionDeps(fakes), accountId, article.articleUuid);
+
+    expect(shown.status).toBe('cancelled');
+    expect(shown.data).toMatchObject({ website: { uuid: website.websiteUuid }, publication: null });
+  });
+
   it('cancels a deferred article without a refund (it holds nothing)', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(1);
