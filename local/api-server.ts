@@ -79,7 +79,7 @@ export function createApiServer(options: ApiServerOptions) {
     const host = req.headers.host ?? (req.httpVersion === '1.0' ? '127.0.0.1' : '');
     if (!VALID_HOST.test(host)) {
       req.resume();
-      return sendJson(res, requestId, 400, { message: 'Bad request.' });
+      return sendJson(res, requestId, 400, { message: 'Bad request.' }, { Connection: 'close' });
     }
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method as HttpMethod;
@@ -188,7 +188,14 @@ export function createApiServer(options: ApiServerOptions) {
   // An `Expect` other than 100-continue (Node's own answer has an empty body).
   server.on('checkExpectation', (req, res) => {
     req.resume();
-    sendJson(res, randomUUID(), 417, { message: 'Expectation failed: only 100-continue is supported.' });
+    // Closed: the body the request announced is never read.
+    sendJson(
+      res,
+      randomUUID(),
+      417,
+      { message: 'Expectation failed: only 100-continue is supported.' },
+      { Connection: 'close' },
+    );
   });
   server.on('connect', (_request, socket) => badRequest(socket));
 

@@ -771,7 +771,7 @@ export interface components {
         Message: {
             message: string;
         };
-        /** @description Where the post stands on its website; null without a website. */
+        /** @description Where the post stands on its website; null without a website or once cancelled. */
         Publication: {
             /** @description Failed attempts so far: 0 for a post published at the first try; a retry starts again at 0. */
             attempts: number;
@@ -781,7 +781,7 @@ export interface components {
             /** @enum {string} */
             state: "waiting" | "scheduled" | "published" | "failed";
         } | null;
-        /** @description Where the post stands on its website; null without a website. */
+        /** @description Where the post stands on its website; null without a website or once cancelled. */
         PublicationOutput: {
             /** @description Failed attempts so far: 0 for a post published at the first try; a retry starts again at 0. */
             attempts: number;

@@ -11,13 +11,18 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { functionNamed } from '../../functions/routes';
-import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import {
+  BASE_ENVIRONMENT,
+  functionBuildOptions,
+  repositoryRoot,
+} from '../../lib/constructs/inkpress-function';
 import {
   LAZY_MODULES,
   lazyModuleCommands,
   lazyModuleFile,
   lazyModulesRequiredBy,
 } from '../../lib/constructs/lazy-modules';
+import { functionEnvironment } from '../../lib/constructs/service-functions';
 
 let outDir: string;
 
@@ -87,26 +92,42 @@ describe('lazy modules', () => {
     },
   );
 
-  it('GenerationWorker gets markdown-it beside its bundle and loads neither it nor the sanitizer at init', async () => {
+  it('GenerationWorker gets markdown-it beside its bundle, and its init loads neither it nor the sanitizer and starts no ICU segmenter', async () => {
     const dir = await bundleWithHooks('GenerationWorker');
     expect(lazyModulesRequiredBy(readFileSync(path.join(dir, 'index.js'), 'utf8'))).toContain('markdown-it');
     const markdownIt = require(path.join(dir, lazyModuleFile('markdown-it')));
     expect(new markdownIt.default().render('Some **bold** text')).toBe(
       '<p>Some <strong>bold</strong> text</p>\n',
     );
-    // A cold start: what `require` of the bundle loads (sanitize-html would load the HTML parser).
-    const loaded = execFileSync(
-      process.execPath,
-      [
-        '-e',
-        `require(${JSON.stringify(path.join(dir, 'index.js'))}); console.log(JSON.stringify(Object.keys(require.cache)))`,
-      ],
-      {
-        env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-        encoding: 'utf8',
-      },
+    // A cold start as in Lambda (the stack's environment, so its init composes what it does
+    // there): the files `require` of the bundle loads (sanitize-html would load the HTML parser)
+    // and the Intl segmenters it makes (the first one starts ICU).
+    const worker = functionNamed('GenerationWorker');
+    const coldStart = `
+      let segmenters = 0;
+      Intl.Segmenter = new Proxy(Intl.Segmenter, { construct: (target, args) => (segmenters++, new target(...args)) });
+      require(${JSON.stringify(path.join(dir, 'index.js'))});
+      console.log(JSON.stringify({ files: Object.keys(require.cache), segmenters }));`;
+    const environment = {
+      ...BASE_ENVIRONMENT,
+      ...functionEnvironment(worker.access, {
+        tableName: (name) => `test-${name}`,
+        queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/generation',
+        webhookQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks',
+        sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
+        modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:test',
+      }),
+      AWS_LAMBDA_FUNCTION_NAME: 'Inkpress-GenerationWorker',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      PATH: process.env.PATH ?? '',
+    };
+    const atInit = JSON.parse(
+      execFileSync(process.execPath, ['-e', coldStart], { env: environment, encoding: 'utf8' }),
     );
-    expect(JSON.parse(loaded)).toEqual([path.join(dir, 'index.js')]);
+    expect(atInit).toEqual({ files: [path.join(dir, 'index.js')], segmenters: 0 });
   });
 
   it.each(['CreateArticle', 'RetryArticle', 'Sweeper', 'WebhookDispatcher'])(

@@ -269,6 +269,7 @@ describe('the API on 127.0.0.1', () => {
       expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
       expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
       expect(head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+      expect(head).toMatch(/\r\nconnection: close\r\n/i);
       // The body, without the chunk sizes of its transfer coding.
       expect(JSON.parse(/\{.*\}/.exec(body ?? '')?.[0] ?? '')).toEqual({ message });
     },

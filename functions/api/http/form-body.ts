@@ -75,13 +75,16 @@ function parseJson(bytes: Buffer): FormFields {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new MalformedBodyError(text.includes(REPLACEMENT_CHARACTER) ? NOT_UTF8 : 'invalid JSON.');
+    throw new MalformedBodyError(breaksJsonOnlyByBadBytes(text) ? NOT_UTF8 : 'invalid JSON.');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  if (Object.keys(parsed).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
+    throw new MalformedBodyError(NOT_UTF8);
   }
   const repeated = repeatedFieldNames(text, Object.keys(parsed).length);
   if (repeated.length > 0) {
@@ -90,10 +93,18 @@ function parseJson(bytes: Buffer): FormFields {
       Object.fromEntries(repeated.map((name) => [name, [`The ${name} field appears more than once.`]])),
     );
   }
-  if (Object.keys(parsed).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
-    throw new MalformedBodyError(NOT_UTF8);
-  }
   return markUndecodable(parsed as FormFields);
+}
+
+/** Whether JSON that does not parse would without its bad bytes (U+FFFD): then they are the fault. */
+function breaksJsonOnlyByBadBytes(text: string): boolean {
+  if (!text.includes(REPLACEMENT_CHARACTER)) return false;
+  try {
+    JSON.parse(text.replaceAll(REPLACEMENT_CHARACTER, ''));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -83,7 +83,10 @@ const publicationSchema = z
     site: publicationSiteSchema,
   })
   .nullable()
-  .meta({ id: 'Publication', description: 'Where the post stands on its website; null without a website.' });
+  .meta({
+    id: 'Publication',
+    description: 'Where the post stands on its website; null without a website or once cancelled.',
+  });
 
 const linked = {
   website: websiteDataSchema.nullable(),

@@ -265,12 +265,13 @@ describe('form body parsing', () => {
     expect(substituted.keyword).toBeInstanceOf(UndecodableText);
   });
 
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => Buffer.from(part)));
+
   it.each([
-    [
-      'between the tokens',
-      Buffer.concat([Buffer.from('{"title":"a",'), Buffer.from([0xff]), Buffer.from('"h2_count":1}')]),
-    ],
-    ['in a field name', Buffer.concat([Buffer.from('{"ti'), Buffer.from([0xff]), Buffer.from('tle":"a"}')])],
+    ['between the tokens', bytes('{"title":"a",', [0xff], '"h2_count":1}')],
+    ['in a field name', bytes('{"ti', [0xff], 'tle":"a"}')],
+    // Not "appears more than once", which would name a field the client never wrote.
+    ['in two field names that read the same', bytes('{"ti', [0xff], 'tle":"a","ti', [0xfe], 'tle":"b"}')],
   ])('refuses a JSON body with bytes that are not UTF-8 %s (400, no field to name)', async (_where, body) => {
     await expect(
       parseFormBody({
@@ -279,6 +280,17 @@ describe('form body parsing', () => {
         contentType: 'application/json',
       }),
     ).rejects.toThrow(new MalformedBodyError('the body is not valid UTF-8.'));
+  });
+
+  it('calls JSON that is broken apart from its bad bytes invalid JSON, not bad UTF-8', async () => {
+    const body = bytes('{"title":"sh', [0xff], 'oes",}');
+    await expect(
+      parseFormBody({
+        body: body.toString('base64'),
+        isBase64Encoded: true,
+        contentType: 'application/json',
+      }),
+    ).rejects.toThrow(new MalformedBodyError('invalid JSON.'));
   });
 
   it('reads a JSON body that starts with a UTF-8 byte order mark', async () => {
