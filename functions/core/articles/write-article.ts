@@ -276,11 +276,17 @@ const articleToolSetups: readonly (() => unknown)[] = [
   sentenceSegmenter,
 ];
 let articleToolsScheduled = false;
+/**
+ * How long after the first outline request the tools start: time for the request to go out
+ * (a cold connection's TLS handshake included) before they take the CPU; a model's answer takes
+ * far longer. Measured end to end (docs/decisions.md), starting at once delayed the request.
+ */
+const TOOLS_START_AFTER_MS = 50;
 
 /**
  * Sets the article tools up while the model writes the first outline of the process, instead of
- * at a cold start's init: one tool per turn of the event loop (`setImmediate`), after one turn for
- * the request to go out, so an answer that arrives meanwhile waits for one tool at most.
+ * at a cold start's init: one tool per turn of the event loop, so an answer that arrives meanwhile
+ * waits for one tool at most (whatever has not run by then is set up on first use).
  */
 function setUpArticleToolsMeanwhile(): void {
   if (articleToolsScheduled) return;
@@ -292,5 +298,5 @@ function setUpArticleToolsMeanwhile(): void {
     } catch {}
     if (index + 1 < articleToolSetups.length) setImmediate(setUp, index + 1);
   };
-  setImmediate(() => setImmediate(setUp, 0));
+  setTimeout(setUp, TOOLS_START_AFTER_MS, 0).unref();
 }
