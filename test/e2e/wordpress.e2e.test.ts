@@ -245,6 +245,36 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
     expect((await showWebsite()).data.articles_count).toBe(3);
   });
 
+  it('publishes a scheduled post whose time has come on the next request when WP-Cron does not run (the peer disables it)', async () => {
+    // WordPress schedules only what is at least a minute ahead.
+    const articleUuid = await createArticle({
+      keyword: 'proofing basket',
+      h2_count: '1',
+      website_uuid: websiteUuid,
+      publish_at: new Date(Date.now() + 2 * 3600 * 1000).toISOString(),
+    });
+    expect(await generateAll()).toBe(1);
+    const cmsId = Number(body(await showArticle(articleUuid)).data.cms_id);
+    const postStatus = () => peer('php-eval', `echo get_post_status(${cmsId});`).trim();
+    // The plugin checks at most once a minute: one check is counted now, before the post is due.
+    peer('php-eval', 'set_transient(Inkpress_Schedule::CHECKED, 1, 60);');
+    expect(postStatus()).toBe('future');
+
+    // Its time passes with no cron (the clock compressed: the post's date moves a minute back).
+    peer(
+      'php-eval',
+      `global $wpdb; $gmt = gmdate('Y-m-d H:i:s', time() - 60); $wpdb->update($wpdb->posts, array('post_date_gmt' => $gmt, 'post_date' => get_date_from_gmt($gmt)), array('ID' => ${cmsId})); clean_post_cache(${cmsId});`,
+    );
+    expect((await fetch(`${WP_URL}/`)).status).toBe(200);
+    // Due, but within the minute of the last check: still what WP-Cron left (Missed schedule).
+    expect(postStatus()).toBe('future');
+
+    peer('php-eval', 'delete_transient(Inkpress_Schedule::CHECKED);');
+    expect((await fetch(`${WP_URL}/`)).status).toBe(200);
+    expect(postStatus()).toBe('publish');
+    expect(postsForArticle(articleUuid)).toBe(1);
+  });
+
   it('keeps an article generated while the site is down, flags it, and publishes it exactly once when it is back', async () => {
     peer('stop-web');
     try {
