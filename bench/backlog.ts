@@ -11,8 +11,6 @@
  * Settings: BACKLOG_ARTICLES (10000), BENCH_MODEL_LATENCY_MS (100), BACKLOG_CONCURRENCY (the
  * deployed worker cap, 10).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { createAccount } from '../functions/core/accounts';
@@ -20,40 +18,16 @@ import { createArticle } from '../functions/core/articles/create-article';
 import { recoverStalledGenerations } from '../functions/core/articles/sweep-articles';
 import { runtimeSettings } from '../functions/shared/runtime-settings';
 import { handler as worker } from '../functions/worker/generation-worker';
-import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
-import { provision } from '../local/provision';
 import { sqsRecord } from '../local/queue-poller';
 import * as deps from '../test/support/deps';
-import { startFakeOpenAi } from '../test/support/fake-openai-server';
+import { startBenchStack } from './bench-stack';
 
 const ARTICLES = Number(process.env.BACKLOG_ARTICLES ?? '10000');
 const LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? '100');
 
 async function main(): Promise<void> {
-  Object.assign(process.env, {
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    OPENAI_MAX_RETRIES: '0',
-  });
-  const fake = await startFakeOpenAi({ latencyMs: LATENCY_MS });
-  const [dynamodb, moto] = await Promise.all([startDynamoDbLocal({ fastStart: true }), startMotoServer()]);
+  const { fake, resources, stop } = await startBenchStack({ prefix: 'backlog', latencyMs: LATENCY_MS });
   try {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-      AWS_ENDPOINT_URL_SQS: moto.endpoint,
-      AWS_ENDPOINT_URL_KMS: moto.endpoint,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: fake.baseURL,
-    });
-    const resources = await provision(
-      { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), kms: new KMSClient({}) },
-      { prefix: 'backlog' },
-    );
-    Object.assign(process.env, resources.env);
-    // (The functions' clients and stores read this environment at their first use.)
     const concurrency = Number(process.env.BACKLOG_CONCURRENCY ?? runtimeSettings.workerMaxConcurrency);
 
     const sqs = new SQSClient({});
@@ -187,7 +161,7 @@ async function main(): Promise<void> {
     console.log(`ideal (articles x time per article / concurrency): ${(idealMs / 1000).toFixed(1)} s`);
     console.log(`drain / ideal:             ${(drainMs / idealMs).toFixed(2)}`);
   } finally {
-    await Promise.all([dynamodb.stop(), moto.stop(), fake.close()]);
+    await stop();
   }
 }
 

@@ -15,20 +15,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import {
-  allFunctions,
-  authorizer,
-  type FunctionDefinition,
-  generationWorker,
-  sweeper,
-  webhookDispatcher,
-} from '../functions/routes';
-import {
-  BASE_ENVIRONMENT,
-  BUILD_OPTIONS,
-  esbuildSettingsOf,
-  repositoryRoot,
-} from '../lib/constructs/inkpress-function';
+import { allFunctions, authorizer, generationWorker, sweeper, webhookDispatcher } from '../functions/routes';
+import { BUILD_OPTIONS, esbuildSettingsOf, repositoryRoot } from '../lib/constructs/inkpress-function';
 import {
   ESBUILD_ALIASES,
   LAZY_MODULES,
@@ -37,7 +25,7 @@ import {
   lazyModulesOf,
   lazyModulesRequiredBy,
 } from '../lib/constructs/lazy-modules';
-import { functionEnvironment } from '../lib/constructs/service-functions';
+import { stackEnvironment } from '../test/support/bundles';
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -88,21 +76,6 @@ const RUNTIME_ENVIRONMENT = {
   /** The runtime's own copy of the SDK, when it is not bundled. */
   NODE_PATH: path.join(repositoryRoot, 'node_modules'),
 };
-
-/** Placeholders for what the stack would pass (resource names are never called here). */
-function stackEnvironment(definition: FunctionDefinition): Record<string, string> {
-  return {
-    ...BASE_ENVIRONMENT,
-    ...functionEnvironment(definition.access, {
-      tableName: (name) => `bench-${name}`,
-      queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/generation',
-      webhookQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks',
-      sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
-      modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
-    }),
-    AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${definition.name}`,
-  };
-}
 
 async function bundle(
   outDir: string,

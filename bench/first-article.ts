@@ -13,17 +13,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAccount } from '../functions/core/accounts';
 import { createArticle } from '../functions/core/articles/create-article';
-import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
-import { provision } from '../local/provision';
 import { bundleBuilder } from '../test/support/bundles';
 import * as deps from '../test/support/deps';
-import { startFakeOpenAi } from '../test/support/fake-openai-server';
 import { receive, sqsEventOf } from '../test/support/generation-queue';
+import { startBenchStack } from './bench-stack';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? '21');
 const LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? '200');
@@ -45,30 +40,9 @@ interface Timing {
 }
 
 async function main(): Promise<void> {
-  Object.assign(process.env, {
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    OPENAI_MAX_RETRIES: '0',
-  });
-  const fake = await startFakeOpenAi({ latencyMs: LATENCY_MS });
-  const [dynamodb, moto] = await Promise.all([startDynamoDbLocal({ fastStart: true }), startMotoServer()]);
+  const { resources, stop } = await startBenchStack({ prefix: 'first-article', latencyMs: LATENCY_MS });
   const outDir = mkdtempSync(path.join(tmpdir(), 'inkpress-first-article-'));
   try {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-      AWS_ENDPOINT_URL_SQS: moto.endpoint,
-      AWS_ENDPOINT_URL_KMS: moto.endpoint,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: fake.baseURL,
-    });
-    const resources = await provision(
-      { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), kms: new KMSClient({}) },
-      { prefix: 'first-article' },
-    );
-    Object.assign(process.env, resources.env);
     const bundles: Record<string, string> = {
       'this build': await bundleBuilder(() => outDir)('GenerationWorker'),
       ...(process.env.BENCH_COMPARE_BUNDLE
@@ -112,7 +86,7 @@ async function main(): Promise<void> {
       console.log(`| ${name} | ${init.toFixed(1)} ms | ${first.toFixed(1)} ms | ${total.toFixed(1)} ms |`);
     }
   } finally {
-    await Promise.all([fake.close(), dynamodb.stop(), moto.stop()]);
+    await stop();
     rmSync(outDir, { recursive: true, force: true });
   }
 }

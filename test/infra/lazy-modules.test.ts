@@ -11,18 +11,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { functionNamed } from '../../functions/routes';
-import {
-  BASE_ENVIRONMENT,
-  functionBuildOptions,
-  repositoryRoot,
-} from '../../lib/constructs/inkpress-function';
+import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import {
   LAZY_MODULES,
   lazyModuleCommands,
   lazyModuleFile,
   lazyModulesRequiredBy,
 } from '../../lib/constructs/lazy-modules';
-import { functionEnvironment } from '../../lib/constructs/service-functions';
+import { stackEnvironment } from '../support/bundles';
 
 let outDir: string;
 
@@ -109,15 +105,7 @@ describe('lazy modules', () => {
       require(${JSON.stringify(path.join(dir, 'index.js'))});
       console.log(JSON.stringify({ files: Object.keys(require.cache), segmenters }));`;
     const environment = {
-      ...BASE_ENVIRONMENT,
-      ...functionEnvironment(worker.access, {
-        tableName: (name) => `test-${name}`,
-        queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/generation',
-        webhookQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks',
-        sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
-        modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:test',
-      }),
-      AWS_LAMBDA_FUNCTION_NAME: 'Inkpress-GenerationWorker',
+      ...stackEnvironment(worker),
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',

@@ -7,9 +7,14 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { functionNamed } from '../../functions/routes';
-import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
+import { type FunctionDefinition, functionNamed } from '../../functions/routes';
+import {
+  BASE_ENVIRONMENT,
+  functionBuildOptions,
+  repositoryRoot,
+} from '../../lib/constructs/inkpress-function';
 import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
+import { functionEnvironment } from '../../lib/constructs/service-functions';
 
 const run = promisify(execFile);
 
@@ -61,4 +66,22 @@ export async function invokeBundle<Result>(
   });
   const [logs = '', result = ''] = stdout.split('RESULT ');
   return { result: JSON.parse(result) as Result, output: logs + stderr };
+}
+
+/**
+ * The environment the stack gives a function, with placeholders for its resources (never called:
+ * for cold starts, where the function composes at init what it does in Lambda).
+ */
+export function stackEnvironment(definition: FunctionDefinition): Record<string, string> {
+  return {
+    ...BASE_ENVIRONMENT,
+    ...functionEnvironment(definition.access, {
+      tableName: (name) => `bench-${name}`,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/generation',
+      webhookQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks',
+      sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
+      modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+    }),
+    AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${definition.name}`,
+  };
 }
