@@ -7,8 +7,7 @@ import { ok } from './http/responses';
 export const handler = apiHandler(
   'RefreshCategories',
   (config) => {
-    const deps = websiteDeps(config);
-    return { ...deps, websites: websitesWithEvents(config, deps.websites) };
+    return { ...websiteDeps(config), websites: websitesWithEvents(config) };
   },
   async ({ accountId, pathParameters }, deps) =>
     ok(await refreshCategories(deps, accountId, pathParameters.website_uuid)),

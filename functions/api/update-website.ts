@@ -11,7 +11,7 @@ export const handler = apiHandler(
     const deps = websiteDeps(config);
     return {
       ...deps,
-      websites: websitesWithEvents(config, deps.websites),
+      websites: websitesWithEvents(config),
       publications: publicationStore(config),
     };
   },

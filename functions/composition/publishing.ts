@@ -5,25 +5,20 @@ import { logger } from '../shared/logger';
 import { recordFinalPublishFailure } from '../shared/metrics';
 import { articleStore } from './articles';
 import { systemClock } from './clock';
-import { articleEvents, websitesWithEvents } from './events';
-import { publicationStore } from './publications';
+import { publicationsWithEvents, websitesWithEvents } from './events';
 import { cmsClient, passwordCipher } from './site-access';
-import { categoryStore, websiteStore } from './websites';
+import { categoryStore } from './websites';
 
 /**
  * Everything publishing and the sweeper's website work need; published and failed publications
  * and website health changes record webhook events.
  */
 export function publishDeps(config: Config): PublishDeps {
-  const articles = articleStore(config);
-  const websites = websiteStore(config);
-  const categories = categoryStore(config);
-  const events = articleEvents(config, { articles, websites, categories });
   return {
-    articles,
-    publications: events.publications(publicationStore(config)),
-    websites: websitesWithEvents(config, websites),
-    categories,
+    articles: articleStore(config),
+    publications: publicationsWithEvents(config),
+    websites: websitesWithEvents(config),
+    categories: categoryStore(config),
     cipher: passwordCipher(config),
     cms: cmsClient(config),
     clock: systemClock,

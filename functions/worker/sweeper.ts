@@ -1,10 +1,9 @@
 /** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
 import { accountStore } from '../composition/accounts';
 import { systemClock } from '../composition/clock';
-import { articlesWithEvents } from '../composition/events';
+import { articlesWithEvents, eventRecordingDeps } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
 import { publishDeps } from '../composition/publishing';
-import { webhookDeliveryDeps } from '../composition/webhook-delivery';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
@@ -22,7 +21,7 @@ const composed = composition('Sweeper', (config) => {
       clock: systemClock,
     },
     publishing: publishDeps(config),
-    webhooks: webhookDeliveryDeps(config),
+    webhooks: eventRecordingDeps(config),
   };
 });
 

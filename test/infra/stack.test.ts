@@ -395,7 +395,7 @@ describe('functions', () => {
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
       articles: ['Query', 'UpdateItem'],
-      webhooks: ['PutItem', 'Query'],
+      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     },
     DeleteWebsite: {
       rateLimits: ['UpdateItem'],
@@ -452,7 +452,7 @@ describe('functions', () => {
       rateLimits: ['UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
-      webhooks: ['PutItem', 'Query'],
+      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     },
     CreateWebhook: { rateLimits: ['UpdateItem'], webhooks: ['PutItem', 'UpdateItem'] },
     ListWebhooks: { rateLimits: ['UpdateItem'], webhooks: ['Query'] },
@@ -468,7 +468,7 @@ describe('functions', () => {
       websites: ['BatchGetItem', 'GetItem', 'UpdateItem'],
       categories: ['BatchGetItem', 'GetItem'],
       usageDays: ['UpdateItem'],
-      webhooks: ['PutItem', 'Query'],
+      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     },
     Sweeper: {
       accounts: ['GetItem', 'UpdateItem'],
@@ -476,7 +476,7 @@ describe('functions', () => {
       articles: ['GetItem', 'Query', 'UpdateItem'],
       websites: ['BatchGetItem', 'GetItem', 'Query', 'UpdateItem'],
       categories: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'],
-      webhooks: ['PutItem', 'Query', 'UpdateItem'],
+      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     },
     WebhookDispatcher: { webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'] },
   };

@@ -16,18 +16,16 @@ import {
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
 import { createAccount } from '../../functions/core/accounts';
-import {
-  attemptDelivery,
-  emitEvent,
-  fanOut,
-  resendDueWebhooks,
-} from '../../functions/core/webhooks/deliver-webhooks';
+import type { Article } from '../../functions/core/articles/article';
+import { attemptDelivery, fanOut, resendDueWebhooks } from '../../functions/core/webhooks/deliver-webhooks';
 import type { DeliveryKey, WebhookMessage } from '../../functions/core/webhooks/ports';
-import { RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
+import { RESEND_AFTER_MS, RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { provisionTestResources } from '../support/test-resources';
+import { recordEvent } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const sqs = new SQSClient({});
@@ -94,16 +92,44 @@ async function delayedMessages(): Promise<number> {
 
 const accountIdOf = () => `acct-${Math.random().toString(16).slice(2)}`;
 
+/** An article queued by the API for an account with credits (created if absent). */
+async function queuedArticle(accountId?: string): Promise<Article> {
+  const owner =
+    accountId ??
+    (
+      await createAccount(
+        { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+        { name: 'Events', credits: 20 },
+      )
+    ).account.accountId;
+  const created = await createArticleHandler(
+    apiEvent('create-article', {
+      accountId: owner,
+      body: JSON.stringify({
+        keyword: 'never written',
+        h2_count: 1,
+        ai_model: 'gpt-3.5-turbo',
+        language: 'en',
+      }),
+      contentType: 'application/json',
+    }),
+  );
+  const article = await deps.articleStore().get(owner, JSON.parse(created.body).article_uuid);
+  if (!article) throw new Error('the article is stored');
+  await sqs.send(new PurgeQueueCommand({ QueueUrl: resources.webhookQueueUrl }));
+  return article;
+}
+
 describe('the retry schedule', () => {
   it('follows immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with one webhook-id, then fails', async () => {
     const accountId = accountIdOf();
     const webhookUuid = await register(accountId, '/always-500');
     receiver.plan('/always-500', Array(8).fill(500));
     const clock = testClock();
-    const delivery = { ...deps.webhookDeliveryDeps(), clock: clock.now };
+    const delivery = { ...deps.eventRecordingDeps(), clock: clock.now };
     const attempts = { ...deps.webhookAttemptDeps(), clock: clock.now };
 
-    const eventId = await emitEvent(delivery, accountId, 'article.generated', async () => ({
+    const eventId = await recordEvent(delivery, accountId, 'article.generated', async () => ({
       status: 'generated',
     }));
     if (!eventId) throw new Error('the endpoint wants article.generated');
@@ -175,8 +201,8 @@ describe('the retry schedule', () => {
     const accountId = accountIdOf();
     const webhookUuid = await register(accountId, '/lost');
     const clock = testClock();
-    const delivery = { ...deps.webhookDeliveryDeps(), clock: clock.now };
-    const eventId = await emitEvent(delivery, accountId, 'article.generated', async () => ({}));
+    const delivery = { ...deps.eventRecordingDeps(), clock: clock.now };
+    const eventId = await recordEvent(delivery, accountId, 'article.generated', async () => ({}));
     await takeMessages(); // the message is lost
     clock.advance(60);
     expect(await resendDueWebhooks(delivery)).toEqual({ events: 0, deliveries: 0 });
@@ -198,7 +224,7 @@ describe('the retry schedule', () => {
     const accountId = accountIdOf();
     const delivery = deps.webhookDeliveryDeps();
     let read = false;
-    const eventId = await emitEvent(delivery, accountId, 'article.published', async () => {
+    const eventId = await recordEvent(delivery, accountId, 'article.published', async () => {
       read = true;
       return {};
     });
@@ -214,22 +240,8 @@ describe('the retry schedule', () => {
     );
     const accountId = account.accountId;
     await register(accountId, '/failed', ['article.failed']);
-    const created = await createArticleHandler(
-      apiEvent('create-article', {
-        accountId,
-        body: JSON.stringify({
-          keyword: 'never written',
-          h2_count: 1,
-          ai_model: 'gpt-3.5-turbo',
-          language: 'en',
-        }),
-        contentType: 'application/json',
-      }),
-    );
-    const articleUuid = JSON.parse(created.body).article_uuid as string;
-    const article = await deps.articleStore().get(accountId, articleUuid);
-    if (!article) throw new Error('the article is stored');
-    await sqs.send(new PurgeQueueCommand({ QueueUrl: resources.webhookQueueUrl }));
+    const article = await queuedArticle(accountId);
+    const articleUuid = article.articleUuid;
 
     // The store the worker and the sweeper use: failing the article records the event.
     expect(
@@ -251,5 +263,141 @@ describe('the retry schedule', () => {
       await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
     ).toBe(false);
     expect(await takeMessages()).toEqual([]);
+  });
+});
+
+describe('a producer that dies right after its change', () => {
+  /**
+   * From the commit of the first transaction whose input mentions `marker`, every DynamoDB call
+   * of this process fails: nothing after that commit happens, as if the process died there.
+   */
+  function dieRightAfterCommit(marker: string) {
+    const client = dynamoDocumentClient();
+    let dead = false;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (dead) throw new Error('The process died.');
+        const result = await next(args);
+        if (
+          String(context.commandName).startsWith('TransactWrite') &&
+          JSON.stringify(args.input).includes(marker)
+        ) {
+          dead = true;
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'dieRightAfterCommit' },
+    );
+    return {
+      died: () => dead,
+      restart: () => client.middlewareStack.remove('dieRightAfterCommit'),
+    };
+  }
+
+  const generated = () => ({
+    title: 'Written',
+    content: '<h2>One</h2><p>Text</p>',
+    totalWords: 2,
+    providerModel: 'gpt-3.5-turbo',
+    promptTokens: 1,
+    completionTokens: 1,
+    generatedAt: new Date().toISOString(),
+  });
+
+  /** After the restart: the sweeper's run once the re-send time passed, then the dispatcher. */
+  async function sweepAndDeliver(accountId: string, path: string) {
+    const later = new Date(Date.now() + RESEND_AFTER_MS + 1_000);
+    await resendDueWebhooks({ ...deps.eventRecordingDeps(), clock: () => later });
+    const events = (await takeMessages()).filter((entry) => entry.message.accountId === accountId);
+    expect(events.map((entry) => entry.message.kind)).toEqual(['event']);
+    const [event] = events;
+    if (event?.message.kind !== 'event') throw new Error('an event message');
+    expect(await fanOut(deps.webhookDeliveryDeps(), event.message)).toBe(1);
+    const [delivery] = await takeMessages();
+    if (delivery?.message.kind !== 'delivery') throw new Error('a delivery message');
+    expect(await attemptDelivery(deps.webhookAttemptDeps(), delivery.message)).toBe('succeeded');
+    const requests = receiver.requestsTo(path);
+    expect(requests).toHaveLength(1);
+    return { webhookId: event.message.eventId, body: JSON.parse(requests[0]?.body ?? '{}') };
+  }
+
+  it('article.generated: stored with the article, finished and sent by the sweeper', async () => {
+    const article = await queuedArticle();
+    await register(article.accountId, '/died-generated', ['article.generated']);
+    const crash = dieRightAfterCommit('generatedTitle');
+    const result = generated();
+    try {
+      await deps.articlesWithEvents().completeGeneration(article, result);
+    } finally {
+      crash.restart();
+    }
+    expect(crash.died()).toBe(true);
+    expect(await takeMessages()).toEqual([]);
+    expect((await deps.articleStore().get(article.accountId, article.articleUuid))?.state).toBe('generated');
+    // Another delivery of the message finds it generated: no change, so no second event.
+    expect(await deps.articlesWithEvents().completeGeneration(article, result)).toBe(false);
+
+    const { body } = await sweepAndDeliver(article.accountId, '/died-generated');
+    expect(body).toMatchObject({
+      type: 'article.generated',
+      data: { status: 'generated', data: { uuid: article.articleUuid, title: 'Written' } },
+    });
+  });
+
+  it('article.published: stored with the publication, finished and sent by the sweeper', async () => {
+    const article = await queuedArticle();
+    expect(await deps.articleStore().completeGeneration(article, generated())).toBe(true);
+    await register(article.accountId, '/died-published', ['article.published']);
+    const crash = dieRightAfterCommit('cmsPermalink');
+    const post = { cmsId: '42', cmsPermalink: 'https://blog.example.com/written/' };
+    try {
+      await deps.publicationsWithEvents().markPublished(article, post);
+    } finally {
+      crash.restart();
+    }
+    expect(crash.died()).toBe(true);
+    expect(await takeMessages()).toEqual([]);
+    expect(await deps.publicationsWithEvents().markPublished(article, post)).toBe(false);
+
+    const { body } = await sweepAndDeliver(article.accountId, '/died-published');
+    expect(body).toMatchObject({
+      type: 'article.published',
+      data: { status: 'generated', data: { uuid: article.articleUuid } },
+    });
+  });
+
+  it('website.unhealthy: stored with the flag, finished and sent by the sweeper', async () => {
+    const accountId = accountIdOf();
+    await register(accountId, '/died-unhealthy', ['website.unhealthy']);
+    const websiteUuid = crypto.randomUUID();
+    await deps.websiteStore().create(
+      {
+        accountId,
+        websiteUuid,
+        url: `https://${websiteUuid}.example.com`,
+        login: 'inkpress',
+        passwordCiphertext: 'not-used-here',
+        loginIsUnauthorized: false,
+        isUnreachable: false,
+        totalCreditsUsed: 0,
+        articlesCount: 0,
+        categoriesCount: 0,
+        createdAt: new Date().toISOString(),
+      },
+      `${websiteUuid}.example.com`,
+    );
+    const crash = dieRightAfterCommit('isUnreachable');
+    try {
+      await deps.websitesWithEvents().recordHealth(accountId, websiteUuid, { isUnreachable: true });
+    } finally {
+      crash.restart();
+    }
+    expect(crash.died()).toBe(true);
+    expect(await takeMessages()).toEqual([]);
+    // The flag is set already: writing it again is no change of health, so no second event.
+    await deps.websitesWithEvents().recordHealth(accountId, websiteUuid, { isUnreachable: true });
+
+    const { body } = await sweepAndDeliver(accountId, '/died-unhealthy');
+    expect(body).toMatchObject({ type: 'website.unhealthy', data: { data: { uuid: websiteUuid } } });
   });
 });

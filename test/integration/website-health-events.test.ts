@@ -1,11 +1,12 @@
 /**
  * Health events from concurrent writes, against DynamoDB Local: publications and checks that
- * clear (or set) a website's flags at the same time record one `website.recovered` (or
- * `website.unhealthy`) between them, because each write reports the website as it found it.
+ * clear (or set) a website's flags at the same time store one `website.recovered` (or
+ * `website.unhealthy`) between them, because each write holds only while the flags are as it
+ * read them, and its event is stored in the same transaction.
  */
-import { withHealthEvents } from '../../functions/adapters/webhooks/event-hooks';
-import type { WebhookEvents } from '../../functions/core/webhooks/ports';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Website } from '../../functions/core/websites/website';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import * as deps from '../support/deps';
 import { provisionTestResources } from '../support/test-resources';
 
@@ -13,15 +14,34 @@ beforeAll(async () => {
   await provisionTestResources();
 });
 
-function recordedEvents() {
-  const types: string[] = [];
-  const events: WebhookEvents = {
-    emit: async (_accountId, type, data) => {
-      await data();
-      types.push(type);
+/** The account wants health events. */
+async function subscribe(accountId: string): Promise<void> {
+  await deps.webhookStore().createEndpoint(
+    {
+      accountId,
+      webhookUuid: crypto.randomUUID(),
+      url: 'https://hooks.example.com/health',
+      events: ['website.unhealthy', 'website.recovered'],
+      secretCiphertext: 'not-used-here',
+      createdAt: new Date().toISOString(),
     },
-  };
-  return { events, types };
+    10,
+  );
+}
+
+/** The types of the events stored for the account, oldest first. */
+async function storedEventTypes(accountId: string): Promise<string[]> {
+  const { Items } = await dynamoDocumentClient().send(
+    new QueryCommand({
+      TableName: process.env.WEBHOOKS_TABLE,
+      KeyConditionExpression: 'accountId = :accountId AND begins_with(itemKey, :prefix)',
+      ExpressionAttributeValues: { ':accountId': accountId, ':prefix': 'event#' },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? [])
+    .sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)))
+    .map((item) => String(item.type));
 }
 
 async function flaggedWebsite(): Promise<Website> {
@@ -46,12 +66,10 @@ async function flaggedWebsite(): Promise<Website> {
 const times = <T>(count: number, run: () => Promise<T>) => Promise.all(Array.from({ length: count }, run));
 
 describe('health events under concurrent writes', () => {
-  it('records one website.recovered when eight writes clear the flags at once, and one website.unhealthy when eight set one', async () => {
+  it('stores one website.recovered when eight writes clear the flags at once, and one website.unhealthy when eight set one', async () => {
     const site = await flaggedWebsite();
-    const { events, types } = recordedEvents();
-    const websites = withHealthEvents(deps.websiteStore(), events, {
-      website: async (_accountId, websiteUuid) => ({ websiteUuid }),
-    });
+    await subscribe(site.accountId);
+    const websites = deps.websitesWithEvents();
 
     await times(8, () =>
       websites.recordHealth(site.accountId, site.websiteUuid, {
@@ -59,24 +77,36 @@ describe('health events under concurrent writes', () => {
         isUnreachable: false,
       }),
     );
-    expect(types).toEqual(['website.recovered']);
+    expect(await storedEventTypes(site.accountId)).toEqual(['website.recovered']);
 
     await times(8, () => websites.recordHealth(site.accountId, site.websiteUuid, { isUnreachable: true }));
-    expect(types).toEqual(['website.recovered', 'website.unhealthy']);
+    expect(await storedEventTypes(site.accountId)).toEqual(['website.recovered', 'website.unhealthy']);
+    expect(await websites.get(site.accountId, site.websiteUuid)).toMatchObject({
+      loginIsUnauthorized: false,
+      isUnreachable: true,
+    });
   });
 
-  it('reports the website before and after each write, and nothing for a deleted one', async () => {
-    const site = await flaggedWebsite();
-    const write = await deps
-      .websiteStore()
-      .recordHealth(site.accountId, site.websiteUuid, { loginIsUnauthorized: false, checkedAt: 'x' });
-    expect(write?.before).toMatchObject({ loginIsUnauthorized: true });
-    expect(write?.after).toMatchObject({ loginIsUnauthorized: false, checkedAt: 'x' });
-    expect(await deps.websiteStore().get(site.accountId, site.websiteUuid)).toEqual(write?.after);
+  it.each([
+    ['without events', () => deps.websiteStore()],
+    ['with events', () => deps.websitesWithEvents()],
+  ])(
+    'reports the website before and after each write, and nothing for a deleted one (%s)',
+    async (_case, store) => {
+      const site = await flaggedWebsite();
+      await subscribe(site.accountId);
+      const write = await store().recordHealth(site.accountId, site.websiteUuid, {
+        loginIsUnauthorized: false,
+        checkedAt: 'x',
+      });
+      expect(write?.before).toMatchObject({ loginIsUnauthorized: true });
+      expect(write?.after).toMatchObject({ loginIsUnauthorized: false, checkedAt: 'x' });
+      expect(await deps.websiteStore().get(site.accountId, site.websiteUuid)).toEqual(write?.after);
 
-    await deps.websiteStore().delete(site.accountId, site.websiteUuid);
-    expect(
-      await deps.websiteStore().recordHealth(site.accountId, site.websiteUuid, { isUnreachable: true }),
-    ).toBe(undefined);
-  });
+      await deps.websiteStore().delete(site.accountId, site.websiteUuid);
+      expect(await store().recordHealth(site.accountId, site.websiteUuid, { isUnreachable: true })).toBe(
+        undefined,
+      );
+    },
+  );
 });

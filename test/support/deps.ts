@@ -37,6 +37,10 @@ export const publishDeps = () => publishing.publishDeps(config());
 export const webhookStore = () => webhooks.webhookStore(config());
 export const webhookDeliveryDeps = () => delivery.webhookDeliveryDeps(config());
 export const webhookAttemptDeps = () => sending.webhookAttemptDeps(config());
+/** Recording events and the sweeper's re-sends (as the Sweeper composes them). */
+export const eventRecordingDeps = () => events.eventRecordingDeps(config());
+export const websitesWithEvents = () => events.websitesWithEvents(config());
+export const publicationsWithEvents = () => events.publicationsWithEvents(config());
 
 /** What queueing a new article needs (as CreateArticle composes it). */
 export function createArticleDeps() {

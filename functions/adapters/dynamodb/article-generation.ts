@@ -1,7 +1,8 @@
 /**
  * The generation lifecycle on article items: the worker's lease and attempts, and the final
  * success (the list sequence, website counters and the day's usage in the same transaction) or
- * failure (with its refund).
+ * failure (with its refund). With an outbox, each final state stores its webhook event
+ * (`article.generated`, `article.failed`) in its transaction.
  */
 import {
   type DynamoDBDocumentClient,
@@ -20,6 +21,7 @@ import type {
 import { articleFromItem, articleKey, generationBucket, type Item, publicationBucket } from './article-item';
 import { endWithRefund, readArticle } from './article-refund';
 import { updateIfCondition } from './conditional-update';
+import type { EventOutbox } from './event-outbox';
 import { websiteKeys } from './keys';
 import { queueCountUpdates } from './queue-positions';
 import { conditionFailed, transactWithRetry } from './transactions';
@@ -39,6 +41,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: GenerationTables,
+    private readonly events?: EventOutbox,
   ) {}
 
   get(accountId: string, articleUuid: string): Promise<Article | undefined> {
@@ -108,7 +111,11 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
 
   async completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
     let countOnWebsite = article.websiteUuid !== undefined;
-    return transactWithRetry<boolean>(
+    const event = await this.events?.stage(article.accountId, 'article.generated', {
+      kind: 'article',
+      uuid: article.articleUuid,
+    });
+    const completed = await transactWithRetry<boolean>(
       this.client,
       async () => {
         const previous = await this.generatedCount(article.accountId);
@@ -145,6 +152,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
             ...queueCountUpdates(this.tables.articles, article.accountId, article.queueSeq, -1),
           );
         }
+        if (event) transactItems.push(event.put);
         return { TransactItems: transactItems };
       },
       true,
@@ -161,10 +169,16 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
         return undefined;
       },
     );
+    if (completed) await this.events?.committed(event);
+    return completed;
   }
 
-  failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean> {
-    return endWithRefund(
+  async failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean> {
+    const event = await this.events?.stage(article.accountId, 'article.failed', {
+      kind: 'article',
+      uuid: article.articleUuid,
+    });
+    const failed = await endWithRefund(
       this.client,
       this.tables,
       article,
@@ -185,7 +199,10 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
             },
       // Not queued any more (failed or completed by another delivery): nothing to refund.
       { result: false },
+      () => (event ? [event.put] : []),
     );
+    if (failed) await this.events?.committed(event);
+    return failed;
   }
 
   private async generatedCount(accountId: string): Promise<number> {

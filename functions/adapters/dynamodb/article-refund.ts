@@ -35,7 +35,7 @@ export async function readArticle(
  * `change` sees the current article and answers its update, or nothing when the article may
  * not move (then false). The update's condition must include `creditsCharged = :refund`, so the
  * refund is what the article held when it moved; a failed condition ends with `onConflict`.
- * `alongside` adds unconditional writes to the same transaction (the queue counters).
+ * `alongside` adds unconditional writes to the same transaction (the queue counters, an event).
  */
 export async function endWithRefund(
   client: DynamoDBDocumentClient,

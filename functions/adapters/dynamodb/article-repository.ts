@@ -24,6 +24,7 @@ import { DynamoGenerationLifecycle, type GenerationTables } from './article-gene
 import { DynamoArticleReads } from './article-reads';
 import { DynamoArticleReservations, type ReservationTables } from './article-reservations';
 import { DynamoArticleSweeps } from './article-sweeps';
+import type { EventOutbox } from './event-outbox';
 
 export type ArticleTables = ReservationTables & GenerationTables;
 
@@ -35,10 +36,11 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
   private readonly lifecycle: DynamoGenerationLifecycle;
   private readonly sweeps: DynamoArticleSweeps;
 
-  constructor(client: DynamoDBDocumentClient, tables: ArticleTables) {
+  /** With `events`, generated and failed articles store their webhook events (event-outbox.ts). */
+  constructor(client: DynamoDBDocumentClient, tables: ArticleTables, events?: EventOutbox) {
     this.reservations = new DynamoArticleReservations(client, tables);
     this.reads = new DynamoArticleReads(client, tables);
-    this.lifecycle = new DynamoGenerationLifecycle(client, tables);
+    this.lifecycle = new DynamoGenerationLifecycle(client, tables, events);
     this.sweeps = new DynamoArticleSweeps(client, tables);
   }
 

@@ -1,6 +1,7 @@
 /** One conditional UpdateItem, answered as a boolean: the article and publication stores share it. */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './transactions';
+import type { EventOutbox, StagedEvent } from './event-outbox';
+import { conditionFailed, transactWithRetry } from './transactions';
 
 export interface ConditionalUpdate {
   UpdateExpression: string;
@@ -23,4 +24,27 @@ export async function updateIfCondition(
     if (conditionFailed(error)) return false;
     throw error;
   }
+}
+
+/**
+ * `updateIfCondition` that also stores `event` (staged by `outbox`) in the same transaction,
+ * then sends it; without an event, the plain update.
+ */
+export async function updateWithEvent(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: Record<string, unknown>,
+  update: ConditionalUpdate,
+  outbox: EventOutbox | undefined,
+  event: StagedEvent | undefined,
+): Promise<boolean> {
+  if (!outbox || !event) return updateIfCondition(client, tableName, key, update);
+  const updated = await transactWithRetry<boolean>(
+    client,
+    async () => ({ TransactItems: [{ Update: { TableName: tableName, Key: key, ...update } }, event.put] }),
+    true,
+    (codes) => (conditionFailed(codes, 0) ? { result: false } : undefined),
+  );
+  if (updated) await outbox.committed(event);
+  return updated;
 }

@@ -1,7 +1,8 @@
 /**
  * Publication bookkeeping on article items: the `publication` bucket of the sweep index holds
  * the generated articles still to be published, due at `sweepAt`. Every change is conditional
- * on the article not being published yet, so concurrent attempts cannot undo a success.
+ * on the article not being published yet, so concurrent attempts cannot undo a success. With an
+ * outbox, a publication's final state stores its webhook event in the same transaction.
  */
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { errorText } from '../../core/articles/article-rules';
@@ -12,8 +13,10 @@ import type {
   PublicationStore,
   PublishedPost,
 } from '../../core/publishing/ports';
+import type { WebhookEventType } from '../../core/webhooks/webhook';
 import { articleKey, publicationBucket, refFromItem } from './article-item';
-import { type ConditionalUpdate, updateIfCondition } from './conditional-update';
+import { type ConditionalUpdate, updateWithEvent } from './conditional-update';
+import type { EventOutbox } from './event-outbox';
 import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
 import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
@@ -26,6 +29,7 @@ export class DynamoPublicationRepository implements PublicationStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly events?: EventOutbox,
   ) {}
 
   async listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
@@ -59,11 +63,15 @@ export class DynamoPublicationRepository implements PublicationStore {
       sets.push('publicationSite = :site');
       values[':site'] = post.site;
     }
-    return this.conditionalUpdate(ref, {
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt, publishUncertainLogin`,
-      ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',
-      ExpressionAttributeValues: values,
-    });
+    return this.conditionalUpdate(
+      ref,
+      {
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt, publishUncertainLogin`,
+        ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',
+        ExpressionAttributeValues: values,
+      },
+      'article.published',
+    );
   }
 
   async markAttempting(ref: ArticleRef, login: string): Promise<void> {
@@ -99,18 +107,22 @@ export class DynamoPublicationRepository implements PublicationStore {
       'publishRetryAt',
       ...(uncertain.remove ? [uncertain.remove] : []),
     ];
-    return this.conditionalUpdate(ref, {
-      UpdateExpression: `SET publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at${uncertain.set} REMOVE ${removes.join(', ')}`,
-      ConditionExpression: 'publishState = :pending',
-      ExpressionAttributeValues: {
-        ':failed': FAILED,
-        ':attempts': failure.attempts,
-        ':error': errorText(failure.lastError),
-        ':at': failure.failedAt,
-        ':pending': PENDING,
-        ...uncertain.values,
+    return this.conditionalUpdate(
+      ref,
+      {
+        UpdateExpression: `SET publishState = :failed, publishAttempts = :attempts, publishError = :error, publishFailedAt = :at${uncertain.set} REMOVE ${removes.join(', ')}`,
+        ConditionExpression: 'publishState = :pending',
+        ExpressionAttributeValues: {
+          ':failed': FAILED,
+          ':attempts': failure.attempts,
+          ':error': errorText(failure.lastError),
+          ':at': failure.failedAt,
+          ':pending': PENDING,
+          ...uncertain.values,
+        },
       },
-    });
+      'article.publish_failed',
+    );
   }
 
   async requeueFailed(ref: ArticleRef, dueAt: string): Promise<boolean> {
@@ -173,8 +185,23 @@ export class DynamoPublicationRepository implements PublicationStore {
     return moved;
   }
 
-  private conditionalUpdate(ref: ArticleRef, update: ConditionalUpdate): Promise<boolean> {
-    return updateIfCondition(this.client, this.tableName, articleKey(ref), update);
+  /** The update, with the webhook event `reported` in its transaction when an endpoint wants it. */
+  private async conditionalUpdate(
+    ref: ArticleRef,
+    update: ConditionalUpdate,
+    reported?: WebhookEventType,
+  ): Promise<boolean> {
+    const event =
+      reported &&
+      (await this.events?.stage(ref.accountId, reported, { kind: 'article', uuid: ref.articleUuid }));
+    return updateWithEvent(
+      this.client,
+      this.tableName,
+      articleKey(ref),
+      update,
+      this.events,
+      event || undefined,
+    );
   }
 }
 

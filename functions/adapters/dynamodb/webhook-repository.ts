@@ -142,19 +142,7 @@ export class DynamoWebhookRepository implements WebhookStore {
 
   async putEvent(event: WebhookEvent, resendAt: string): Promise<boolean> {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...event,
-            ...webhookKeys.event(event.accountId, event.eventId),
-            sweepBucket: sweepBucket('event', event.eventId),
-            sweepAt: resendAt,
-            expiresAt: expiresAt(event.createdAt),
-          },
-          ConditionExpression: 'attribute_not_exists(itemKey)',
-        }),
-      );
+      await this.client.send(new PutCommand(newEventPut(this.tableName, event, resendAt)));
       return true;
     } catch (error) {
       if (conditionFailed(error)) return false;
@@ -164,6 +152,15 @@ export class DynamoWebhookRepository implements WebhookStore {
 
   async getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined> {
     return this.getItem<WebhookEvent>(webhookKeys.event(accountId, eventId));
+  }
+
+  async setPayload(accountId: string, eventId: string, payload: string): Promise<WebhookEvent | undefined> {
+    await this.updateIf(webhookKeys.event(accountId, eventId), {
+      UpdateExpression: 'SET payload = :payload',
+      ConditionExpression: 'attribute_exists(itemKey) AND attribute_not_exists(payload)',
+      ExpressionAttributeValues: { ':payload': payload },
+    });
+    return this.getEvent(accountId, eventId);
   }
 
   async markDispatched(accountId: string, eventId: string, at: string): Promise<void> {
@@ -357,6 +354,24 @@ export class DynamoWebhookRepository implements WebhookStore {
       throw error;
     }
   }
+}
+
+/**
+ * The Put that stores a new event (the outbox item), alone or in the transaction of the change
+ * it reports; `resendAt` is when the sweeper sends it again if it was never dispatched.
+ */
+export function newEventPut(tableName: string, event: WebhookEvent, resendAt: string) {
+  return {
+    TableName: tableName,
+    Item: {
+      ...event,
+      ...webhookKeys.event(event.accountId, event.eventId),
+      sweepBucket: sweepBucket('event', event.eventId),
+      sweepAt: resendAt,
+      expiresAt: expiresAt(event.createdAt),
+    },
+    ConditionExpression: 'attribute_not_exists(itemKey)',
+  };
 }
 
 function expiresAt(from: string): number {

@@ -23,12 +23,14 @@ import {
   type WebsiteWrite,
 } from '../../core/websites/ports';
 import { siteUrlIdentity } from '../../core/websites/site-url';
-import type { Website } from '../../core/websites/website';
+import { healthEvent, type Website } from '../../core/websites/website';
 import { batchGet } from './batches';
+import { updateWithEvent } from './conditional-update';
+import type { EventOutbox } from './event-outbox';
 import { websiteKeys } from './keys';
 import { countQuery, queryFirst } from './reads';
 import { WEBSITE_INDEX } from './table-definitions';
-import { conditionFailed, transactWithRetry } from './transactions';
+import { backoff, conditionFailed, MAX_TRANSACTION_ATTEMPTS, transactWithRetry } from './transactions';
 
 type Item = Record<string, unknown>;
 
@@ -50,6 +52,8 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** With it, health changes store their webhook events (event-outbox.ts). */
+    private readonly events?: EventOutbox,
   ) {}
 
   async get(accountId: string, websiteUuid: string): Promise<Website | undefined> {
@@ -223,35 +227,64 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     websiteUuid: string,
     fields: Item,
   ): Promise<WebsiteWrite | undefined> {
-    // Any update puts a website created before the `dueForCheck` index into it.
-    const names: Record<string, string> = { '#checkShard': 'checkShard' };
-    const values: Item = { ':checkShard': checkShardOf(websiteUuid) };
-    const sets: string[] = [];
-    for (const [field, value] of Object.entries(fields)) {
-      if (value === undefined) continue;
-      names[`#${field}`] = field;
-      values[`:${field}`] = value;
-      sets.push(`#${field} = :${field}`);
-    }
-    if (sets.length === 0) return undefined;
+    const written = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    if (Object.keys(written).length === 0) return undefined;
+    if (this.events) return this.setExistingWithEvent(accountId, websiteUuid, written, this.events);
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: websiteKeys.website(accountId, websiteUuid),
-          UpdateExpression: `SET ${[...sets, '#checkShard = :checkShard'].join(', ')}`,
+          ...setUpdate(websiteUuid, written),
           ConditionExpression: 'attribute_exists(websiteKey)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_OLD',
         }),
       );
       if (!Attributes) return undefined;
-      const written = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
       return { before: fromItem(Attributes), after: fromItem({ ...Attributes, ...written }) };
     } catch (error) {
       if (conditionFailed(error)) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * `setExisting` when health changes store their webhook event: the website is read, and the
+   * write (with the event its flags' change reports, in one transaction) holds only while the
+   * flags are still as read; otherwise it is read and decided again.
+   */
+  private async setExistingWithEvent(
+    accountId: string,
+    websiteUuid: string,
+    written: Item,
+    events: EventOutbox,
+  ): Promise<WebsiteWrite | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const item = await this.rawItem(accountId, websiteUuid);
+      if (!item) return undefined;
+      const write = { before: fromItem(item), after: fromItem({ ...item, ...written }) };
+      const type = healthEvent(write.before, write.after);
+      const event = type && (await events.stage(accountId, type, { kind: 'website', uuid: websiteUuid }));
+      const update = setUpdate(websiteUuid, written);
+      const flagsAsRead = HEALTH_FLAGS.map((flag) => {
+        update.ExpressionAttributeNames[`#${flag}`] = flag;
+        return write.before[flag]
+          ? `#${flag} = :flagSet`
+          : `(attribute_not_exists(#${flag}) OR #${flag} <> :flagSet)`;
+      });
+      update.ExpressionAttributeValues[':flagSet'] = true;
+      const done = await updateWithEvent(
+        this.client,
+        this.tableName,
+        websiteKeys.website(accountId, websiteUuid),
+        { ...update, ConditionExpression: ['attribute_exists(websiteKey)', ...flagsAsRead].join(' AND ') },
+        events,
+        event || undefined,
+      );
+      if (done) return write;
+      if (attempt + 1 >= MAX_TRANSACTION_ATTEMPTS)
+        throw new Error('The website changed under every attempt to write it.');
+      await backoff(attempt);
     }
   }
 
@@ -345,6 +378,25 @@ export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableNa
     }
   }
   return moved;
+}
+
+const HEALTH_FLAGS = ['loginIsUnauthorized', 'isUnreachable'] as const;
+
+/** SET of these (defined) attributes; any update puts a website created before the `dueForCheck` index into it. */
+function setUpdate(websiteUuid: string, written: Item) {
+  const names: Record<string, string> = { '#checkShard': 'checkShard' };
+  const values: Item = { ':checkShard': checkShardOf(websiteUuid) };
+  const sets = ['#checkShard = :checkShard'];
+  for (const [field, value] of Object.entries(written)) {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  }
+  return {
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 function fromItem(item: Item): Website {

@@ -1,9 +1,13 @@
 /**
- * Events from the worker and the sweeper to the receivers, at least once, one `webhook-id` each:
+ * Events from the worker, the sweeper and the website routes to the receivers, at least once,
+ * one `webhook-id` each:
  *
- * 1. `emitEvent` (producers): when the account has an endpoint for the type, the event is
- *    stored (the outbox, with its exact body) and an `event` message is sent. A lost message is
- *    re-sent by the sweeper from the outbox; producers never wait for a receiver.
+ * 1. `newEvent` (producers): when the account has an endpoint for the type, the event to store
+ *    in the same transaction as the change it reports (the outbox). After the commit,
+ *    `sendRecordedEvent` writes its body (the record as `show` returns it) and sends an `event`
+ *    message. A producer that died before that, or a lost message, is covered by the sweeper
+ *    (`resendDueWebhooks`), which does the same for events never dispatched. Producers never
+ *    wait for a receiver.
  * 2. `fanOut` (dispatcher): one delivery per subscribed endpoint, each sent as a `delivery`
  *    message, then the event is marked dispatched.
  * 3. `attemptDelivery` (dispatcher): one signed POST under a lease (a duplicate message finds the
@@ -14,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
   DeliveryKey,
+  EventDescriber,
   EventKey,
   SecretCipher,
   WebhookMessage,
@@ -24,11 +29,13 @@ import type {
 import {
   DELIVERY_LEASE_MS,
   type DeliveryAttempt,
+  type EventSubject,
   isSubscribed,
   MAX_DELIVERY_ATTEMPTS,
   MAX_QUEUE_DELAY_SECONDS,
   RESEND_AFTER_MS,
   retryDelaySeconds,
+  type WebhookEvent,
   type WebhookEventType,
 } from './webhook';
 
@@ -48,34 +55,61 @@ export function newEventId(): string {
   return `msg_${randomUUID().replace(/-/g, '')}`;
 }
 
+/** When the sweeper sends a stored event again if it was never dispatched. */
+export function eventResendAt(event: Pick<WebhookEvent, 'createdAt'>): string {
+  return new Date(Date.parse(event.createdAt) + RESEND_AFTER_MS).toISOString();
+}
+
 /**
- * Records an event for the account's endpoints that want it; nothing when there is none.
- * `data` is read only then (the record as `show` returns it now).
+ * The event reporting a change to `subject`, to store with that change; undefined when no
+ * endpoint of the account wants `type`.
  */
-export async function emitEvent(
-  deps: WebhookDeliveryDeps,
+export async function newEvent(
+  deps: Pick<WebhookDeliveryDeps, 'webhooks' | 'clock'>,
   accountId: string,
   type: WebhookEventType,
-  data: () => Promise<unknown>,
-): Promise<string | undefined> {
+  subject: EventSubject,
+): Promise<WebhookEvent | undefined> {
   const endpoints = await deps.webhooks.listEndpoints(accountId);
   if (!endpoints.some((endpoint) => isSubscribed(endpoint, type))) return undefined;
-  const now = deps.clock();
-  const eventId = newEventId();
-  const payload = JSON.stringify({ type, timestamp: now.toISOString(), data: await data() });
-  await deps.webhooks.putEvent(
-    { accountId, eventId, type, payload, createdAt: now.toISOString() },
-    new Date(now.getTime() + RESEND_AFTER_MS).toISOString(),
-  );
+  return { accountId, eventId: newEventId(), type, subject, createdAt: deps.clock().toISOString() };
+}
+
+export interface EventRecordingDeps extends WebhookDeliveryDeps {
+  describe: EventDescriber;
+}
+
+/**
+ * Gives a stored event its body (the subject as `show` returns it now; `timestamp` is when the
+ * change was stored). False when there is nothing to send: the subject is gone (the event is
+ * closed without deliveries) or a legacy event has no subject.
+ */
+async function writePayload(deps: EventRecordingDeps, event: WebhookEvent): Promise<boolean> {
+  if (event.payload !== undefined) return true;
+  if (!event.subject) return false;
+  const data = await deps.describe(event.accountId, event.subject);
+  if (data === undefined) {
+    await deps.webhooks.markDispatched(event.accountId, event.eventId, deps.clock().toISOString());
+    return false;
+  }
+  const payload = JSON.stringify({ type: event.type, timestamp: event.createdAt, data });
+  return (await deps.webhooks.setPayload(event.accountId, event.eventId, payload)) !== undefined;
+}
+
+/** After the change and its event were stored: the body and the message that fans it out. */
+export async function sendRecordedEvent(deps: EventRecordingDeps, event: WebhookEvent): Promise<void> {
+  if (!(await writePayload(deps, event))) return;
   // If this send fails, the sweeper sends the stored event after RESEND_AFTER_MS.
-  await deps.queue.send([{ message: { kind: 'event', accountId, eventId } }]).catch(() => undefined);
-  return eventId;
+  await deps.queue
+    .send([{ message: { kind: 'event', accountId: event.accountId, eventId: event.eventId } }])
+    .catch(() => undefined);
 }
 
 /** One delivery per endpoint subscribed to the event, each sent for its first attempt. */
 export async function fanOut(deps: WebhookDeliveryDeps, key: EventKey): Promise<number> {
   const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
-  if (!event || event.dispatchedAt) return 0;
+  // Without its body, the producer died before writing it: the sweeper writes it, then sends it.
+  if (!event || event.dispatchedAt || event.payload === undefined) return 0;
   const now = deps.clock();
   const resendAt = new Date(now.getTime() + RESEND_AFTER_MS).toISOString();
   const endpoints = (await deps.webhooks.listEndpoints(key.accountId)).filter((endpoint) =>
@@ -138,7 +172,7 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
 
   const endpoint = await deps.webhooks.getEndpoint(key.accountId, key.webhookUuid);
   const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
-  if (!endpoint || endpoint.disabledAt || !event) {
+  if (!endpoint || endpoint.disabledAt || event?.payload === undefined) {
     const error = !endpoint
       ? 'The webhook was deleted.'
       : endpoint.disabledAt
@@ -204,9 +238,12 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
 /** Events and deliveries the sweeper sends per run and kind; the rest wait for the next run. */
 export const RESEND_BATCH = 500;
 
-/** Sweeper: sends again the events never dispatched and the deliveries whose attempt is due. */
+/**
+ * Sweeper: sends again the events never dispatched (writing the body of those whose producer
+ * died after storing them) and the deliveries whose attempt is due.
+ */
 export async function resendDueWebhooks(
-  deps: WebhookDeliveryDeps,
+  deps: EventRecordingDeps,
   limit = RESEND_BATCH,
 ): Promise<{ events: number; deliveries: number }> {
   const now = deps.clock();
@@ -214,10 +251,21 @@ export async function resendDueWebhooks(
   const result = { events: 0, deliveries: 0 };
   for (const kind of ['event', 'delivery'] as const) {
     const due = await deps.webhooks.listDue(kind, now.toISOString(), limit);
-    if (due.length === 0) continue;
-    await deps.queue.send(due.map((key) => ({ message: { kind, ...key } as WebhookMessage })));
-    for (const key of due) await deps.webhooks.postponeResend(kind, key, later);
-    result[kind === 'event' ? 'events' : 'deliveries'] = due.length;
+    const ready = kind === 'event' ? await withPayloads(deps, due) : due;
+    if (ready.length === 0) continue;
+    await deps.queue.send(ready.map((key) => ({ message: { kind, ...key } as WebhookMessage })));
+    for (const key of ready) await deps.webhooks.postponeResend(kind, key, later);
+    result[kind === 'event' ? 'events' : 'deliveries'] = ready.length;
   }
   return result;
+}
+
+/** The due events that have (or now got) a body; one that cannot get it now waits for the next run. */
+async function withPayloads(deps: EventRecordingDeps, due: EventKey[]): Promise<EventKey[]> {
+  const ready: EventKey[] = [];
+  for (const key of due) {
+    const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
+    if (event && (await writePayload(deps, event).catch(() => false))) ready.push(key);
+  }
+  return ready;
 }

@@ -1,10 +1,10 @@
 /** What the webhook use cases need from storage, the queue, the key and the network. */
 import type {
   DeliveryAttempt,
+  EventSubject,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEvent,
-  WebhookEventType,
 } from './webhook';
 
 export interface WebhookStore {
@@ -19,6 +19,8 @@ export interface WebhookStore {
   /** Stores the event unless it exists; `resendAt` is when the sweeper sends it again if never dispatched. */
   putEvent(event: WebhookEvent, resendAt: string): Promise<boolean>;
   getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined>;
+  /** Writes the event's body unless it has one; returns the event as stored (undefined if gone). */
+  setPayload(accountId: string, eventId: string, payload: string): Promise<WebhookEvent | undefined>;
   markDispatched(accountId: string, eventId: string, at: string): Promise<void>;
   /** Postpones the sweeper's re-send of an event or a delivery. */
   postponeResend(kind: 'event' | 'delivery', key: DeliveryKey | EventKey, resendAt: string): Promise<void>;
@@ -96,7 +98,5 @@ export interface ReceiverUrlPolicy {
   check(url: URL): Promise<'ok' | 'blocked' | 'unresolvable' | 'https_required'>;
 }
 
-/** Producers (worker, sweeper): record an event of an account for its subscribed endpoints. */
-export interface WebhookEvents {
-  emit(accountId: string, type: WebhookEventType, data: () => Promise<unknown>): Promise<void>;
-}
+/** The record an event reports, as `show` returns it now; undefined when it no longer exists. */
+export type EventDescriber = (accountId: string, subject: EventSubject) => Promise<unknown>;

@@ -66,14 +66,26 @@ export interface WebhookEndpoint {
   disabledReason?: string;
 }
 
-/** One event of an account, stored until every endpoint had it (the outbox). */
+/** What an event reports: its `data` is this record as `show` returns it. */
+export interface EventSubject {
+  kind: 'article' | 'website';
+  uuid: string;
+}
+
+/**
+ * One event of an account, stored until every endpoint had it (the outbox). It is written in
+ * the same transaction as the change it reports, without its body; the body is added right after
+ * (by the producer, or by the sweeper when the producer died first), before it is fanned out.
+ */
 export interface WebhookEvent {
   accountId: string;
   /** The `webhook-id` (`msg_...`): the same for every endpoint and every retry. */
   eventId: string;
   type: WebhookEventType;
-  /** The body sent, exactly: `{"type","timestamp","data"}`. */
-  payload: string;
+  /** The record `data` carries (absent on events stored with their body, before the outbox). */
+  subject?: EventSubject;
+  /** The body sent, exactly: `{"type","timestamp","data"}`; absent until it is written. */
+  payload?: string;
   createdAt: string;
   /** When the dispatcher fanned it out to the endpoints. */
   dispatchedAt?: string;

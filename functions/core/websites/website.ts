@@ -24,6 +24,22 @@ export interface Website {
   checkedAt?: string;
 }
 
+type HealthFlags = Pick<Website, 'loginIsUnauthorized' | 'isUnreachable'>;
+
+const isHealthy = (website: HealthFlags) => !website.loginIsUnauthorized && !website.isUnreachable;
+
+/**
+ * The webhook event a write of a website's flags reports: one that sets a flag on a healthy
+ * website is `website.unhealthy`, one that clears the last flag `website.recovered`.
+ */
+export function healthEvent(
+  before: HealthFlags,
+  after: HealthFlags,
+): 'website.unhealthy' | 'website.recovered' | undefined {
+  if (isHealthy(before) === isHealthy(after)) return undefined;
+  return isHealthy(after) ? 'website.recovered' : 'website.unhealthy';
+}
+
 export interface Category {
   websiteUuid: string;
   categoryUuid: string;

@@ -3,8 +3,9 @@
 import { createWebhook } from '../../../functions/core/webhooks/create-webhook';
 import {
   attemptDelivery,
-  emitEvent,
+  eventResendAt,
   fanOut,
+  newEvent,
   resendDueWebhooks,
 } from '../../../functions/core/webhooks/deliver-webhooks';
 import { deleteWebhook, listWebhooks } from '../../../functions/core/webhooks/manage-webhooks';
@@ -13,7 +14,9 @@ import {
   MAX_WEBHOOKS_PER_ACCOUNT,
   retryDelaySeconds,
 } from '../../../functions/core/webhooks/webhook';
+import { healthEvent } from '../../../functions/core/websites/website';
 import { createFakes, type Fakes } from '../../support/fakes';
+import { recordEvent } from '../../support/webhook-events';
 
 const manage = (fakes: Fakes) => ({
   webhooks: fakes.webhooks,
@@ -89,14 +92,16 @@ describe('webhooks', () => {
   it('records nothing for an event no endpoint wants', async () => {
     const fakes = createFakes();
     const { accountId } = await subscribed(fakes, 'article.failed');
-    expect(await emitEvent(deliver(fakes), accountId, 'article.generated', async () => ({}))).toBeUndefined();
+    expect(
+      await recordEvent(deliver(fakes), accountId, 'article.generated', async () => ({})),
+    ).toBeUndefined();
     expect(fakes.webhooks.events.size).toBe(0);
   });
 
   it('fans an event out once and delivers it signed with the endpoint’s secret', async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid, secret } = await subscribed(fakes);
-    const eventId = await emitEvent(deliver(fakes), accountId, 'article.generated', async () => ({
+    const eventId = await recordEvent(deliver(fakes), accountId, 'article.generated', async () => ({
       uuid: 'a',
     }));
     if (!eventId) throw new Error('no event');
@@ -118,7 +123,7 @@ describe('webhooks', () => {
   it(`retries on the Standard Webhooks schedule and fails after ${MAX_DELIVERY_ATTEMPTS} attempts`, async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid } = await subscribed(fakes);
-    const eventId = (await emitEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
+    const eventId = (await recordEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
     await fanOut(deliver(fakes), { accountId, eventId });
     const key = { accountId, eventId, webhookUuid };
     const outcomes: string[] = [];
@@ -138,7 +143,7 @@ describe('webhooks', () => {
   it('counts the next attempt from the end of one that timed out, as its delayed message does', async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid } = await subscribed(fakes);
-    const eventId = (await emitEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
+    const eventId = (await recordEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
     await fanOut(deliver(fakes), { accountId, eventId });
     const key = { accountId, eventId, webhookUuid };
     const timingOut = {
@@ -156,11 +161,17 @@ describe('webhooks', () => {
   it('disables an endpoint that answers 410, and the sweeper resends only what is due', async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid } = await subscribed(fakes);
-    const eventId = (await emitEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
+    const eventId = (await recordEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
     // The event's message was lost: the sweeper sends it again after two minutes.
-    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 0, deliveries: 0 });
+    expect(await resendDueWebhooks({ ...deliver(fakes), describe: async () => ({}) })).toEqual({
+      events: 0,
+      deliveries: 0,
+    });
     fakes.time.advance(2 * 60_000);
-    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 1, deliveries: 0 });
+    expect(await resendDueWebhooks({ ...deliver(fakes), describe: async () => ({}) })).toEqual({
+      events: 1,
+      deliveries: 0,
+    });
     await fanOut(deliver(fakes), { accountId, eventId });
     fakes.sender.answer({ kind: 'answered', statusCode: 410 });
 
@@ -168,5 +179,102 @@ describe('webhooks', () => {
     expect((await fakes.webhooks.getEndpoint(accountId, webhookUuid))?.disabledReason).toBe(
       'The receiver answered 410 Gone.',
     );
+  });
+
+  it('finishes an event whose producer died after storing it: the sweeper writes its body and sends it', async () => {
+    const fakes = createFakes();
+    const { accountId, webhookUuid } = await subscribed(fakes);
+    const subject = { kind: 'article' as const, uuid: 'art-1' };
+    const event = await newEvent(deliver(fakes), accountId, 'article.generated', subject);
+    if (!event) throw new Error('the endpoint wants article.generated');
+    await fakes.webhooks.putEvent(event, eventResendAt(event));
+    // Not fanned out without its body (a stray message finds nothing to send yet).
+    expect(await fanOut(deliver(fakes), { accountId, eventId: event.eventId })).toBe(0);
+
+    const described: unknown[] = [];
+    const recording = {
+      ...deliver(fakes),
+      describe: async (account: string, about: unknown) => {
+        described.push([account, about]);
+        return { uuid: 'art-1', status: 'generated' };
+      },
+    };
+    fakes.time.advance(60_000);
+    expect(await resendDueWebhooks(recording)).toEqual({ events: 0, deliveries: 0 });
+    fakes.time.advance(61_000);
+    expect(await resendDueWebhooks(recording)).toEqual({ events: 1, deliveries: 0 });
+    expect(described).toEqual([[accountId, subject]]);
+    expect(fakes.webhookQueue.sent.map((sent) => sent.message)).toEqual([
+      { kind: 'event', accountId, eventId: event.eventId },
+    ]);
+
+    expect(await fanOut(deliver(fakes), { accountId, eventId: event.eventId })).toBe(1);
+    expect(await attemptDelivery(attempt(fakes), { accountId, eventId: event.eventId, webhookUuid })).toBe(
+      'succeeded',
+    );
+    expect(JSON.parse(fakes.sender.requests[0]?.payload ?? '{}')).toEqual({
+      type: 'article.generated',
+      // When the change was stored, not when the sweeper found it.
+      timestamp: event.createdAt,
+      data: { uuid: 'art-1', status: 'generated' },
+    });
+  });
+
+  it('closes without sending an event whose record was deleted before its body was written', async () => {
+    const fakes = createFakes();
+    const { accountId } = await subscribed(fakes, 'website.unhealthy');
+    const event = await newEvent(deliver(fakes), accountId, 'website.unhealthy', {
+      kind: 'website',
+      uuid: 'w',
+    });
+    if (!event) throw new Error('the endpoint wants website.unhealthy');
+    await fakes.webhooks.putEvent(event, eventResendAt(event));
+    const recording = { ...deliver(fakes), describe: async () => undefined };
+    fakes.time.advance(3 * 60_000);
+    expect(await resendDueWebhooks(recording)).toEqual({ events: 0, deliveries: 0 });
+    expect((await fakes.webhooks.getEvent(accountId, event.eventId))?.dispatchedAt).toBeDefined();
+    fakes.time.advance(3 * 60_000);
+    expect(await resendDueWebhooks(recording)).toEqual({ events: 0, deliveries: 0 });
+    expect(fakes.webhookQueue.sent).toEqual([]);
+  });
+
+  it('keeps an event whose body could not be written for the next sweep', async () => {
+    const fakes = createFakes();
+    const { accountId } = await subscribed(fakes);
+    const event = await newEvent(deliver(fakes), accountId, 'article.generated', {
+      kind: 'article',
+      uuid: 'a',
+    });
+    if (!event) throw new Error('the endpoint wants article.generated');
+    await fakes.webhooks.putEvent(event, eventResendAt(event));
+    fakes.time.advance(3 * 60_000);
+    const down = {
+      ...deliver(fakes),
+      describe: async () => {
+        throw new Error('table unavailable');
+      },
+    };
+    expect(await resendDueWebhooks(down)).toEqual({ events: 0, deliveries: 0 });
+    expect(await resendDueWebhooks({ ...deliver(fakes), describe: async () => ({}) })).toEqual({
+      events: 1,
+      deliveries: 0,
+    });
+  });
+});
+
+describe('health events', () => {
+  const flags = (loginIsUnauthorized: boolean, isUnreachable: boolean) => ({
+    loginIsUnauthorized,
+    isUnreachable,
+  });
+
+  it('reports a flag set on a healthy website and the last flag cleared, nothing in between', () => {
+    expect(healthEvent(flags(false, false), flags(true, false))).toBe('website.unhealthy');
+    expect(healthEvent(flags(false, false), flags(false, true))).toBe('website.unhealthy');
+    expect(healthEvent(flags(true, false), flags(true, true))).toBeUndefined();
+    expect(healthEvent(flags(true, true), flags(false, true))).toBeUndefined();
+    expect(healthEvent(flags(true, true), flags(false, false))).toBe('website.recovered');
+    expect(healthEvent(flags(false, true), flags(false, false))).toBe('website.recovered');
+    expect(healthEvent(flags(false, false), flags(false, false))).toBeUndefined();
   });
 });
