@@ -132,6 +132,18 @@ describe('webhook endpoints', () => {
       'website.recovered',
     ]);
 
+    // PHP-style form lists: `events[]=...` is the list, one item included (not an unknown field).
+    for (const body of ['events%5B%5D=article.published', 'events[0]=article.published']) {
+      const urlencoded = await fetch(`${runtime.baseUrl}/v1/webhooks/create`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `url=${encodeURIComponent(`${receiver.url}/php`)}&${body}`,
+      });
+      const answer = (await urlencoded.json()) as { data: { uuid: string; events: string[] } };
+      expect([urlencoded.status, answer.data.events]).toEqual([201, ['article.published']]);
+      await api(token, 'PUT', `/v1/webhooks/${answer.data.uuid}/delete`);
+    }
+
     const shown = await api(token, 'GET', `/v1/webhooks/${uuid}/show`);
     expect(shown.status).toBe(200);
     expect(shown.body.data.secret).toBeUndefined();

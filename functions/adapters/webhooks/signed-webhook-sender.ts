@@ -51,17 +51,14 @@ export class SignedWebhookSender implements WebhookSender {
         },
         this.policy,
       );
-      return { kind: 'answered', statusCode: response.status };
+      const redirect = response.status >= 300 && response.status < 400;
+      return {
+        kind: 'answered',
+        statusCode: response.status,
+        ...(redirect ? { error: 'The receiver answered with a redirect, which is not followed.' } : {}),
+      };
     } catch (error) {
-      if (error instanceof OutboundError) {
-        return {
-          kind: 'failed',
-          error:
-            error.failure === 'redirects'
-              ? 'The receiver answered with a redirect, which is not followed.'
-              : error.message,
-        };
-      }
+      if (error instanceof OutboundError) return { kind: 'failed', error: error.message };
       throw error;
     }
   }

@@ -65,7 +65,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'x-inkpress-authorization'];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Sends a request under the policy, following up to `maxRedirects` redirects, each re-checked.
+ * Sends a request under the policy, following up to `maxRedirects` redirects, each re-checked
+ * (with 0, a redirect is answered as it is).
  * Once a server has answered (with a redirect), any failure says the request was sent: what the
  * first server did with it is unknown.
  */
@@ -96,6 +97,8 @@ export async function guardedRequest(
       if (!REDIRECT_STATUSES.has(response.status) || !location) {
         return credentialsDropped ? { ...response, credentialsDropped } : response;
       }
+      // None may be followed: the redirect is the answer (its status decides for the caller).
+      if (policy.maxRedirects === 0) return response;
       if (hop >= policy.maxRedirects) {
         throw new OutboundError('redirects', `More than ${policy.maxRedirects} redirects from ${url.host}`);
       }
@@ -241,9 +244,16 @@ function sendOnce(
         connected = true;
       });
     });
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      fail('network', `Could not reach ${url.host} (${error.code ?? 'network error'})`),
-    );
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? 'network error';
+      // llhttp's codes: the server answered, but not in HTTP.
+      fail(
+        'network',
+        code.startsWith('HPE_')
+          ? `The answer from ${url.host} is not valid HTTP (${code})`
+          : `Could not reach ${url.host} (${code})`,
+      );
+    });
     req.on('response', (response) => {
       if (request.statusOnly) {
         if (settle(true)) answer(response, Buffer.alloc(0));

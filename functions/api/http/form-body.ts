@@ -188,12 +188,20 @@ function markUndecodable(fields: FormFields): FormFields {
   return fields;
 }
 
-/** A field sent twice becomes an array, so that schemas reject it instead of guessing. */
+/** `name[]` or `name[<n>]`: an item of the list `name`, as PHP and many form encoders send lists. */
+const LIST_ITEM = /^(.+)\[\d*\]$/;
+
+/**
+ * A field sent twice becomes an array, so that schemas reject it instead of guessing (the fields
+ * that take a list accept it). `events[]=a&events[]=b` is the list `events`, even with one item.
+ */
 function collect(entries: Iterable<[string, unknown]>): FormFields {
   const fields: FormFields = {};
-  for (const [name, value] of entries) {
+  for (const [sentName, value] of entries) {
+    const listName = LIST_ITEM.exec(sentName)?.[1];
+    const name = listName ?? sentName;
     const previous = fields[name];
-    if (previous === undefined) fields[name] = value;
+    if (previous === undefined) fields[name] = listName ? [value] : value;
     else fields[name] = Array.isArray(previous) ? [...previous, value] : [previous, value];
   }
   return fields;

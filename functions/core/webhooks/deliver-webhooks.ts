@@ -195,7 +195,7 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
     payload: event.payload,
   });
   const statusCode = result.kind === 'answered' ? result.statusCode : undefined;
-  const error = result.kind === 'failed' ? result.error : undefined;
+  const error = result.error;
   const answer = { ...(statusCode !== undefined ? { statusCode } : {}), ...(error ? { error } : {}) };
 
   if (statusCode !== undefined && statusCode >= 200 && statusCode < 300) {

@@ -78,8 +78,9 @@ export interface SecretCipher {
 }
 
 export type SendResult =
-  | { kind: 'answered'; statusCode: number }
-  /** No usable answer (timeout, network error, blocked address, redirect). */
+  /** With `error` when the status needs saying why it failed (a redirect, not followed). */
+  | { kind: 'answered'; statusCode: number; error?: string }
+  /** No usable answer (timeout, network error, blocked address, not HTTP). */
   | { kind: 'failed'; error: string };
 
 /** Signs one attempt by the Standard Webhooks specification and POSTs it (10 s timeout). */

@@ -54,6 +54,30 @@ describe('form body parsing', () => {
     ]);
   });
 
+  it('reads name[] and name[<n>] as the list name (PHP-style form lists), even with one item', async () => {
+    const form = (body: string) =>
+      parseFormBody({ body, isBase64Encoded: false, contentType: 'application/x-www-form-urlencoded' });
+    expect(await form('events%5B%5D=article.generated&events%5B%5D=article.failed')).toEqual({
+      events: ['article.generated', 'article.failed'],
+    });
+    expect(await form('events[0]=article.published&events[1]=website.unhealthy&url=x')).toEqual({
+      events: ['article.published', 'website.unhealthy'],
+      url: 'x',
+    });
+    expect(await form('events[]=article.generated')).toEqual({ events: ['article.generated'] });
+    const { body, contentType } = multipartBody({ 'events[]': 'article.failed' });
+    expect(
+      await parseFormBody({ body: body.toString('base64'), isBase64Encoded: true, contentType }),
+    ).toEqual({
+      events: ['article.failed'],
+    });
+    // A field that takes one value, sent as a list, is refused as sent twice would be.
+    const listed = await form('keyword[]=a&h2_count=2&ai_model=gpt-4&language=en');
+    expect(createArticleSchema.safeParse(listed).error?.issues.map((issue) => issue.message)).toEqual([
+      'The keyword must be one text, given once.',
+    ]);
+  });
+
   it('takes a file part where a field is expected as no text: the field is refused, not missing', async () => {
     const boundary = 'inkpress-file-part';
     const body = [

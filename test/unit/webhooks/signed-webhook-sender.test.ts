@@ -3,6 +3,7 @@
  * Webhooks), whatever body follows it; the request is signed so that the receiver can verify it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import {
   SignedWebhookSender,
@@ -79,13 +80,53 @@ describe('SignedWebhookSender', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it('passes on other statuses, and refuses to follow a redirect', async () => {
+  it('passes on other statuses, and a redirect with its status, not followed', async () => {
     answer = (_request, response) => response.writeHead(500).end('no');
     expect(await send()).toEqual({ kind: 'answered', statusCode: 500 });
-    answer = (_request, response) => response.writeHead(302, { Location: 'https://example.com/' }).end();
+    answer = (_request, response) => response.writeHead(302, { Location: `${baseUrl}/moved` }).end();
     expect(await send()).toEqual({
-      kind: 'failed',
+      kind: 'answered',
+      statusCode: 302,
       error: 'The receiver answered with a redirect, which is not followed.',
     });
+    expect(received.map((request) => request.headers['webhook-id'])).toEqual(['msg_1', 'msg_1']);
+  });
+
+  it('says a receiver that answers something other than HTTP answered, not that it could not be reached', async () => {
+    const raw = await startRawServer('SSH-2.0-OpenSSH_9.6\r\n');
+    try {
+      const result = await sender.send({
+        url: raw.url,
+        secret: SECRET,
+        webhookId: 'msg_2',
+        timestamp: new Date(),
+        payload: '{}',
+      });
+      expect(result).toEqual({
+        kind: 'failed',
+        error: expect.stringMatching(/^The answer from 127\.0\.0\.1:\d+ is not valid HTTP \(HPE_[A-Z_]+\)$/),
+      });
+    } finally {
+      await raw.close();
+    }
   });
 });
+
+/** A TCP server that answers every connection with `text` and closes it. */
+async function startRawServer(text: string) {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
