@@ -21,45 +21,72 @@ import { articleStore } from './articles';
 import { webhookDeliveryDeps } from './webhook-delivery';
 import { categoryStore, websiteStore } from './websites';
 
-/** An event's `data`: the article or website as `show` returns it now; undefined once deleted. */
+/** Undefined for a record deleted meanwhile: nothing to report. */
+async function unlessDeleted(show: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await show();
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** The `data` of website events: the website as `show` returns it now. */
+function websiteDescriber(config: Config): EventDescriber {
+  const websites = websiteStore(config);
+  return (accountId, subject) => {
+    if (subject.kind !== 'website') throw new Error(`Not a website event: ${subject.kind}`);
+    return unlessDeleted(() => showWebsite({ websites }, accountId, subject.uuid));
+  };
+}
+
+/** The `data` of any event: the article or website as `show` returns it now. */
 function describer(config: Config): EventDescriber {
   const read = {
     articles: articleStore(config),
     websites: websiteStore(config),
     categories: categoryStore(config),
   };
-  return async (accountId, subject) => {
-    try {
-      return subject.kind === 'article'
-        ? await showArticle(read, accountId, subject.uuid)
-        : await showWebsite(read, accountId, subject.uuid);
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
-  };
+  const website = websiteDescriber(config);
+  return (accountId, subject) =>
+    subject.kind === 'article'
+      ? unlessDeleted(() => showArticle(read, accountId, subject.uuid))
+      : website(accountId, subject);
 }
 
-/** Recording events and finishing them (the producers' outbox, the sweeper's re-sends). */
+/** Recording events and finishing them: the sweeper's re-sends (any event). */
 export function eventRecordingDeps(config: Config): EventRecordingDeps {
   return { ...webhookDeliveryDeps(config), describe: describer(config) };
 }
 
-function eventOutbox(config: Config): EventOutbox {
-  return new EventOutbox(config.tables.webhooks, eventRecordingDeps(config));
+/** `describe` covers the events its store records (website routes bundle no article reads). */
+function eventOutbox(config: Config, describe: EventDescriber): EventOutbox {
+  return new EventOutbox(config.tables.webhooks, { ...webhookDeliveryDeps(config), describe });
 }
 
 /** The article store of the worker and the sweeper: generated and failed articles record events. */
 export function articlesWithEvents(config: Config): ArticleStore {
-  return new DynamoArticleRepository(dynamoDocumentClient(), config.tables, eventOutbox(config));
+  return new DynamoArticleRepository(
+    dynamoDocumentClient(),
+    config.tables,
+    eventOutbox(config, describer(config)),
+  );
 }
 
 /** Publications whose final state (published, given up) records events. */
 export function publicationsWithEvents(config: Config): PublicationStore {
-  return new DynamoPublicationRepository(dynamoDocumentClient(), config.tables.articles, eventOutbox(config));
+  return new DynamoPublicationRepository(
+    dynamoDocumentClient(),
+    config.tables.articles,
+    eventOutbox(config, describer(config)),
+  );
 }
 
 /** Websites whose health changes record events. */
 export function websitesWithEvents(config: Config): WebsiteStore & WebsiteLookup {
-  return new DynamoWebsiteRepository(dynamoDocumentClient(), config.tables.websites, eventOutbox(config));
+  return new DynamoWebsiteRepository(
+    dynamoDocumentClient(),
+    config.tables.websites,
+    eventOutbox(config, websiteDescriber(config)),
+  );
 }
