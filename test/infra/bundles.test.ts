@@ -75,6 +75,23 @@ describe('function bundles', () => {
     ).toEqual([]);
   });
 
+  it.each(routes.map((definition) => [definition.name, definition] as const))(
+    '%s stays under 150 KB minified with the AWS SDK external (the size goal of API handlers)',
+    async (_name, definition) => {
+      const { outputFiles } = await build({
+        ...functionBuildOptions(definition),
+        external: [...functionBuildOptions(definition).external, '@aws-sdk/*', '@smithy/*'],
+        entryPoints: [path.join(repositoryRoot, definition.entry)],
+        write: false,
+        outfile: 'index.js',
+        logLevel: 'silent',
+      });
+      const bytes = outputFiles.find((file) => file.path.endsWith('index.js'))?.contents.length ?? 0;
+      expect(bytes).toBeGreaterThan(0);
+      expect(bytes).toBeLessThanOrEqual(150 * 1024);
+    },
+  );
+
   it('the generation worker bundles the openai client', async () => {
     const packages = await bundledPackages(generationWorker);
     expect(packages.has('openai')).toBe(true);
