@@ -22,3 +22,12 @@ export function slugify(title: string, maxLength = 190): string {
     '',
   );
 }
+
+/** WordPress keeps non-ASCII slugs percent-encoded; clients get them as text. */
+export function readableSlug(slug: string): string {
+  try {
+    return decodeURIComponent(slug);
+  } catch {
+    return slug;
+  }
+}

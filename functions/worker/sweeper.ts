@@ -1,10 +1,15 @@
-/** Scheduled sweeper: deferred reservations, stalled generations, publication retries and website health. */
+/**
+ * Scheduled sweeper: deferred reservations, stalled generations, publication retries, scheduled
+ * posts read back after their time, website health and webhook re-sends.
+ */
 import { accountStore } from '../composition/accounts';
 import { systemClock } from '../composition/clock';
 import { articlesWithEvents, eventRecordingDeps } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
+import { publicationStore } from '../composition/publications';
 import { publishDeps } from '../composition/publishing';
 import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
+import { confirmScheduledPosts } from '../core/publishing/confirm-scheduled';
 import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
 import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
 import { composition } from '../shared/composition';
@@ -21,6 +26,8 @@ const composed = composition('Sweeper', (config) => {
       clock: systemClock,
     },
     publishing: publishDeps(config),
+    /** Scheduled posts read back after their time (no event: `article.published` was sent). */
+    scheduledPosts: { ...publishDeps(config), publications: publicationStore(config) },
     webhooks: eventRecordingDeps(config),
   };
 });
@@ -41,6 +48,7 @@ export async function handler(): Promise<Record<string, StepResult>> {
       return recovered;
     },
     publications: () => retryDuePublications(deps.publishing),
+    scheduledPosts: () => confirmScheduledPosts(deps.scheduledPosts),
     websites: () => checkWebsites(deps.publishing),
     webhooks: () => resendDueWebhooks(deps.webhooks),
   };

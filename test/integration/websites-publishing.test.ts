@@ -17,6 +17,7 @@ import { handler as showWebsiteHandler } from '../../functions/api/show-website'
 import { handler as updateWebsiteHandler } from '../../functions/api/update-website';
 import { createAccount } from '../../functions/core/accounts';
 import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../../functions/core/articles/lifecycle-policy';
+import { confirmScheduledPosts } from '../../functions/core/publishing/confirm-scheduled';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
 import {
   checkWebsite,
@@ -279,6 +280,28 @@ describe('publishing after generation', () => {
     const record = await showArticle(accountId, articleUuid);
     expect(record.data.status).toBe(1);
     expect(record.data.published_at).toBe(publishAt.toISOString().slice(0, 19).replace('T', ' '));
+
+    // After its time the sweeper reads the post back: the read makes it live (as plugin 1.4 does
+    // where WP-Cron did not run) and the article shows the site's state and permalink.
+    const confirmAt = (ms: number) =>
+      confirmScheduledPosts({
+        ...deps.publishDeps(),
+        publications: deps.publicationStore(),
+        clock: () => new Date(publishAt.getTime() + ms),
+      });
+    expect(await confirmAt(-MINUTE)).toMatchObject({ live: 0, still_scheduled: 0 });
+    site.clockAheadMs = 3 * 24 * 3600 * 1000 + 2 * MINUTE;
+    try {
+      expect(await confirmAt(2 * MINUTE)).toMatchObject({ live: 1 });
+    } finally {
+      site.clockAheadMs = 0;
+    }
+    expect(postsOf(articleUuid)[0]?.status).toBe('publish');
+    const live = await showArticle(accountId, articleUuid);
+    expect(live.data.cms_permalink).toBe(`${site.url}/${postsOf(articleUuid)[0]?.slug}/`);
+    // (`state` follows our clock, still before `publish_at` here; the site's was moved ahead.)
+    expect(live.data.publication).toMatchObject({ site: { status: 'publish' } });
+    expect(await confirmAt(60 * MINUTE)).toMatchObject({ live: 0 });
   });
 
   it('publishes at once when publish_at is in the past', async () => {
@@ -724,6 +747,7 @@ describe('health checks', () => {
       cms: {
         status: cms.status.bind(cms),
         createPost: cms.createPost.bind(cms),
+        readPost: cms.readPost.bind(cms),
         categories: async (access: SiteAccess) => {
           const fromSite = await cms.categories(access);
           if (when === 'fetch') await deleteWebsite();

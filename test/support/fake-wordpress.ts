@@ -1,6 +1,6 @@
 /**
- * A stand-in for a WordPress site running the Inkpress Connector plugin (1.2), on 127.0.0.1:
- * the three plugin routes (`?rest_route=/inkpress/v1/status|categories|posts`) with the
+ * A stand-in for a WordPress site running the Inkpress Connector plugin (1.4), on 127.0.0.1:
+ * the plugin routes (`?rest_route=/inkpress/v1/status|categories|posts|posts/<uuid>`) with the
  * plugin's authentication (one 401 for every refused login: unknown user, wrong password, no
  * role, a role with more power; 429 with Retry-After after 5 failures for one user name within
  * 15 minutes, whatever the password), error codes and idempotent post creation per user from
@@ -82,6 +82,8 @@ export interface FakeWordPress {
   answerAfter: Promise<unknown> | undefined;
   /** Requests received, counted on arrival (before any `answerAfter` wait). */
   arrivals: number;
+  /** How far the site's clock is ahead of ours (ms): a scheduled post is due on a read once `date_gmt` is past it. */
+  clockAheadMs: number;
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -109,6 +111,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       { id: 9, name: 'Desserts', slug: 'desserts', parent: 7 },
     ],
     posts: new Map(),
+    clockAheadMs: 0,
     dropNextPostAnswer: false,
     mode: 'ok',
     redirectLocation: undefined,
@@ -180,7 +183,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         .end('<h1>Error establishing a database connection</h1>');
       return;
     }
-    const match = /^\/inkpress\/v1\/(status|categories|posts)$/.exec(route);
+    const match = /^\/inkpress\/v1\/(status|categories|posts)(?:\/([0-9a-fA-F-]{36}))?$/.exec(route);
     if (site.mode === 'no_plugin' || !match) {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
       return;
@@ -189,7 +192,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     const user = given ? login(response, url.pathname.replace(/\/+$/, ''), given) : undefined;
     if (!given || !user) return;
 
-    const endpoint = `${request.method} ${match[1]}`;
+    const endpoint = `${request.method} ${match[1]}${match[2] ? '/<uuid>' : ''}`;
     if (endpoint === 'GET status') {
       json(response, 200, {
         user: { id: 2, login: given[0], roles: user.roles },
@@ -204,6 +207,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       wpError(response, site.postFailure.status, site.postFailure.code, 'The plugin could not do this now.');
     } else if (endpoint === 'POST posts') {
       createPost(response, body, given[0]);
+    } else if (endpoint === 'GET posts/<uuid>') {
+      readPost(response, String(match[2]).toLowerCase(), given[0]);
     } else {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
     }
@@ -344,6 +349,19 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       return;
     }
     json(response, 201, postResponse(post, true));
+  }
+
+  /** Plugin 1.4's read: the user's post for the article; a scheduled one whose time passed is made live. */
+  function readPost(response: ServerResponse, uuid: string, author: string) {
+    const post = site.posts.get(`${author}|${uuid}`);
+    if (!post) {
+      wpError(response, 404, 'inkpress_post_not_found', 'This user has no post for this article.');
+      return;
+    }
+    if (post.status === 'future' && Date.parse(post.date_gmt) <= Date.now() + site.clockAheadMs) {
+      post.status = 'publish';
+    }
+    json(response, 200, postResponse(post, false));
   }
 
   function postResponse(post: FakePost, created: boolean) {

@@ -50,3 +50,5 @@ export const articleKey = (ref: Pick<Article, 'accountId' | 'articleUuid'>) =>
 export const generationBucket = (articleUuid: string) => sweepBucketOf(SWEEP_BUCKET.generation, articleUuid);
 export const publicationBucket = (articleUuid: string) =>
   sweepBucketOf(SWEEP_BUCKET.publication, articleUuid);
+export const confirmationBucket = (articleUuid: string) =>
+  sweepBucketOf(SWEEP_BUCKET.confirmation, articleUuid);

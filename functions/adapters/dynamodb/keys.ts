@@ -20,6 +20,8 @@ export const SWEEP_BUCKET = {
   generation: 'generation',
   /** Generated articles whose publication is due (first try after a grace period, or a retry). */
   publication: 'publication',
+  /** Published articles whose scheduled post is due for a read after its time. */
+  confirmation: 'confirmation',
 } as const;
 export type SweepBucket = (typeof SWEEP_BUCKET)[keyof typeof SWEEP_BUCKET];
 

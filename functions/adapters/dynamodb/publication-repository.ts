@@ -12,9 +12,10 @@ import type {
   PublicationRetry,
   PublicationStore,
   PublishedPost,
+  ScheduleCheck,
 } from '../../core/publishing/ports';
 import type { WebhookEventType } from '../../core/webhooks/webhook';
-import { articleKey, publicationBucket, refFromItem } from './article-item';
+import { articleKey, confirmationBucket, publicationBucket, refFromItem } from './article-item';
 import { type ConditionalUpdate, updateWithEvent } from './conditional-update';
 import type { EventOutbox } from './event-outbox';
 import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
@@ -63,15 +64,70 @@ export class DynamoPublicationRepository implements PublicationStore {
       sets.push('publicationSite = :site');
       values[':site'] = post.site;
     }
+    const removes = ['publishError', 'publishRetryAt', 'publishUncertainLogin'];
+    if (post.confirmAt) {
+      // Out of the publication sweep, into the confirmation sweep: read back after its time.
+      sets.push('sweepBucket = :confirmation', 'sweepAt = :confirmAt');
+      values[':confirmation'] = confirmationBucket(ref.articleUuid);
+      values[':confirmAt'] = post.confirmAt;
+    } else {
+      removes.push('sweepBucket', 'sweepAt');
+    }
     return this.conditionalUpdate(
       ref,
       {
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt, publishError, publishRetryAt, publishUncertainLogin`,
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
         ConditionExpression: 'attribute_exists(articleUuid) AND publishState <> :published',
         ExpressionAttributeValues: values,
       },
       'article.published',
     );
+  }
+
+  async listDueConfirmations(dueBy: string, limit: number): Promise<ArticleRef[]> {
+    const due = await dueInSweepIndex(
+      this.client,
+      this.tableName,
+      SWEEP_BUCKET.confirmation,
+      dueBy,
+      limit,
+      'accountId, articleUuid, sweepAt',
+    );
+    return due.map(refFromItem);
+  }
+
+  async recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean> {
+    const sets = ['scheduleChecks = :checks'];
+    const values: Record<string, unknown> = {
+      ':checks': check.checks,
+      ':published': PUBLISHED,
+      ':confirmation': confirmationBucket(ref.articleUuid),
+    };
+    if (check.post) {
+      sets.push('cmsPermalink = :permalink');
+      values[':permalink'] = check.post.cmsPermalink;
+      if (check.post.slug) {
+        sets.push('slug = :slug');
+        values[':slug'] = check.post.slug;
+      }
+      if (check.post.site) {
+        sets.push('publicationSite = :site');
+        values[':site'] = check.post.site;
+      }
+    }
+    let update = '';
+    if (check.nextCheckAt) {
+      sets.push('sweepAt = :next');
+      values[':next'] = check.nextCheckAt;
+      update = `SET ${sets.join(', ')}`;
+    } else {
+      update = `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt`;
+    }
+    return this.conditionalUpdate(ref, {
+      UpdateExpression: update,
+      ConditionExpression: 'publishState = :published AND sweepBucket = :confirmation',
+      ExpressionAttributeValues: values,
+    });
   }
 
   async markAttempting(ref: ArticleRef, login: string): Promise<void> {

@@ -62,6 +62,7 @@ function createdPostSchemas() {
   return { postSchema, keptSchema };
 }
 let postSchemas: ReturnType<typeof createdPostSchemas> | undefined;
+type CreatedPost = z.infer<ReturnType<typeof createdPostSchemas>['postSchema']>;
 
 /** Refusals that come as a page, not the plugin's JSON: a firewall's or security plugin's, as a rule. */
 const REFUSED_AS_A_PAGE = new Set([401, 403, 406, 429, 451]);
@@ -109,46 +110,19 @@ export class WordPressClient implements CmsClient {
       ...(post.excerpt ? { excerpt: post.excerpt } : {}),
       tags: post.tags,
     });
-    if (
-      body.article_uuid !== undefined &&
-      body.article_uuid.toLowerCase() !== post.articleUuid.toLowerCase()
-    ) {
-      // Another request's answer (a proxy or cache mixing answers up): nothing is recorded, the next
-      // attempt asks again (and finds this article's post, if the site made one).
-      throw new CmsError('plugin_error', "The site answered with another article's post");
+    return postResultOf(body, site, post.articleUuid);
+  }
+
+  async readPost(site: SiteAccess, articleUuid: string): Promise<CmsPostResult | undefined> {
+    postSchemas ??= createdPostSchemas();
+    try {
+      const body = await this.call(site, 'GET', `posts/${articleUuid}`, postSchemas.postSchema);
+      return postResultOf(body, site, articleUuid);
+    } catch (error) {
+      // The plugin's answer when this user made no post for the article (deleted for good on the site).
+      if (error instanceof CmsError && error.code === 'inkpress_post_not_found') return undefined;
+      throw error;
     }
-    const readBack = postSchemas.keptSchema.safeParse(body.site);
-    const kept = readBack.success ? readBack.data : undefined;
-    const permalink = safePermalink(body.link, site.url, body.id);
-    // What the site says is text, never markup (a tag named `&lt;b&gt;` comes back as `<b>`).
-    const status = safeText(body.status);
-    return {
-      cmsId: String(body.id),
-      permalink,
-      status,
-      slug: safeSlug(body.slug),
-      dateGmt: body.date_gmt,
-      created: body.created,
-      ...(kept
-        ? {
-            site: {
-              postId: String(body.id),
-              link: permalink,
-              status,
-              blocks: kept.blocks,
-              freeformBlocks: kept.freeform_blocks,
-              tags: kept.tags.map(safeText),
-              excerpt: kept.excerpt,
-              seoAdapter: safeText(kept.seo.adapter),
-              metaDescription: kept.seo.meta_description,
-              focusKeyword: kept.seo.focus_keyword,
-              schemaBy: kept.schema.printed_by === null ? null : safeText(kept.schema.printed_by),
-              schemaTypes: kept.schema.types.map(safeText),
-              faqQuestions: kept.faq_questions,
-            },
-          }
-        : {}),
-    };
   }
 
   private async call<T extends z.ZodMiniType>(
@@ -192,6 +166,48 @@ export class WordPressClient implements CmsClient {
     // Looked for in error answers only: a 2xx in the plugin's shape is taken as it is.
     return interpret(response, route, schema, (text) => repeatsCredentials(text, site, encoded));
   }
+}
+
+/** The plugin's answer about an article's post (create or read), checked and made safe to show. */
+function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string): CmsPostResult {
+  postSchemas ??= createdPostSchemas();
+  if (body.article_uuid !== undefined && body.article_uuid.toLowerCase() !== articleUuid.toLowerCase()) {
+    // Another request's answer (a proxy or cache mixing answers up): nothing is recorded, the next
+    // attempt asks again (and finds this article's post, if the site made one).
+    throw new CmsError('plugin_error', "The site answered with another article's post");
+  }
+  const readBack = postSchemas.keptSchema.safeParse(body.site);
+  const kept = readBack.success ? readBack.data : undefined;
+  const permalink = safePermalink(body.link, site.url, body.id);
+  // What the site says is text, never markup (a tag named `&lt;b&gt;` comes back as `<b>`).
+  const status = safeText(body.status);
+  return {
+    cmsId: String(body.id),
+    permalink,
+    status,
+    slug: safeSlug(body.slug),
+    dateGmt: body.date_gmt,
+    created: body.created,
+    ...(kept
+      ? {
+          site: {
+            postId: String(body.id),
+            link: permalink,
+            status,
+            blocks: kept.blocks,
+            freeformBlocks: kept.freeform_blocks,
+            tags: kept.tags.map(safeText),
+            excerpt: kept.excerpt,
+            seoAdapter: safeText(kept.seo.adapter),
+            metaDescription: kept.seo.meta_description,
+            focusKeyword: kept.seo.focus_keyword,
+            schemaBy: kept.schema.printed_by === null ? null : safeText(kept.schema.printed_by),
+            schemaTypes: kept.schema.types.map(safeText),
+            faqQuestions: kept.faq_questions,
+          },
+        }
+      : {}),
+  };
 }
 
 /** Shorter passwords are looked for only as part of the login pair (they occur in text by chance). */

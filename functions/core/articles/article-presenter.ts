@@ -21,7 +21,8 @@ const showStatus: Record<Exclude<ArticleState, 'generated'>, string> = {
 
 /**
  * Where the article stands on its website: `waiting` (not on the site yet: not generated, or
- * its publication is being tried), `scheduled` (on the site, live at `publish_at`),
+ * its publication is being tried), `scheduled` (on the site, live at `publish_at`; after that
+ * time too while the site, read back after it, still shows the post scheduled),
  * `published` (on the site, live or as a draft), `failed` (given up; `retry` starts again).
  * None for an article without a website, or cancelled (nothing of it will be published).
  */
@@ -33,7 +34,10 @@ export function presentPublication(article: Article, now: Date = new Date()) {
   if (article.publishState === 'failed') state = 'failed';
   else if (article.publishState === 'published') {
     const liveAt = article.publishedAt ? Date.parse(article.publishedAt) : Number.NaN;
-    state = !article.draft && liveAt > now.getTime() ? 'scheduled' : 'published';
+    state =
+      !article.draft && (liveAt > now.getTime() || stillScheduledAfter(article, liveAt))
+        ? 'scheduled'
+        : 'published';
   }
   return {
     state,
@@ -42,6 +46,12 @@ export function presentPublication(article: Article, now: Date = new Date()) {
     next_attempt_at: state === 'waiting' ? toWireTime(article.publishRetryAt) : null,
     site: presentSite(article.publicationSite),
   };
+}
+
+/** The site read back after the post's time still shows it scheduled: WordPress has not made it live. */
+function stillScheduledAfter(article: Article, liveAt: number): boolean {
+  const site = article.publicationSite;
+  return site?.status === 'future' && site.readAt !== undefined && Date.parse(site.readAt) >= liveAt;
 }
 
 /** 1 when the article is (to be) published live on its website, 0 for drafts and unlinked articles. */

@@ -103,4 +103,6 @@ export interface Article extends ArticleRequest {
   publishedAt?: string;
   /** What the site kept of the post, as the plugin read it back. */
   publicationSite?: PublicationSite;
+  /** Tries to read a scheduled post back after its time (`confirm-scheduled.ts`), once any was made. */
+  scheduleChecks?: number;
 }

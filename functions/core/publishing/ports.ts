@@ -15,6 +15,26 @@ export interface PublishedPost {
   slug?: string;
   /** What the site kept, as the plugin read it back. */
   site?: PublicationSite;
+  /** For a scheduled post: when to read it back to see it live (`confirm-scheduled.ts`). */
+  confirmAt?: string;
+}
+
+/** What a read of a scheduled post after its time found. */
+export interface ScheduleCheck {
+  /** The post as the site shows it now; absent when it was not read (nothing to record of it). */
+  post?: Pick<PublishedPost, 'cmsPermalink' | 'slug' | 'site'>;
+  /** Reads made so far, this one included. */
+  checks: number;
+  /** When to read it again; absent: it leaves the sweep. */
+  nextCheckAt?: string;
+}
+
+/** Scheduled posts read back after their time (the sweep index's `confirmation` bucket). */
+export interface ScheduleConfirmations {
+  /** Published articles whose scheduled post is due for a read by `dueBy`, oldest due first. */
+  listDueConfirmations(dueBy: string, limit: number): Promise<ArticleRef[]>;
+  /** Records a read (or a try); false when the article is not waiting for one any more. */
+  recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean>;
 }
 
 export interface PublicationRetry {
@@ -33,7 +53,10 @@ export interface PublicationRetry {
 
 /** Publication: what each attempt (or a client's retry) records on the article. */
 export interface Publications {
-  /** Records the post and takes the article out of the sweep; false when it was already published. */
+  /**
+   * Records the post and takes the article out of the publication sweep (into the confirmation
+   * sweep with `confirmAt`); false when it was already published.
+   */
   markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean>;
   /**
    * Marks a pending publication with the site login of an attempt about to send the post, unless
@@ -76,5 +99,5 @@ export interface PublicationFailure {
   uncertainLogin?: string | null;
 }
 
-/** Publication bookkeeping on article items (the sweep index's `publication` bucket). */
-export type PublicationStore = Publications & PublicationSweeps;
+/** Publication bookkeeping on article items (the sweep index's `publication` and `confirmation` buckets). */
+export type PublicationStore = Publications & PublicationSweeps & ScheduleConfirmations;

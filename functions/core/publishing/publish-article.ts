@@ -7,6 +7,7 @@
 import type { Article } from '../articles/article';
 import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
 import type { ArticleReads, Clock } from '../articles/ports';
+import { readableSlug } from '../slug';
 import {
   type CmsClient,
   CmsError,
@@ -20,6 +21,7 @@ import type { CategoryStore, WebsiteStore } from '../websites/ports';
 import { siteAccessOf } from '../websites/site-access';
 import { healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
+import { firstCheckAt } from './confirm-scheduled';
 import type { ArticleRef, PublicationSweeps, Publications } from './ports';
 import { postStructure } from './post-structure';
 
@@ -126,12 +128,14 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
   try {
     const result = await send(deps, article, website, attempt);
     const publishedAt = publishedAtOf(result, deps.clock());
+    const confirmAt = firstCheckAt(result.status, publishedAt);
     await deps.publications.markPublished(ref, {
       cmsId: result.cmsId,
       cmsPermalink: result.permalink,
       ...(publishedAt ? { publishedAt } : {}),
+      ...(confirmAt ? { confirmAt } : {}),
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
-      ...(result.site ? { site: result.site } : {}),
+      ...(result.site ? { site: { ...result.site, readAt: deps.clock().toISOString() } } : {}),
     });
     // The site took the post: it is reachable, whatever another call flagged meanwhile (a flag set
     // during this attempt is not in `website`). The login flag is never set here (an attempt with
@@ -264,15 +268,6 @@ function publishedAtOf(result: CmsPostResult, now: Date): string | undefined {
     if (!Number.isNaN(date.getTime())) return date.toISOString();
   }
   return now.toISOString();
-}
-
-/** WordPress keeps non-ASCII slugs percent-encoded; clients get them as text. */
-function readableSlug(slug: string): string {
-  try {
-    return decodeURIComponent(slug);
-  } catch {
-    return slug;
-  }
 }
 
 function failureText(error: unknown): string {

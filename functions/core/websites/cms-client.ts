@@ -79,6 +79,8 @@ export interface PublicationSite {
   schemaBy: string | null;
   schemaTypes: string[];
   faqQuestions: number;
+  /** When Inkpress read this (ISO); absent on read-backs stored before 2026-11-27. */
+  readAt?: string;
 }
 
 export interface CmsPostResult {
@@ -152,4 +154,9 @@ export interface CmsClient {
   categories(site: SiteAccess): Promise<CmsCategory[]>;
   /** Creates the post for an article, or returns the one created earlier for it. */
   createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult>;
+  /**
+   * The post created earlier for an article, as it is now (plugin 1.4+; a scheduled post whose
+   * time has passed is published by the read); undefined when the site has none for it.
+   */
+  readPost(site: SiteAccess, articleUuid: string): Promise<CmsPostResult | undefined>;
 }

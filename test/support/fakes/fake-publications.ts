@@ -6,6 +6,7 @@ import type {
   PublicationRetry,
   PublicationStore,
   PublishedPost,
+  ScheduleCheck,
 } from '../../../functions/core/publishing/ports';
 import { type ArticleRow, copy, type InMemoryTables, key } from './tables';
 
@@ -39,7 +40,32 @@ export class FakePublicationStore implements PublicationStore {
       ...(post.slug ? { slug: post.slug } : {}),
       ...(post.site ? { publicationSite: copy(post.site) } : {}),
     };
-    row.sweep = undefined;
+    row.sweep = post.confirmAt ? { kind: 'confirmation', at: post.confirmAt } : undefined;
+    return true;
+  }
+
+  async listDueConfirmations(dueBy: string, limit: number): Promise<ArticleRef[]> {
+    return [...this.tables.articles.values()]
+      .filter((row) => row.sweep?.kind === 'confirmation' && row.sweep.at <= dueBy)
+      .sort((a, b) => (a.sweep?.at ?? '').localeCompare(b.sweep?.at ?? ''))
+      .slice(0, limit)
+      .map(({ article }) => ({ accountId: article.accountId, articleUuid: article.articleUuid }));
+  }
+
+  async recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean> {
+    const row = this.row(ref);
+    if (row?.article.publishState !== 'published' || row.sweep?.kind !== 'confirmation') return false;
+    Object.assign(row.article, {
+      scheduleChecks: check.checks,
+      ...(check.post
+        ? {
+            cmsPermalink: check.post.cmsPermalink,
+            ...(check.post.slug ? { slug: check.post.slug } : {}),
+            ...(check.post.site ? { publicationSite: copy(check.post.site) } : {}),
+          }
+        : {}),
+    });
+    row.sweep = check.nextCheckAt ? { kind: 'confirmation', at: check.nextCheckAt } : undefined;
     return true;
   }
 

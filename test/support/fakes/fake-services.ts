@@ -108,7 +108,9 @@ export class FakeModelProvider implements ArticleModelProvider {
 export class FakeCmsClient implements CmsClient {
   /** By `<login, lower case>|<article uuid>`. */
   readonly posts = new Map<string, { post: CmsPost; result: CmsPostResult }>();
-  readonly calls: { kind: 'status' | 'categories' | 'createPost'; site: SiteAccess }[] = [];
+  readonly calls: { kind: 'status' | 'categories' | 'createPost' | 'readPost'; site: SiteAccess }[] = [];
+  /** Whether a read publishes a scheduled post (a site whose plugin 1.4 publishes it on the read). */
+  publishDue = true;
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
   private readonly failures: (Error | null)[] = [];
   /**
@@ -165,7 +167,26 @@ export class FakeCmsClient implements CmsClient {
     return result;
   }
 
-  private record(kind: 'status' | 'categories' | 'createPost', site: SiteAccess): void {
+  /** The post this user made for the article, as it is now (`publishDue` makes due scheduled posts live, as plugin 1.4 does). */
+  async readPost(site: SiteAccess, articleUuid: string): Promise<CmsPostResult | undefined> {
+    this.record('readPost', site);
+    const stored = this.posts.get(`${site.login.toLowerCase()}|${articleUuid}`);
+    if (!stored) return undefined;
+    if (this.publishDue && stored.result.status === 'future') {
+      stored.result = {
+        ...stored.result,
+        status: 'publish',
+        permalink: `${site.url}/live-${stored.result.cmsId}/`,
+      };
+    }
+    const { cmsId: postId, permalink: link, status } = stored.result;
+    const readBack = { postId, link, status, blocks: 3, freeformBlocks: 0, tags: [], excerpt: true };
+    const seo = { seoAdapter: 'inkpress', metaDescription: true, focusKeyword: true };
+    const schema = { schemaBy: 'inkpress', schemaTypes: ['Article'], faqQuestions: 0 };
+    return { ...stored.result, created: false, site: { ...readBack, ...seo, ...schema } };
+  }
+
+  private record(kind: 'status' | 'categories' | 'createPost' | 'readPost', site: SiteAccess): void {
     this.calls.push({ kind, site: { ...site } });
     const failure = this.failures.shift();
     if (failure) throw failure;

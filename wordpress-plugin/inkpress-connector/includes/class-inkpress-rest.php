@@ -57,6 +57,36 @@ final class Inkpress_Rest {
 				'permission_callback' => array( __CLASS__, 'permission' ),
 			)
 		);
+		register_rest_route(
+			INKPRESS_CONNECTOR_NAMESPACE,
+			'/posts/(?P<article_uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})',
+			array(
+				'methods'             => WP_REST_Server::READABLE,
+				'callback'            => array( __CLASS__, 'read_post' ),
+				'permission_callback' => array( __CLASS__, 'permission' ),
+			)
+		);
+	}
+
+	/**
+	 * GET posts/<article_uuid>: the post this user made for the article, as the create answer
+	 * shows it (a read: nothing is created). A scheduled post whose time has passed is published
+	 * first, as WP-Cron would have done, so that reading it after its time finds it live.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public static function read_post( WP_REST_Request $request ) {
+		$uuid    = strtolower( (string) $request['article_uuid'] );
+		$post_id = self::find_post_id( $uuid, get_current_user_id() );
+		if ( null === $post_id ) {
+			return new WP_Error( 'inkpress_post_not_found', 'This user has no post for this article.', array( 'status' => 404 ) );
+		}
+		$post = get_post( $post_id );
+		if ( $post && 'future' === $post->post_status && strtotime( $post->post_date_gmt . ' UTC' ) <= time() ) {
+			check_and_publish_future_post( $post );
+		}
+		return self::post_response( $post_id, $uuid, false );
 	}
 
 	/**

@@ -1,0 +1,150 @@
+/**
+ * Scheduled posts read back after their time (functions/core/publishing/confirm-scheduled.ts), with
+ * the fakes: the read makes a due post live (as plugin 1.4 does) and the article follows; a site
+ * that keeps it scheduled shows `scheduled` after its time and is read again on the schedule.
+ */
+
+import { presentPublication } from '../../../functions/core/articles/article-presenter';
+import { createArticle } from '../../../functions/core/articles/create-article';
+import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import {
+  confirmScheduledPosts,
+  FIRST_CHECK_AFTER_MS,
+  MAX_SCHEDULE_CHECKS,
+  RECHECK_AFTER_MS,
+} from '../../../functions/core/publishing/confirm-scheduled';
+import { publishArticle } from '../../../functions/core/publishing/publish-article';
+import { CmsError } from '../../../functions/core/websites/cms-client';
+import { createFakes, FakeDelivery, type Fakes } from '../../support/fakes';
+import { articleInput, createDeps, generateDeps, publishDeps } from './helpers';
+
+const HOUR = 60 * 60_000;
+
+/** An article published to its website as a post scheduled an hour ahead. */
+async function scheduledPost(fakes: Fakes) {
+  const accountId = await fakes.account(10);
+  const website = await fakes.website(accountId);
+  const publishAt = new Date(fakes.clock().getTime() + HOUR).toISOString();
+  const article = await createArticle(
+    createDeps(fakes),
+    accountId,
+    articleInput({ website_uuid: website.websiteUuid, publish_at: publishAt }),
+  );
+  await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+  expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+  return { article, website, publishAt };
+}
+
+const state = (fakes: Fakes, article: { accountId: string; articleUuid: string }) => {
+  const row = fakes.articles.row(article);
+  if (!row) throw new Error('no article');
+  return { publication: presentPublication(row.article, fakes.clock()), row };
+};
+
+describe('confirmScheduledPosts', () => {
+  it('reads a scheduled post after its time: the site makes it live and the article follows', async () => {
+    const fakes = createFakes();
+    const { article, publishAt } = await scheduledPost(fakes);
+    expect(state(fakes, article).row.sweep).toEqual({
+      kind: 'confirmation',
+      at: new Date(Date.parse(publishAt) + FIRST_CHECK_AFTER_MS).toISOString(),
+    });
+    expect(state(fakes, article).publication?.state).toBe('scheduled');
+
+    fakes.time.advance(HOUR);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toEqual({
+      live: 0,
+      still_scheduled: 0,
+      done: 0,
+      errors: 0,
+    });
+    fakes.time.advance(FIRST_CHECK_AFTER_MS);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 1 });
+
+    const { publication, row } = state(fakes, article);
+    expect(publication).toMatchObject({ state: 'published', site: { status: 'publish' } });
+    expect(row.article.cmsPermalink).toMatch(/\/live-\d+\/$/);
+    expect(row.sweep).toBeUndefined();
+    expect(fakes.cms.calls.filter((call) => call.kind === 'readPost')).toHaveLength(1);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 0 });
+  });
+
+  it('shows a post the site keeps scheduled after its time as scheduled, reading it on the schedule', async () => {
+    const fakes = createFakes();
+    fakes.cms.publishDue = false;
+    const { article } = await scheduledPost(fakes);
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    const outcomes: string[] = [];
+    for (let check = 1; check <= MAX_SCHEDULE_CHECKS; check++) {
+      const counts = await confirmScheduledPosts(publishDeps(fakes));
+      outcomes.push(Object.entries(counts).find(([, count]) => count > 0)?.[0] ?? 'none');
+      // Past its time, and the site (read after it) still shows it scheduled.
+      expect(state(fakes, article).publication).toMatchObject({
+        state: 'scheduled',
+        site: { status: 'future' },
+      });
+      fakes.time.advance(RECHECK_AFTER_MS[check - 1] ?? 0);
+    }
+    expect(outcomes).toEqual([...Array(MAX_SCHEDULE_CHECKS - 1).fill('still_scheduled'), 'done']);
+    expect(state(fakes, article).row.sweep).toBeUndefined();
+    expect(fakes.cms.calls.filter((call) => call.kind === 'readPost')).toHaveLength(MAX_SCHEDULE_CHECKS);
+  });
+
+  it('leaves the state to the clock when the plugin predates reads (no route)', async () => {
+    const fakes = createFakes();
+    const { article } = await scheduledPost(fakes);
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    fakes.cms.failWith(
+      new CmsError('plugin_missing', 'The site has no inkpress/v1 routes', 404, 'rest_no_route'),
+    );
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ done: 1 });
+    expect(state(fakes, article)).toMatchObject({
+      publication: { state: 'published' },
+      row: { sweep: undefined },
+    });
+  });
+
+  it('reads later, without calling the site, while its login is refused; reads again after an unreachable site', async () => {
+    const fakes = createFakes();
+    const { article, website } = await scheduledPost(fakes);
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    await fakes.websites.recordHealth(website.accountId, website.websiteUuid, { loginIsUnauthorized: true });
+    const reads = () => fakes.cms.calls.filter((call) => call.kind === 'readPost').length;
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+    expect(reads()).toBe(0);
+
+    await fakes.websites.recordHealth(website.accountId, website.websiteUuid, { loginIsUnauthorized: false });
+    fakes.time.advance(RECHECK_AFTER_MS[0]);
+    fakes.cms.failWith(new CmsError('unreachable', 'Connection refused'));
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+    fakes.time.advance(RECHECK_AFTER_MS[1]);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 1 });
+    expect(reads()).toBe(2);
+    expect(state(fakes, article).publication?.state).toBe('published');
+  });
+
+  it('stops reading a post deleted for good on the site, keeping what it knew', async () => {
+    const fakes = createFakes();
+    const { article } = await scheduledPost(fakes);
+    fakes.cms.posts.clear();
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ done: 1 });
+    expect(state(fakes, article).row.sweep).toBeUndefined();
+  });
+
+  it('never reads back a post published live or as a draft', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const website = await fakes.website(accountId);
+    for (const fields of [{}, { draft: true, publish_at: new Date(Date.now() + HOUR).toISOString() }]) {
+      const article = await createArticle(
+        createDeps(fakes),
+        accountId,
+        articleInput({ website_uuid: website.websiteUuid, ...fields }),
+      );
+      await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+      expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+      expect(state(fakes, article).row.sweep).toBeUndefined();
+    }
+  });
+});
