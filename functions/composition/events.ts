@@ -17,6 +17,7 @@ import type { WebsiteStore } from '../core/websites/ports';
 import { showWebsite } from '../core/websites/read-websites';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
 import type { Config } from '../shared/config';
+import { logger } from '../shared/logger';
 import { articleStore } from './articles';
 import { webhookDeliveryDeps } from './webhook-delivery';
 import { categoryStore, websiteStore } from './websites';
@@ -54,14 +55,26 @@ function describer(config: Config): EventDescriber {
       : website(accountId, subject);
 }
 
+const logged = {
+  onUnfinished: (event: { eventId: string }, error: unknown) =>
+    logger.warn('Could not finish a stored webhook event; tried again later', {
+      eventId: event.eventId,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  onEndpointsUnknown: (error: unknown) =>
+    logger.warn("Could not read the account's webhooks; the event is stored for fan-out to decide", {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+};
+
 /** Recording events and finishing them: the sweeper's re-sends (any event). */
 export function eventRecordingDeps(config: Config): EventRecordingDeps {
-  return { ...webhookDeliveryDeps(config), describe: describer(config) };
+  return { ...webhookDeliveryDeps(config), describe: describer(config), ...logged };
 }
 
 /** `describe` covers the events its store records (website routes bundle no article reads). */
 function eventOutbox(config: Config, describe: EventDescriber): EventOutbox {
-  return new EventOutbox(config.tables.webhooks, { ...webhookDeliveryDeps(config), describe });
+  return new EventOutbox(config.tables.webhooks, { ...webhookDeliveryDeps(config), describe, ...logged });
 }
 
 /** The article store of the worker and the sweeper: generated and failed articles record events. */

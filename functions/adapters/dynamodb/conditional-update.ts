@@ -1,4 +1,4 @@
-/** One conditional UpdateItem, answered as a boolean: the article and publication stores share it. */
+/** One conditional UpdateItem, answered as a boolean (with a webhook event in its transaction, `updateWithEvent`). */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventOutbox, StagedEvent } from './event-outbox';
 import { conditionFailed, transactWithRetry } from './transactions';

@@ -3,10 +3,11 @@
  * transactional outbox), so a process that dies right after the change cannot lose its event:
  * the stores that make reportable changes (generation, publication, website health) take one.
  *
- * `stage` answers the event's Put (none when no endpoint of the account wants the type); the
+ * `stage` answers the event's Put (none when no endpoint of the account wants the type; when
+ * the endpoints cannot be read, the event is staged anyway rather than hold the change up); the
  * store adds it to its write and calls `committed` after the write succeeded, which writes the
- * body and sends the message. Anything that fails there is logged: the sweeper finishes the
- * event (`resendDueWebhooks`).
+ * body and sends the message. If that fails (logged) or its message is lost, the sweeper
+ * finishes the event (`resendDueWebhooks`).
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import {

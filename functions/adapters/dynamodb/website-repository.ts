@@ -219,8 +219,9 @@ export class DynamoWebsiteRepository implements WebsiteStore {
 
   /**
    * Sets these attributes on the website item; undefined when it does not exist (or nothing to
-   * set). The item before the write comes back with it, so the website after it is exactly that
-   * item with these values: two concurrent writes each see the state the other left.
+   * set). Without events, the item before the write comes back with it (`ALL_OLD`), so the website
+   * after it is exactly that item with these values: two concurrent writes each see the state the
+   * other left. With events, see `setExistingWithEvent`.
    */
   private async setExisting(
     accountId: string,

@@ -12,6 +12,8 @@ import { BlockedDestinationError, checkDestination, type Resolver } from '../wor
 
 export const USER_AGENT = 'Inkpress-Webhooks/1.0';
 
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 export function webhookOutboundPolicy(options: { allowPrivate: boolean; resolve: Resolver }): OutboundPolicy {
   return {
     ...options,
@@ -51,7 +53,7 @@ export class SignedWebhookSender implements WebhookSender {
         },
         this.policy,
       );
-      const redirect = response.status >= 300 && response.status < 400;
+      const redirect = REDIRECT_STATUSES.has(response.status);
       return {
         kind: 'answered',
         statusCode: response.status,

@@ -196,13 +196,14 @@ const LIST_ITEM = /^(.+)\[\d*\]$/;
  * that take a list accept it). `events[]=a&events[]=b` is the list `events`, even with one item.
  */
 function collect(entries: Iterable<[string, unknown]>): FormFields {
-  const fields: FormFields = {};
+  // A Map, then own properties: a field named `__proto__` or `toString` is a field like any other.
+  const fields = new Map<string, unknown>();
   for (const [sentName, value] of entries) {
     const listName = LIST_ITEM.exec(sentName)?.[1];
     const name = listName ?? sentName;
-    const previous = fields[name];
-    if (previous === undefined) fields[name] = listName ? [value] : value;
-    else fields[name] = Array.isArray(previous) ? [...previous, value] : [previous, value];
+    const previous = fields.get(name);
+    if (previous === undefined) fields.set(name, listName ? [value] : value);
+    else fields.set(name, Array.isArray(previous) ? [...previous, value] : [previous, value]);
   }
-  return fields;
+  return Object.fromEntries(fields);
 }

@@ -65,18 +65,30 @@ export function eventResendAt(event: Pick<WebhookEvent, 'createdAt'>): string {
  * endpoint of the account wants `type`.
  */
 export async function newEvent(
-  deps: Pick<WebhookDeliveryDeps, 'webhooks' | 'clock'>,
+  deps: Pick<WebhookDeliveryDeps, 'webhooks' | 'clock'> & { onEndpointsUnknown?: (error: unknown) => void },
   accountId: string,
   type: WebhookEventType,
   subject: EventSubject,
 ): Promise<WebhookEvent | undefined> {
-  const endpoints = await deps.webhooks.listEndpoints(accountId);
-  if (!endpoints.some((endpoint) => isSubscribed(endpoint, type))) return undefined;
+  const wanted = await deps.webhooks.listEndpoints(accountId).then(
+    (endpoints) => endpoints.some((endpoint) => isSubscribed(endpoint, type)),
+    (error: unknown) => {
+      // The change must not wait on the webhooks table: store the event all the same (fan-out
+      // finds no endpoint for it if none wants it).
+      deps.onEndpointsUnknown?.(error);
+      return true;
+    },
+  );
+  if (!wanted) return undefined;
   return { accountId, eventId: newEventId(), type, subject, createdAt: deps.clock().toISOString() };
 }
 
 export interface EventRecordingDeps extends WebhookDeliveryDeps {
   describe: EventDescriber;
+  /** Told when an event could not be finished now (it is tried again later), e.g. to log it. */
+  onUnfinished?: (event: EventKey, error: unknown) => void;
+  /** Told when the account's endpoints could not be read (the event is stored anyway). */
+  onEndpointsUnknown?: (error: unknown) => void;
 }
 
 /**
@@ -260,12 +272,21 @@ export async function resendDueWebhooks(
   return result;
 }
 
-/** The due events that have (or now got) a body; one that cannot get it now waits for the next run. */
+/**
+ * The due events that have (or now got) a body. One that cannot get it now is told to
+ * `onUnfinished` and put off by the re-send time, so that it never holds newer ones back.
+ */
 async function withPayloads(deps: EventRecordingDeps, due: EventKey[]): Promise<EventKey[]> {
   const ready: EventKey[] = [];
+  const later = new Date(deps.clock().getTime() + RESEND_AFTER_MS).toISOString();
   for (const key of due) {
-    const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
-    if (event && (await writePayload(deps, event).catch(() => false))) ready.push(key);
+    try {
+      const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
+      if (event && (await writePayload(deps, event))) ready.push(key);
+    } catch (error) {
+      deps.onUnfinished?.(key, error);
+      await deps.webhooks.postponeResend('event', key, later).catch(() => undefined);
+    }
   }
   return ready;
 }

@@ -10,7 +10,11 @@ export interface WebsiteHealth {
   categoriesCount?: number;
 }
 
-/** A website as one write found it and as that write left it (both known atomically with the write). */
+/**
+ * A website as one write found it and as that write left it. Its health flags are exact (the
+ * write holds only on the flags it found, or returns them atomically); other counters may be a
+ * moment old when the store records health events (it reads, then writes on the flags).
+ */
 export interface WebsiteWrite {
   before: Website;
   after: Website;

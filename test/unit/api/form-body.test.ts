@@ -78,6 +78,21 @@ describe('form body parsing', () => {
     ]);
   });
 
+  it('reads fields named like Object.prototype members as plain fields', async () => {
+    const fields = await parseFormBody({
+      body: '__proto__=a&toString=b&hasOwnProperty=c&constructor[]=d',
+      isBase64Encoded: false,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+    expect(Object.entries(fields)).toEqual([
+      ['__proto__', 'a'],
+      ['toString', 'b'],
+      ['hasOwnProperty', 'c'],
+      ['constructor', ['d']],
+    ]);
+  });
+
   it('takes a file part where a field is expected as no text: the field is refused, not missing', async () => {
     const boundary = 'inkpress-file-part';
     const body = [

@@ -254,11 +254,48 @@ describe('webhooks', () => {
         throw new Error('table unavailable');
       },
     };
-    expect(await resendDueWebhooks(down)).toEqual({ events: 0, deliveries: 0 });
-    expect(await resendDueWebhooks({ ...deliver(fakes), describe: async () => ({}) })).toEqual({
-      events: 1,
-      deliveries: 0,
-    });
+    const unfinished: unknown[] = [];
+    expect(
+      await resendDueWebhooks({
+        ...down,
+        onUnfinished: (key, error) => unfinished.push([key, String(error)]),
+      }),
+    ).toEqual({ events: 0, deliveries: 0 });
+    expect(unfinished).toEqual([[{ accountId, eventId: event.eventId }, 'Error: table unavailable']]);
+    // Put off by the re-send time (it never holds newer events back), then finished.
+    const working = { ...deliver(fakes), describe: async () => ({}) };
+    expect(await resendDueWebhooks(working)).toEqual({ events: 0, deliveries: 0 });
+    fakes.time.advance(2 * 60_000);
+    expect(await resendDueWebhooks(working)).toEqual({ events: 1, deliveries: 0 });
+  });
+
+  it('stores the event when the endpoints cannot be read (the change never waits on them); fan-out decides', async () => {
+    const fakes = createFakes();
+    const { accountId } = await subscribed(fakes, 'article.failed');
+    const failing = {
+      ...deliver(fakes),
+      webhooks: Object.assign(Object.create(fakes.webhooks), {
+        listEndpoints: async () => {
+          throw new Error('webhooks table unavailable');
+        },
+      }),
+    };
+    const told: unknown[] = [];
+    const event = await newEvent(
+      { ...failing, onEndpointsUnknown: (error) => told.push(String(error)) },
+      accountId,
+      'article.generated',
+      { kind: 'article', uuid: 'a' },
+    );
+    expect(event).toMatchObject({ accountId, type: 'article.generated' });
+    expect(told).toEqual(['Error: webhooks table unavailable']);
+    if (!event) throw new Error('an event');
+    // No endpoint wants article.generated: fan-out sends it nowhere and closes it.
+    await fakes.webhooks.putEvent(event, eventResendAt(event));
+    await fakes.webhooks.setPayload(accountId, event.eventId, '{}');
+    expect(await fanOut(deliver(fakes), { accountId, eventId: event.eventId })).toBe(0);
+    expect((await fakes.webhooks.getEvent(accountId, event.eventId))?.dispatchedAt).toBeDefined();
+    expect(fakes.webhookQueue.sent).toEqual([]);
   });
 });
 
