@@ -14,6 +14,10 @@ import { handler as listCategoriesHandler } from '../../functions/api/list-categ
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
 import { createAccount } from '../../functions/core/accounts';
+import {
+  confirmScheduledPosts,
+  FIRST_CHECK_AFTER_MS,
+} from '../../functions/core/publishing/confirm-scheduled';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
 import { retryDuePublications } from '../../functions/core/publishing/sweep-publishing';
 import { LOGIN_FAILED_MESSAGE } from '../../functions/core/websites/site-failures';
@@ -272,6 +276,47 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
     peer('php-eval', 'delete_transient(Inkpress_Schedule::CHECKED);');
     expect((await fetch(`${WP_URL}/`)).status).toBe(200);
     expect(postStatus()).toBe('publish');
+    expect(postsForArticle(articleUuid)).toBe(1);
+  });
+
+  it('reads a scheduled post back after its time: the read publishes it where WP-Cron did not, and the article shows it live', async () => {
+    const publishAt = new Date(Date.now() + 2 * 3600 * 1000);
+    const articleUuid = await createArticle({
+      keyword: 'banneton care',
+      h2_count: '1',
+      website_uuid: websiteUuid,
+      publish_at: publishAt.toISOString(),
+    });
+    expect(await generateAll()).toBe(1);
+    const scheduled = body(await showArticle(articleUuid));
+    const cmsId = Number(scheduled.data.cms_id);
+    expect(scheduled.data.publication).toMatchObject({ state: 'scheduled', site: { status: 'future' } });
+    const postStatus = () => peer('php-eval', `echo get_post_status(${cmsId});`).trim();
+    // No missed-schedule check on `init` this minute: only the read can publish it.
+    peer('php-eval', 'set_transient(Inkpress_Schedule::CHECKED, 1, 60);');
+    peer(
+      'php-eval',
+      `global $wpdb; $gmt = gmdate('Y-m-d H:i:s', time() - 60); $wpdb->update($wpdb->posts, array('post_date_gmt' => $gmt, 'post_date' => get_date_from_gmt($gmt)), array('ID' => ${cmsId})); clean_post_cache(${cmsId});`,
+    );
+    expect(postStatus()).toBe('future');
+
+    // The sweeper's step, run as at a minute past publish_at (our clock; the site's is the real one).
+    const sweepAt = (ms: number) =>
+      confirmScheduledPosts({
+        ...deps.publishDeps(),
+        publications: deps.publicationStore(),
+        clock: () => new Date(publishAt.getTime() + ms),
+      });
+    // (Earlier tests' scheduled posts are due by then too, and read as well.)
+    expect(await sweepAt(FIRST_CHECK_AFTER_MS)).toMatchObject({ still_scheduled: 0, errors: 0 });
+    expect(postStatus()).toBe('publish');
+    const live = body(await showArticle(articleUuid));
+    const post = (await (await fetch(`${WP_URL}/?rest_route=/wp/v2/posts/${cmsId}`)).json()) as {
+      link: string;
+    };
+    expect(live.data.cms_permalink).toBe(post.link);
+    expect(post.link).not.toContain('?p=');
+    expect(live.data.publication.site).toMatchObject({ status: 'publish', link: post.link });
     expect(postsForArticle(articleUuid)).toBe(1);
   });
 
