@@ -27,7 +27,15 @@ const composed = composition('Sweeper', (config) => {
     },
     publishing: publishDeps(config),
     /** Scheduled posts read back after their time (no event: `article.published` was sent). */
-    scheduledPosts: { ...publishDeps(config), publications: publicationStore(config) },
+    scheduledPosts: {
+      ...publishDeps(config),
+      publications: publicationStore(config),
+      onReadFailed: (ref: { articleUuid: string }, error: unknown) =>
+        logger.warn('Could not read a scheduled post back; read again later', {
+          articleUuid: ref.articleUuid,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    },
     webhooks: eventRecordingDeps(config),
   };
 });
@@ -48,9 +56,10 @@ export async function handler(): Promise<Record<string, StepResult>> {
       return recovered;
     },
     publications: () => retryDuePublications(deps.publishing),
-    scheduledPosts: () => confirmScheduledPosts(deps.scheduledPosts),
     websites: () => checkWebsites(deps.publishing),
     webhooks: () => resendDueWebhooks(deps.webhooks),
+    // Last: reads of slow sites hold nothing else up.
+    scheduledPosts: () => confirmScheduledPosts(deps.scheduledPosts),
   };
   const results: Record<string, StepResult> = {};
   const failed: string[] = [];

@@ -481,6 +481,37 @@ describe('POST inkpress/v1/posts', () => {
     expect((await post(second(), articleUuid)).status).toBe(200);
   });
 
+  it('GET posts/<uuid> reads only the post this user made; a query-string article_uuid changes nothing; no login, no read', async () => {
+    const articleUuid = '5a2b3c4d-1e2f-4a3b-8c4d-5e6f7a8b9c0d';
+    const made = await post(editor(), articleUuid);
+    expect(made.status).toBe(201);
+    const read = (credentials: Credentials | undefined, query = '') =>
+      call(`/?rest_route=/inkpress/v1/posts/${articleUuid}${query}`, credentials);
+
+    const own = await read(editor());
+    expect(own.status).toBe(200);
+    expect(JSON.parse(own.body)).toMatchObject({ id: JSON.parse(made.body).id, created: false });
+    // Another Inkpress user of the site: the same 404 as for an article nobody posted.
+    const other = await read(second());
+    expect([other.status, JSON.parse(other.body).code]).toEqual([404, 'inkpress_post_not_found']);
+    const none = await call('/?rest_route=/inkpress/v1/posts/00000000-0000-4000-8000-000000000000', editor());
+    expect([none.status, JSON.parse(none.body).code]).toEqual([404, 'inkpress_post_not_found']);
+    // The route's own uuid is read, whatever the query string says (JSON only, no PHP notice).
+    for (const query of ['&article_uuid=zzz', '&article_uuid[]=x']) {
+      const answer = await read(editor(), query);
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).id).toBe(JSON.parse(made.body).id);
+    }
+    expect((await read(undefined)).status).toBe(401);
+    expect((await read({ ...editor(), password: 'wrong password' })).status).toBe(401);
+    // A read creates nothing.
+    expect(
+      php(
+        `echo count( get_posts( array( 'post_status' => 'any', 'meta_value' => '${articleUuid}', 'meta_key' => Inkpress_Rest::uuid_meta_key( ${env('WP_EDITOR_USER_ID')} ) ) ) );`,
+      ),
+    ).toBe('1');
+  });
+
   it('finds a post that plugin 1.0.0 or 1.1.0 made for the same user (unscoped meta key), not for another', async () => {
     const articleUuid = '7d1e4b2a-9c3f-4a5e-8b6d-fedcba987654';
     const legacyId = Number(

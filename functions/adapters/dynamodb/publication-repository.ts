@@ -98,33 +98,38 @@ export class DynamoPublicationRepository implements PublicationStore {
 
   async recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean> {
     const sets = ['scheduleChecks = :checks'];
+    const removes: string[] = [];
     const values: Record<string, unknown> = {
       ':checks': check.checks,
       ':published': PUBLISHED,
       ':confirmation': confirmationBucket(ref.articleUuid),
     };
-    if (check.post) {
-      sets.push('cmsPermalink = :permalink');
-      values[':permalink'] = check.post.cmsPermalink;
-      if (check.post.slug) {
-        sets.push('slug = :slug');
-        values[':slug'] = check.post.slug;
-      }
-      if (check.post.site) {
-        sets.push('publicationSite = :site');
-        values[':site'] = check.post.site;
-      }
+    const read = check.post ?? {};
+    const fields = [
+      ['cmsPermalink', read.cmsPermalink],
+      ['slug', read.slug],
+      ['publicationSite', read.site],
+      ['publishedAt', read.publishedAt],
+    ] as const;
+    for (const [name, value] of fields) {
+      if (value === undefined) continue;
+      sets.push(`${name} = :${name}`);
+      values[`:${name}`] = value;
     }
-    let update = '';
+    if (check.stillScheduled) {
+      sets.push('scheduleStillFuture = :stillFuture');
+      values[':stillFuture'] = true;
+    } else {
+      removes.push('scheduleStillFuture');
+    }
     if (check.nextCheckAt) {
       sets.push('sweepAt = :next');
       values[':next'] = check.nextCheckAt;
-      update = `SET ${sets.join(', ')}`;
     } else {
-      update = `SET ${sets.join(', ')} REMOVE sweepBucket, sweepAt`;
+      removes.push('sweepBucket', 'sweepAt');
     }
     return this.conditionalUpdate(ref, {
-      UpdateExpression: update,
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
       ConditionExpression: 'publishState = :published AND sweepBucket = :confirmation',
       ExpressionAttributeValues: values,
     });

@@ -34,10 +34,9 @@ export function presentPublication(article: Article, now: Date = new Date()) {
   if (article.publishState === 'failed') state = 'failed';
   else if (article.publishState === 'published') {
     const liveAt = article.publishedAt ? Date.parse(article.publishedAt) : Number.NaN;
-    state =
-      !article.draft && (liveAt > now.getTime() || stillScheduledAfter(article, liveAt))
-        ? 'scheduled'
-        : 'published';
+    // After its time too while the site, read back after it, still shows it scheduled.
+    const scheduled = liveAt > now.getTime() || article.scheduleStillFuture === true;
+    state = !article.draft && scheduled ? 'scheduled' : 'published';
   }
   return {
     state,
@@ -46,12 +45,6 @@ export function presentPublication(article: Article, now: Date = new Date()) {
     next_attempt_at: state === 'waiting' ? toWireTime(article.publishRetryAt) : null,
     site: presentSite(article.publicationSite),
   };
-}
-
-/** The site read back after the post's time still shows it scheduled: WordPress has not made it live. */
-function stillScheduledAfter(article: Article, liveAt: number): boolean {
-  const site = article.publicationSite;
-  return site?.status === 'future' && site.readAt !== undefined && Date.parse(site.readAt) >= liveAt;
 }
 
 /** 1 when the article is (to be) published live on its website, 0 for drafts and unlinked articles. */

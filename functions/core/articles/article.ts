@@ -105,4 +105,6 @@ export interface Article extends ArticleRequest {
   publicationSite?: PublicationSite;
   /** Tries to read a scheduled post back after its time (`confirm-scheduled.ts`), once any was made. */
   scheduleChecks?: number;
+  /** The last read, after the post's time, still showed it scheduled, and reads go on. */
+  scheduleStillFuture?: boolean;
 }

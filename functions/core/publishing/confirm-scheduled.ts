@@ -3,16 +3,18 @@
  * event, which some sites never run; a site nobody visits then keeps it `future`. The sweeper
  * reads each scheduled post once its time has passed (plugin 1.4 publishes a due post on that
  * read, as WP-Cron would have), records what the site shows (status, permalink, read-back) and
- * reads again later while the post is still `future`.
+ * reads again later while the post is still `future` (the article shows `scheduled` meanwhile;
+ * after the last read, or when reads stop, the clock decides again).
  */
 import pLimit from 'p-limit';
 import type { ArticleReads, Clock } from '../articles/ports';
 import { readableSlug } from '../slug';
-import { type CmsClient, CmsError } from '../websites/cms-client';
+import { type CmsClient, CmsError, type CmsPostResult } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
 import type { WebsiteStore } from '../websites/ports';
 import { siteAccessOf } from '../websites/site-access';
-import type { ArticleRef, ScheduleConfirmations } from './ports';
+import { healthAfterFailure } from '../websites/site-failures';
+import type { ArticleRef, ScheduleCheck, ScheduleConfirmations } from './ports';
 
 /** After a post's time, the first read; then the waits before each next read while it is `future`. */
 export const FIRST_CHECK_AFTER_MS = 60_000;
@@ -29,23 +31,26 @@ export interface ConfirmScheduledDeps {
   cipher: PasswordCipher;
   cms: CmsClient;
   clock: Clock;
+  /** Told when a read failed (it is tried again on the schedule), e.g. to log it. */
+  onReadFailed?: (ref: ArticleRef, error: unknown) => void;
 }
 
 export type ScheduleCheckOutcome =
-  /** The site shows the post live (or as it stands, when it is no longer scheduled). */
+  /** The site showed the post (live, or no longer scheduled: a draft, trashed): reads are over. */
   | 'live'
-  /** Still `future` on the site (or not read now): read again later. */
+  /** Still `future` on the site, or not read now: read again later. */
   | 'still_scheduled'
-  /** Nothing more to read: the article, its website or its post is gone, or the plugin predates reads. */
+  /** No more reads: the article, its website or its post is gone, or the last read was made. */
   | 'done'
   | 'errors';
 
-/** When a published post of `article` is to be read back: its time plus a minute, for a scheduled post. */
+/** When a published post is to be read back: its time plus a minute, for a scheduled post. */
 export function firstCheckAt(status: string | null, publishedAt: string | undefined): string | undefined {
   if (status !== 'future' || !publishedAt) return undefined;
   return new Date(Date.parse(publishedAt) + FIRST_CHECK_AFTER_MS).toISOString();
 }
 
+/** Reads each scheduled post due for it; run last by the sweeper (a slow site holds nothing else up). */
 export async function confirmScheduledPosts(
   deps: ConfirmScheduledDeps,
 ): Promise<Record<ScheduleCheckOutcome, number>> {
@@ -66,47 +71,79 @@ export async function confirmScheduledPosts(
 async function confirmOne(deps: ConfirmScheduledDeps, ref: ArticleRef): Promise<ScheduleCheckOutcome> {
   const article = await deps.articles.get(ref.accountId, ref.articleUuid);
   const checks = (article?.scheduleChecks ?? 0) + 1;
-  const leave = async () => {
-    await deps.publications.recordScheduleCheck(ref, { checks });
+  const stop = async () => {
+    await deps.publications.recordScheduleCheck(ref, { checks, stillScheduled: false });
     return 'done' as const;
   };
-  if (article?.publishState !== 'published' || !article.websiteUuid) return leave();
+  if (article?.publishState !== 'published' || !article.websiteUuid) return stop();
   const website = await deps.websites.get(article.accountId, article.websiteUuid);
-  if (!website) return leave();
+  if (!website) return stop();
   // A refused login is not tried again (the plugin's throttle would lock the new one out too).
-  if (website.loginIsUnauthorized) return readLater(deps, ref, checks);
+  if (website.loginIsUnauthorized) return readLater(deps, ref, checks, false);
 
-  let read: Awaited<ReturnType<CmsClient['readPost']>>;
+  let read: CmsPostResult | undefined;
   try {
     read = await deps.cms.readPost(await siteAccessOf(deps, website), article.articleUuid);
   } catch (error) {
-    // A plugin before 1.4 has no such route: the post's state stays as the clock says.
-    if (error instanceof CmsError && error.code === 'rest_no_route') return leave();
-    if (error instanceof CmsError) return readLater(deps, ref, checks);
-    throw error;
+    deps.onReadFailed?.(ref, error);
+    if (error instanceof CmsError) {
+      // As a publication attempt does: a refused login or an unreachable site flags the website.
+      const health = healthAfterFailure(error);
+      if (Object.keys(health).length > 0) {
+        await deps.websites.recordHealth(website.accountId, website.websiteUuid, health);
+      }
+    }
+    // Whatever failed (the site, a plugin before 1.4 or one being updated, the key): read later.
+    return readLater(deps, ref, checks, false);
   }
-  if (!read) return leave();
+  if (website.isUnreachable) {
+    await deps.websites.recordHealth(website.accountId, website.websiteUuid, { isUnreachable: false });
+  }
+  // Deleted for good on the site (or made by another login than today's): nothing to read.
+  if (!read) return stop();
+  const live = read.status === 'publish';
   const post = {
-    cmsPermalink: read.permalink,
-    ...(read.slug ? { slug: readableSlug(read.slug) } : {}),
+    // A post that is not live has no link of its own yet (`?p=<id>`): the one stored stays.
+    ...(live ? { cmsPermalink: read.permalink } : {}),
+    ...(live && read.slug ? { slug: readableSlug(read.slug) } : {}),
     ...(read.site ? { site: { ...read.site, readAt: deps.clock().toISOString() } } : {}),
   };
-  if (read.status === 'future') return readLater(deps, ref, checks, post);
-  await deps.publications.recordScheduleCheck(ref, { post, checks });
-  return 'live';
+  if (read.status !== 'future') {
+    await deps.publications.recordScheduleCheck(ref, { post, checks, stillScheduled: false });
+    return 'live';
+  }
+  // Moved later on the site: read again after its new time (this read does not count).
+  const newTime = read.dateGmt ? Date.parse(read.dateGmt) : Number.NaN;
+  if (newTime > deps.clock().getTime()) {
+    const publishedAt = new Date(newTime).toISOString();
+    await deps.publications.recordScheduleCheck(ref, {
+      post: { ...post, publishedAt },
+      checks: checks - 1,
+      stillScheduled: false,
+      nextCheckAt: firstCheckAt('future', publishedAt),
+    });
+    return 'still_scheduled';
+  }
+  return readLater(deps, ref, checks, true, post);
 }
 
-/** Another read after the next wait, or none after the last one. */
+/**
+ * Another read after the next wait, or none after the last one. `stillScheduled`: the site, read
+ * after the post's time, still shows it scheduled (so does the article, while reads go on).
+ */
 async function readLater(
   deps: ConfirmScheduledDeps,
   ref: ArticleRef,
   checks: number,
-  post?: NonNullable<Parameters<ScheduleConfirmations['recordScheduleCheck']>[1]['post']>,
+  stillScheduled: boolean,
+  post?: ScheduleCheck['post'],
 ): Promise<ScheduleCheckOutcome> {
   const wait = RECHECK_AFTER_MS[checks - 1];
   const nextCheckAt = wait === undefined ? undefined : new Date(deps.clock().getTime() + wait).toISOString();
   await deps.publications.recordScheduleCheck(ref, {
     checks,
+    // After the last read the clock decides again: Inkpress no longer knows better.
+    stillScheduled: stillScheduled && nextCheckAt !== undefined,
     ...(post ? { post } : {}),
     ...(nextCheckAt ? { nextCheckAt } : {}),
   });

@@ -21,10 +21,12 @@ export interface PublishedPost {
 
 /** What a read of a scheduled post after its time found. */
 export interface ScheduleCheck {
-  /** The post as the site shows it now; absent when it was not read (nothing to record of it). */
-  post?: Pick<PublishedPost, 'cmsPermalink' | 'slug' | 'site'>;
-  /** Reads made so far, this one included. */
+  /** What the site shows of the post now (each part only when known); absent when it was not read. */
+  post?: Partial<Pick<PublishedPost, 'cmsPermalink' | 'slug' | 'site' | 'publishedAt'>>;
+  /** Reads tried so far, this one included. */
   checks: number;
+  /** The site, read after the post's time, still shows it scheduled (and another read follows). */
+  stillScheduled: boolean;
   /** When to read it again; absent: it leaves the sweep. */
   nextCheckAt?: string;
 }

@@ -55,16 +55,17 @@ export class FakePublicationStore implements PublicationStore {
   async recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean> {
     const row = this.row(ref);
     if (row?.article.publishState !== 'published' || row.sweep?.kind !== 'confirmation') return false;
-    Object.assign(row.article, {
+    const read = check.post ?? {};
+    const { scheduleStillFuture: _still, ...rest } = row.article;
+    row.article = {
+      ...rest,
       scheduleChecks: check.checks,
-      ...(check.post
-        ? {
-            cmsPermalink: check.post.cmsPermalink,
-            ...(check.post.slug ? { slug: check.post.slug } : {}),
-            ...(check.post.site ? { publicationSite: copy(check.post.site) } : {}),
-          }
-        : {}),
-    });
+      ...(read.cmsPermalink ? { cmsPermalink: read.cmsPermalink } : {}),
+      ...(read.slug ? { slug: read.slug } : {}),
+      ...(read.site ? { publicationSite: copy(read.site) } : {}),
+      ...(read.publishedAt ? { publishedAt: read.publishedAt } : {}),
+      ...(check.stillScheduled ? { scheduleStillFuture: true } : {}),
+    };
     row.sweep = check.nextCheckAt ? { kind: 'confirmation', at: check.nextCheckAt } : undefined;
     return true;
   }

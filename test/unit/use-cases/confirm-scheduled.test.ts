@@ -69,39 +69,97 @@ describe('confirmScheduledPosts', () => {
     expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 0 });
   });
 
-  it('shows a post the site keeps scheduled after its time as scheduled, reading it on the schedule', async () => {
+  it('shows a post the site keeps scheduled after its time as scheduled while it reads it on the schedule, then lets the clock decide', async () => {
     const fakes = createFakes();
     fakes.cms.publishDue = false;
     const { article } = await scheduledPost(fakes);
     fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
     const outcomes: string[] = [];
+    const states: string[] = [];
     for (let check = 1; check <= MAX_SCHEDULE_CHECKS; check++) {
       const counts = await confirmScheduledPosts(publishDeps(fakes));
       outcomes.push(Object.entries(counts).find(([, count]) => count > 0)?.[0] ?? 'none');
-      // Past its time, and the site (read after it) still shows it scheduled.
-      expect(state(fakes, article).publication).toMatchObject({
-        state: 'scheduled',
-        site: { status: 'future' },
-      });
+      states.push(String(state(fakes, article).publication?.state));
       fakes.time.advance(RECHECK_AFTER_MS[check - 1] ?? 0);
     }
     expect(outcomes).toEqual([...Array(MAX_SCHEDULE_CHECKS - 1).fill('still_scheduled'), 'done']);
+    // Past its time, the site (read after it) still shows it scheduled; after the last read Inkpress
+    // no longer knows better than the clock.
+    expect(states).toEqual([...Array(MAX_SCHEDULE_CHECKS - 1).fill('scheduled'), 'published']);
+    expect(state(fakes, article).publication?.site).toMatchObject({ status: 'future' });
     expect(state(fakes, article).row.sweep).toBeUndefined();
     expect(fakes.cms.calls.filter((call) => call.kind === 'readPost')).toHaveLength(MAX_SCHEDULE_CHECKS);
   });
 
-  it('leaves the state to the clock when the plugin predates reads (no route)', async () => {
+  it('reads a site whose plugin predates reads (no route) on the schedule, the state left to the clock', async () => {
     const fakes = createFakes();
     const { article } = await scheduledPost(fakes);
     fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
-    fakes.cms.failWith(
-      new CmsError('plugin_missing', 'The site has no inkpress/v1 routes', 404, 'rest_no_route'),
-    );
-    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ done: 1 });
-    expect(state(fakes, article)).toMatchObject({
-      publication: { state: 'published' },
-      row: { sweep: undefined },
+    const noRoute = () =>
+      new CmsError('plugin_missing', 'The site has no inkpress/v1 routes', 404, 'rest_no_route');
+    fakes.cms.failWith(noRoute());
+    const failed: unknown[] = [];
+    const counts = await confirmScheduledPosts({
+      ...publishDeps(fakes),
+      onReadFailed: (_ref, error) => failed.push(error),
     });
+    expect(counts).toMatchObject({ still_scheduled: 1 });
+    expect(failed).toHaveLength(1);
+    expect(state(fakes, article).publication?.state).toBe('published');
+    // A plugin being updated answers the same for a moment: the next read finds it.
+    fakes.time.advance(RECHECK_AFTER_MS[0]);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 1 });
+  });
+
+  it('flags the website when the read is refused, and does not send that login again', async () => {
+    const fakes = createFakes();
+    const { article, website } = await scheduledPost(fakes);
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    fakes.cms.failWith(
+      new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed'),
+    );
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+    expect(await fakes.websites.get(website.accountId, website.websiteUuid)).toMatchObject({
+      loginIsUnauthorized: true,
+    });
+    fakes.time.advance(RECHECK_AFTER_MS[0]);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+    expect(fakes.cms.calls.filter((call) => call.kind === 'readPost')).toHaveLength(1);
+    expect(state(fakes, article).publication?.state).toBe('published');
+  });
+
+  it('takes no link or slug of a post the site trashed or made a draft, and stops reading it', async () => {
+    const fakes = createFakes();
+    const { article } = await scheduledPost(fakes);
+    const stored = fakes.cms.postOf(article.articleUuid);
+    if (!stored) throw new Error('a post');
+    const before = state(fakes, article).row.article;
+    stored.result = { ...stored.result, status: 'trash', slug: `${before.slug}__trashed` };
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 1 });
+    const after = state(fakes, article);
+    expect(after.row.article).toMatchObject({ cmsPermalink: before.cmsPermalink, slug: before.slug });
+    expect(after.publication?.site).toMatchObject({ status: 'trash' });
+    expect(after.row.sweep).toBeUndefined();
+  });
+
+  it('follows a post moved later on the site: its new time, read again after it', async () => {
+    const fakes = createFakes();
+    fakes.cms.publishDue = false;
+    const { article, publishAt } = await scheduledPost(fakes);
+    const stored = fakes.cms.postOf(article.articleUuid);
+    if (!stored) throw new Error('a post');
+    const later = new Date(Date.parse(publishAt) + 2 * HOUR).toISOString();
+    stored.result = { ...stored.result, dateGmt: later };
+    fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
+    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+    const { publication, row } = state(fakes, article);
+    expect(row.article).toMatchObject({ publishedAt: later, scheduleChecks: 0 });
+    expect(row.sweep).toEqual({
+      kind: 'confirmation',
+      at: new Date(Date.parse(later) + FIRST_CHECK_AFTER_MS).toISOString(),
+    });
+    expect(publication?.state).toBe('scheduled');
   });
 
   it('reads later, without calling the site, while its login is refused; reads again after an unreachable site', async () => {

@@ -208,6 +208,53 @@ describe('successful calls', () => {
     });
   });
 
+  it('readPost: GETs the post of the article (plugin 1.4), none when the site has no post for it, and fails without the route', async () => {
+    const uuid = '3f1c0c6e-6d2e-4b8a-9f0e-0a1b2c3d4e5f';
+    answer = (_request, response) =>
+      json(response, 200, {
+        id: 42,
+        link: 'http://example.test/my-post/',
+        status: 'publish',
+        slug: 'my-post',
+        date_gmt: '2024-01-01T00:00:00Z',
+        created: false,
+        article_uuid: uuid,
+      });
+    expect(await client.readPost(site(), uuid)).toMatchObject({
+      cmsId: '42',
+      permalink: 'http://example.test/my-post/',
+      status: 'publish',
+    });
+    expect(seen[0]).toMatchObject({ method: 'GET', url: `/blog/?rest_route=/inkpress/v1/posts/${uuid}` });
+
+    answer = (_request, response) =>
+      json(response, 404, {
+        code: 'inkpress_post_not_found',
+        message: 'This user has no post for this article.',
+      });
+    expect(await client.readPost(site(), uuid)).toBeUndefined();
+
+    answer = (_request, response) =>
+      json(response, 404, {
+        code: 'rest_no_route',
+        message: 'No route was found matching the URL and request method.',
+      });
+    await expect(client.readPost(site(), uuid)).rejects.toMatchObject({ code: 'rest_no_route' });
+
+    // Another article's post (a cache mixing answers up) is not taken.
+    answer = (_request, response) =>
+      json(response, 200, {
+        id: 7,
+        link: 'http://example.test/other/',
+        status: 'publish',
+        slug: 'other',
+        date_gmt: null,
+        created: false,
+        article_uuid: '00000000-0000-4000-8000-000000000000',
+      });
+    await expect(client.readPost(site(), uuid)).rejects.toBeInstanceOf(CmsError);
+  });
+
   it('createPost: an existing post (200, created false) is a success, with or without a read-back', async () => {
     answer = (_request, response) =>
       json(response, 200, {

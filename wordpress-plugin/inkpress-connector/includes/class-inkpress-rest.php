@@ -1,6 +1,6 @@
 <?php
 /**
- * REST routes: GET status, GET categories, POST posts (namespace inkpress/v1).
+ * REST routes: GET status, GET categories, POST posts, GET posts/<article uuid> (namespace inkpress/v1).
  *
  * @package InkpressConnector
  */
@@ -77,7 +77,12 @@ final class Inkpress_Rest {
 	 * @return WP_REST_Response|WP_Error
 	 */
 	public static function read_post( WP_REST_Request $request ) {
-		$uuid    = strtolower( (string) $request['article_uuid'] );
+		// The route's own parameter: a query-string `article_uuid` takes precedence in `$request[...]`.
+		$params = $request->get_url_params();
+		$uuid   = isset( $params['article_uuid'] ) && is_string( $params['article_uuid'] ) ? strtolower( $params['article_uuid'] ) : '';
+		if ( ! preg_match( '/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/', $uuid ) ) {
+			return self::invalid( 'inkpress_invalid_article_uuid', 'The article uuid must be a UUID.', 'article_uuid' );
+		}
 		$post_id = self::find_post_id( $uuid, get_current_user_id() );
 		if ( null === $post_id ) {
 			return new WP_Error( 'inkpress_post_not_found', 'This user has no post for this article.', array( 'status' => 404 ) );
