@@ -86,8 +86,9 @@ async function confirmOne(deps: ConfirmScheduledDeps, ref: ArticleRef): Promise<
     read = await deps.cms.readPost(await siteAccessOf(deps, website), article.articleUuid);
   } catch (error) {
     deps.onReadFailed?.(ref, error);
-    if (error instanceof CmsError) {
-      // As a publication attempt does: a refused login or an unreachable site flags the website.
+    // No route: a plugin before 1.4 (its other routes work), or one being updated; the hourly
+    // health check tells a deactivated plugin. Other failures flag it as a publication attempt does.
+    if (error instanceof CmsError && error.code !== 'rest_no_route') {
       const health = healthAfterFailure(error);
       if (Object.keys(health).length > 0) {
         await deps.websites.recordHealth(website.accountId, website.websiteUuid, health);

@@ -93,7 +93,7 @@ describe('confirmScheduledPosts', () => {
 
   it('reads a site whose plugin predates reads (no route) on the schedule, the state left to the clock', async () => {
     const fakes = createFakes();
-    const { article } = await scheduledPost(fakes);
+    const { article, website } = await scheduledPost(fakes);
     fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
     const noRoute = () =>
       new CmsError('plugin_missing', 'The site has no inkpress/v1 routes', 404, 'rest_no_route');
@@ -106,6 +106,11 @@ describe('confirmScheduledPosts', () => {
     expect(counts).toMatchObject({ still_scheduled: 1 });
     expect(failed).toHaveLength(1);
     expect(state(fakes, article).publication?.state).toBe('published');
+    // Its other routes work: the website is not flagged (no website.unhealthy for an older plugin).
+    expect(await fakes.websites.get(website.accountId, website.websiteUuid)).toMatchObject({
+      isUnreachable: false,
+      loginIsUnauthorized: false,
+    });
     // A plugin being updated answers the same for a moment: the next read finds it.
     fakes.time.advance(RECHECK_AFTER_MS[0]);
     expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 1 });
