@@ -18,7 +18,7 @@ import type { WebhookEventType } from '../../core/webhooks/webhook';
 import { articleKey, confirmationBucket, publicationBucket, refFromItem } from './article-item';
 import { type ConditionalUpdate, updateWithEvent } from './conditional-update';
 import type { EventOutbox } from './event-outbox';
-import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
+import { SWEEP_BUCKET, type SweepBucket, sweepBucketsOf } from './keys';
 import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
 
@@ -33,16 +33,8 @@ export class DynamoPublicationRepository implements PublicationStore {
     private readonly events?: EventOutbox,
   ) {}
 
-  async listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
-    const due = await dueInSweepIndex(
-      this.client,
-      this.tableName,
-      SWEEP_BUCKET.publication,
-      dueBy,
-      limit,
-      'accountId, articleUuid, sweepAt',
-    );
-    return due.map(refFromItem);
+  listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
+    return this.dueIn(SWEEP_BUCKET.publication, dueBy, limit);
   }
 
   async markPublished(ref: ArticleRef, post: PublishedPost): Promise<boolean> {
@@ -84,16 +76,8 @@ export class DynamoPublicationRepository implements PublicationStore {
     );
   }
 
-  async listDueConfirmations(dueBy: string, limit: number): Promise<ArticleRef[]> {
-    const due = await dueInSweepIndex(
-      this.client,
-      this.tableName,
-      SWEEP_BUCKET.confirmation,
-      dueBy,
-      limit,
-      'accountId, articleUuid, sweepAt',
-    );
-    return due.map(refFromItem);
+  listDueConfirmations(dueBy: string, limit: number): Promise<ArticleRef[]> {
+    return this.dueIn(SWEEP_BUCKET.confirmation, dueBy, limit);
   }
 
   async recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean> {
@@ -244,6 +228,19 @@ export class DynamoPublicationRepository implements PublicationStore {
       if (updated) moved++;
     }
     return moved;
+  }
+
+  /** The articles of one kind of the sweep index due by `dueBy`, oldest due first. */
+  private async dueIn(kind: SweepBucket, dueBy: string, limit: number): Promise<ArticleRef[]> {
+    const due = await dueInSweepIndex(
+      this.client,
+      this.tableName,
+      kind,
+      dueBy,
+      limit,
+      'accountId, articleUuid, sweepAt',
+    );
+    return due.map(refFromItem);
   }
 
   /** The update, with the webhook event `reported` in its transaction when an endpoint wants it. */

@@ -8,14 +8,18 @@ import type {
   PublishedPost,
   ScheduleCheck,
 } from '../../../functions/core/publishing/ports';
-import { type ArticleRow, copy, type InMemoryTables, key } from './tables';
+import { type ArticleRow, copy, type InMemoryTables, key, type SweepKind } from './tables';
 
 export class FakePublicationStore implements PublicationStore {
   constructor(private readonly tables: InMemoryTables) {}
 
   async listDue(dueBy: string, limit: number): Promise<ArticleRef[]> {
+    return this.dueIn('publication', dueBy, limit);
+  }
+
+  private dueIn(kind: SweepKind, dueBy: string, limit: number): ArticleRef[] {
     return [...this.tables.articles.values()]
-      .filter((row) => row.sweep?.kind === 'publication' && row.sweep.at <= dueBy)
+      .filter((row) => row.sweep?.kind === kind && row.sweep.at <= dueBy)
       .sort((a, b) => (a.sweep?.at ?? '').localeCompare(b.sweep?.at ?? ''))
       .slice(0, limit)
       .map(({ article }) => ({ accountId: article.accountId, articleUuid: article.articleUuid }));
@@ -45,11 +49,7 @@ export class FakePublicationStore implements PublicationStore {
   }
 
   async listDueConfirmations(dueBy: string, limit: number): Promise<ArticleRef[]> {
-    return [...this.tables.articles.values()]
-      .filter((row) => row.sweep?.kind === 'confirmation' && row.sweep.at <= dueBy)
-      .sort((a, b) => (a.sweep?.at ?? '').localeCompare(b.sweep?.at ?? ''))
-      .slice(0, limit)
-      .map(({ article }) => ({ accountId: article.accountId, articleUuid: article.articleUuid }));
+    return this.dueIn('confirmation', dueBy, limit);
   }
 
   async recordScheduleCheck(ref: ArticleRef, check: ScheduleCheck): Promise<boolean> {
