@@ -572,7 +572,14 @@ describe('credits and the daily limit', () => {
 
   it('defers past the daily limit to the next UTC midnight and reserves then', async () => {
     const accountId = await newAccount(100, 2);
-    const today = new Date('2026-03-10T22:15:00Z');
+    // Yesterday (UTC), so that nothing else in these tables is due by then, and recent enough that
+    // the day's counter has not reached its TTL (3 days): DynamoDB Local deletes expired items, and
+    // a counter of a long-past day vanished between two creates now and then (the third was queued).
+    const midnight = new Date();
+    midnight.setUTCHours(0, 0, 0, 0);
+    const yesterday = new Date(midnight.getTime() - 24 * 3600 * 1000);
+    const at = (dayStart: Date, time: string) => new Date(`${dayStart.toISOString().slice(0, 10)}T${time}Z`);
+    const today = at(yesterday, '22:15:00');
     const input = {
       keyword: 'k',
       h2_count: 1,
@@ -581,29 +588,27 @@ describe('credits and the daily limit', () => {
       need_bold: false,
       draft: false,
     };
-    const at = (now: Date) => ({ ...deps.createArticleDeps(), clock: () => now });
-    const first = await createArticle(at(today), accountId, input);
-    const second = await createArticle(at(today), accountId, input);
-    const third = await createArticle(at(today), accountId, input);
+    const createDeps = { ...deps.createArticleDeps(), clock: () => today };
+    const first = await createArticle(createDeps, accountId, input);
+    const second = await createArticle(createDeps, accountId, input);
+    const third = await createArticle(createDeps, accountId, input);
     expect([first.state, second.state, third.state]).toEqual(['queued', 'queued', 'daily_limit_reached']);
 
     const record = json(await show(accountId, third.articleUuid));
     expect(record.status).toBe('daily_limit_reached');
     expect(record.data.daily_limit_reached).toBe(1);
-    expect(record.data.start_generation_at).toBe('2026-03-11 00:00:00');
+    expect(record.data.start_generation_at).toBe(`${midnight.toISOString().slice(0, 10)} 00:00:00`);
     expect(await credits(accountId)).toBe(96);
 
     const sweepDeps = { ...deps.sweepDeps() };
-    expect(
-      await retryDeferredReservations({ ...sweepDeps, clock: () => new Date('2026-03-10T23:59:00Z') }),
-    ).toEqual({
-      reserved: 0,
-      not_enough_credits: 0,
-      daily_limit_reached: 0,
-    });
-    expect(
-      await retryDeferredReservations({ ...sweepDeps, clock: () => new Date('2026-03-11T00:00:30Z') }),
-    ).toEqual({
+    expect(await retryDeferredReservations({ ...sweepDeps, clock: () => at(yesterday, '23:59:00') })).toEqual(
+      {
+        reserved: 0,
+        not_enough_credits: 0,
+        daily_limit_reached: 0,
+      },
+    );
+    expect(await retryDeferredReservations({ ...sweepDeps, clock: () => at(midnight, '00:00:30') })).toEqual({
       reserved: 1,
       not_enough_credits: 0,
       daily_limit_reached: 0,
