@@ -13,6 +13,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
 import { createAccount } from '../../functions/core/accounts';
@@ -363,6 +364,63 @@ describe('a producer that dies right after its change', () => {
     expect(body).toMatchObject({
       type: 'article.published',
       data: { status: 'generated', data: { uuid: article.articleUuid } },
+    });
+  });
+
+  it('article.failed: stored with the refund, finished and sent by the sweeper', async () => {
+    const article = await queuedArticle();
+    await register(article.accountId, '/died-failed', ['article.failed']);
+    const crash = dieRightAfterCommit('failedAt');
+    try {
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString());
+    } finally {
+      crash.restart();
+    }
+    expect(crash.died()).toBe(true);
+    expect(await takeMessages()).toEqual([]);
+    expect(
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
+    ).toBe(false);
+
+    const { body } = await sweepAndDeliver(article.accountId, '/died-failed');
+    expect(body).toMatchObject({
+      type: 'article.failed',
+      data: { status: 'error', data: { uuid: article.articleUuid } },
+    });
+  });
+
+  it('article.publish_failed: stored with the final failure, finished and sent by the sweeper', async () => {
+    const article = await queuedArticle();
+    expect(await deps.articleStore().completeGeneration(article, generated())).toBe(true);
+    // Its publication pending, as for an article linked to a website.
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: process.env.ARTICLES_TABLE,
+        Key: { accountId: article.accountId, articleUuid: article.articleUuid },
+        UpdateExpression: 'SET publishState = :pending',
+        ExpressionAttributeValues: { ':pending': 'pending' },
+      }),
+    );
+    await register(article.accountId, '/died-publish-failed', ['article.publish_failed']);
+    const failure = {
+      attempts: 8,
+      lastError: 'invalid_request: refused',
+      failedAt: new Date().toISOString(),
+    };
+    const crash = dieRightAfterCommit('publishFailedAt');
+    try {
+      await deps.publicationsWithEvents().markFailed(article, failure);
+    } finally {
+      crash.restart();
+    }
+    expect(crash.died()).toBe(true);
+    expect(await takeMessages()).toEqual([]);
+    expect(await deps.publicationsWithEvents().markFailed(article, failure)).toBe(false);
+
+    const { body } = await sweepAndDeliver(article.accountId, '/died-publish-failed');
+    expect(body).toMatchObject({
+      type: 'article.publish_failed',
+      data: { data: { uuid: article.articleUuid } },
     });
   });
 
