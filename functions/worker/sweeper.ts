@@ -17,6 +17,7 @@ import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
 
 const composed = composition('Sweeper', (config) => {
+  const publishing = publishDeps(config);
   return {
     /** Failed articles record webhook events. */
     articles: {
@@ -25,10 +26,10 @@ const composed = composition('Sweeper', (config) => {
       queue: generationQueue(config),
       clock: systemClock,
     },
-    publishing: publishDeps(config),
+    publishing,
     /** Scheduled posts read back after their time (no event: `article.published` was sent). */
     scheduledPosts: {
-      ...publishDeps(config),
+      ...publishing,
       publications: publicationStore(config),
       onReadFailed: (ref: { articleUuid: string }, error: unknown) =>
         logger.warn('Could not read a scheduled post back; read again later', {

@@ -87,6 +87,43 @@ describe('health events under concurrent writes', () => {
     });
   });
 
+  it('writes a change that cannot move the health in one UpdateItem (no read, no transaction)', async () => {
+    const site = await flaggedWebsite();
+    await subscribe(site.accountId);
+    const websites = deps.websitesWithEvents();
+    const client = dynamoDocumentClient();
+    const commands: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        // The website's own writes and reads (the event's after the commit are not counted).
+        const input = args.input as { TableName?: string; TransactItems?: unknown };
+        const website = input.TableName === process.env.WEBSITES_TABLE || input.TransactItems !== undefined;
+        if (website && JSON.stringify(input).includes(site.websiteUuid))
+          commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countWebsiteCommands' },
+    );
+    try {
+      // Flagged unauthorized: setting it again, or clearing the other flag, changes nothing of its health.
+      await websites.recordHealth(site.accountId, site.websiteUuid, { loginIsUnauthorized: true });
+      await websites.recordHealth(site.accountId, site.websiteUuid, { isUnreachable: false, checkedAt: 'y' });
+      expect(commands).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
+      commands.length = 0;
+      // Clearing the last flag does: refused, read, the write with its event, then the event's body.
+      await websites.recordHealth(site.accountId, site.websiteUuid, { loginIsUnauthorized: false });
+      expect(commands).toEqual([
+        'UpdateItemCommand',
+        'GetItemCommand',
+        'TransactWriteItemsCommand',
+        'GetItemCommand',
+      ]);
+    } finally {
+      client.middlewareStack.remove('countWebsiteCommands');
+    }
+    expect(await storedEventTypes(site.accountId)).toEqual(['website.recovered']);
+  });
+
   it.each([
     ['without events', () => deps.websiteStore()],
     ['with events', () => deps.websitesWithEvents()],

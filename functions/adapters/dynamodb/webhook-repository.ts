@@ -140,16 +140,6 @@ export class DynamoWebhookRepository implements WebhookStore {
     });
   }
 
-  async putEvent(event: WebhookEvent, resendAt: string): Promise<boolean> {
-    try {
-      await this.client.send(new PutCommand(newEventPut(this.tableName, event, resendAt)));
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
-  }
-
   async getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined> {
     return this.getItem<WebhookEvent>(webhookKeys.event(accountId, eventId));
   }

@@ -219,9 +219,7 @@ export class DynamoWebsiteRepository implements WebsiteStore {
 
   /**
    * Sets these attributes on the website item; undefined when it does not exist (or nothing to
-   * set). Without events, the item before the write comes back with it (`ALL_OLD`), so the website
-   * after it is exactly that item with these values: two concurrent writes each see the state the
-   * other left. With events, see `setExistingWithEvent`.
+   * set). With events, a write that would change the health goes through `setExistingWithEvent`.
    */
   private async setExisting(
     accountId: string,
@@ -230,29 +228,52 @@ export class DynamoWebsiteRepository implements WebsiteStore {
   ): Promise<WebsiteWrite | undefined> {
     const written = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     if (Object.keys(written).length === 0) return undefined;
-    if (this.events) return this.setExistingWithEvent(accountId, websiteUuid, written, this.events);
+    if (!this.events) return orUndefined(await this.updateReturningOld(accountId, websiteUuid, written, []));
+    // Most writes cannot change the health from the flags the website has (a publication or a
+    // check of a healthy site): one write, on that condition, and no event to store.
+    const noHealthChange = flagStatesChangingHealth(written).map((state) => `NOT (${flagsAre(state)})`);
+    const write = await this.updateReturningOld(accountId, websiteUuid, written, noHealthChange);
+    if (write !== 'condition_failed') return write;
+    return this.setExistingWithEvent(accountId, websiteUuid, written, this.events);
+  }
+
+  /**
+   * One UpdateItem of these attributes on the website item, under `conditions` (besides its
+   * existence); the item as it was comes back with it, so the website after it is exactly that
+   * item with these values: two concurrent writes each see the state the other left.
+   */
+  private async updateReturningOld(
+    accountId: string,
+    websiteUuid: string,
+    written: Item,
+    conditions: string[],
+  ): Promise<WebsiteWrite | undefined | 'condition_failed'> {
+    const update = setUpdate(websiteUuid, written);
+    if (conditions.length > 0) withFlagNames(update);
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: websiteKeys.website(accountId, websiteUuid),
-          ...setUpdate(websiteUuid, written),
-          ConditionExpression: 'attribute_exists(websiteKey)',
+          ...update,
+          ConditionExpression: ['attribute_exists(websiteKey)', ...conditions].join(' AND '),
           ReturnValues: 'ALL_OLD',
         }),
       );
       if (!Attributes) return undefined;
       return { before: fromItem(Attributes), after: fromItem({ ...Attributes, ...written }) };
     } catch (error) {
-      if (conditionFailed(error)) return undefined;
-      throw error;
+      if (!conditionFailed(error)) throw error;
+      // Deleted, or (with `conditions`) one of them failed: the caller reads it and decides.
+      return conditions.length > 0 ? 'condition_failed' : undefined;
     }
   }
 
   /**
-   * `setExisting` when health changes store their webhook event: the website is read, and the
-   * write (with the event its flags' change reports, in one transaction) holds only while the
-   * flags are still as read; otherwise it is read and decided again.
+   * `setExisting` of a write that may change the health, when health changes store their webhook
+   * event: the website is read, and the write (with the event its flags' change reports, in one
+   * transaction) holds only while the flags are still as read; otherwise it is read and decided
+   * again.
    */
   private async setExistingWithEvent(
     accountId: string,
@@ -266,19 +287,14 @@ export class DynamoWebsiteRepository implements WebsiteStore {
       const write = { before: fromItem(item), after: fromItem({ ...item, ...written }) };
       const type = healthEvent(write.before, write.after);
       const event = type && (await events.stage(accountId, type, { kind: 'website', uuid: websiteUuid }));
-      const update = setUpdate(websiteUuid, written);
-      const flagsAsRead = HEALTH_FLAGS.map((flag) => {
-        update.ExpressionAttributeNames[`#${flag}`] = flag;
-        return write.before[flag]
-          ? `#${flag} = :flagSet`
-          : `(attribute_not_exists(#${flag}) OR #${flag} <> :flagSet)`;
-      });
-      update.ExpressionAttributeValues[':flagSet'] = true;
       const done = await updateWithEvent(
         this.client,
         this.tableName,
         websiteKeys.website(accountId, websiteUuid),
-        { ...update, ConditionExpression: ['attribute_exists(websiteKey)', ...flagsAsRead].join(' AND ') },
+        {
+          ...withFlagNames(setUpdate(websiteUuid, written)),
+          ConditionExpression: `attribute_exists(websiteKey) AND ${flagsAre(write.before)}`,
+        },
         events,
         event || undefined,
       );
@@ -382,6 +398,42 @@ export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableNa
 }
 
 const HEALTH_FLAGS = ['loginIsUnauthorized', 'isUnreachable'] as const;
+type HealthFlags = Pick<Website, (typeof HEALTH_FLAGS)[number]>;
+
+/** Condition: the website's flags are exactly these (an absent flag is clear). */
+function flagsAre(flags: HealthFlags): string {
+  return HEALTH_FLAGS.map((flag) =>
+    flags[flag] ? `#${flag} = :flagSet` : `(attribute_not_exists(#${flag}) OR #${flag} <> :flagSet)`,
+  ).join(' AND ');
+}
+
+/** The names and value `flagsAre` uses, added to an update. */
+function withFlagNames<
+  T extends { ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item },
+>(update: T): T {
+  for (const flag of HEALTH_FLAGS) update.ExpressionAttributeNames[`#${flag}`] = flag;
+  update.ExpressionAttributeValues[':flagSet'] = true;
+  return update;
+}
+
+/** The flags a website may have before `written` for that write to change its health. */
+function flagStatesChangingHealth(written: Item): HealthFlags[] {
+  const states = [false, true].flatMap((loginIsUnauthorized) =>
+    [false, true].map((isUnreachable) => ({ loginIsUnauthorized, isUnreachable })),
+  );
+  const set = (flag: keyof HealthFlags, before: boolean) =>
+    typeof written[flag] === 'boolean' ? (written[flag] as boolean) : before;
+  return states.filter(
+    (before) =>
+      healthEvent(before, {
+        loginIsUnauthorized: set('loginIsUnauthorized', before.loginIsUnauthorized),
+        isUnreachable: set('isUnreachable', before.isUnreachable),
+      }) !== undefined,
+  );
+}
+
+const orUndefined = <T>(value: T | 'condition_failed'): T | undefined =>
+  value === 'condition_failed' ? undefined : value;
 
 /** SET of these (defined) attributes; any update puts a website created before the `dueForCheck` index into it. */
 function setUpdate(websiteUuid: string, written: Item) {

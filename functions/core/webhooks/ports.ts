@@ -16,8 +16,6 @@ export interface WebhookStore {
   deleteEndpoint(accountId: string, webhookUuid: string): Promise<WebhookEndpoint | undefined>;
   disableEndpoint(accountId: string, webhookUuid: string, at: string, reason: string): Promise<void>;
 
-  /** Stores the event unless it exists; `resendAt` is when the sweeper sends it again if never dispatched. */
-  putEvent(event: WebhookEvent, resendAt: string): Promise<boolean>;
   getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined>;
   /** Writes the event's body unless it has one; returns the event as stored (undefined if gone). */
   setPayload(accountId: string, eventId: string, payload: string): Promise<WebhookEvent | undefined>;

@@ -56,6 +56,7 @@ export class FakeWebhookStore implements WebhookStore {
     if (endpoint) Object.assign(endpoint, { disabledAt: at, disabledReason: reason });
   }
 
+  /** Stores an event alone (tests; in production the outbox writes it in a change's transaction). */
   async putEvent(event: WebhookEvent, resendAt: string): Promise<boolean> {
     const eventKey = key(event.accountId, event.eventId);
     if (this.events.has(eventKey)) return false;
