@@ -25,7 +25,7 @@ export const handler = apiHandler(
   }),
   idempotentOperation({
     scope: 'articles.create',
-    parse: ({ fields }) => parseOrThrow(createArticleSchema, fields),
+    parse: ({ fields }) => parseOrThrow(createArticleSchema(), fields),
     run: async ({ accountId, baseUrl }, deps, input, keyed) => {
       const article = await createArticle(
         {
@@ -48,4 +48,5 @@ export const handler = apiHandler(
       });
     },
   }),
+  { warmUp: createArticleSchema },
 );

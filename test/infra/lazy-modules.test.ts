@@ -118,6 +118,28 @@ describe('lazy modules', () => {
     expect(atInit).toEqual({ files: [path.join(dir, 'index.js')], segmenters: 0 });
   });
 
+  it("CreateArticle's init builds no zod schema (its body schema is built while the first request's rate-limit call is out)", async () => {
+    const dir = await bundleWithHooks('CreateArticle');
+    // zod calls this hook with every schema object it constructs.
+    const coldStart = `
+      let schemas = 0;
+      globalThis.__zod_globalConfig = { postProcessor: () => schemas++ };
+      require(${JSON.stringify(path.join(dir, 'index.js'))});
+      console.log(schemas);`;
+    const environment = {
+      ...stackEnvironment(functionNamed('CreateArticle')),
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      PATH: process.env.PATH ?? '',
+    };
+    const schemasAtInit = Number(
+      execFileSync(process.execPath, ['-e', coldStart], { env: environment, encoding: 'utf8' }),
+    );
+    expect(schemasAtInit).toBe(0);
+  });
+
   it.each(['CreateArticle', 'RetryArticle', 'Sweeper', 'WebhookDispatcher'])(
     '%s, which sends generation messages or delivers webhooks, bundles the SQS client',
     async (functionName) => {

@@ -46,7 +46,7 @@ async function queuePage(accountId: string, page: number) {
 async function createMany(accountId: string, count: number, from = 0) {
   const uuids: string[] = [];
   for (let n = from; n < from + count; n++) {
-    const input = createArticleSchema.parse({
+    const input = createArticleSchema().parse({
       keyword: 'bread',
       h2_count: 1,
       ai_model: 'gpt-3.5-turbo',

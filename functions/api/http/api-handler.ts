@@ -11,6 +11,7 @@ import { composition } from '../../shared/composition';
 import type { Config } from '../../shared/config';
 import { logger } from '../../shared/logger';
 import { type FormFields, parseFormBody } from './form-body';
+import { whileOnTheNetwork } from './overlap';
 import { accountRateLimit } from './rate-limit';
 import { type ApiResult, errorResult, toProxyResult } from './responses';
 
@@ -32,6 +33,16 @@ export interface ApiRequest {
 
 export type Operation<Deps> = (request: ApiRequest, deps: Deps) => Promise<ApiResult>;
 
+export interface ApiHandlerOptions {
+  /**
+   * Work the first request needs that would lengthen the cold start at init (building a large
+   * schema): run once, when the first request's rate-limit call has been sent, so that it overlaps
+   * the wait for DynamoDB instead of adding to init (`npm run bench:first-request`). A public
+   * route has no such call: there first use does the work.
+   */
+  warmUp?: () => void;
+}
+
 /**
  * The handler of the route named `routeName`: `build` makes the dependencies the operation uses
  * (the adapters the route's `access` declares); a `public` route is answered without a token
@@ -41,8 +52,10 @@ export function apiHandler<Deps>(
   routeName: string,
   build: (config: Config) => Deps,
   operation: Operation<Deps>,
+  options: ApiHandlerOptions = {},
 ) {
   const route = functionNamed(routeName);
+  let warmUp = options.warmUp;
   const composed = composition(routeName, (config) => ({
     operation: build(config),
     rateLimit: route.public ? undefined : accountRateLimit(config),
@@ -57,7 +70,10 @@ export function apiHandler<Deps>(
       const accountId = event.requestContext?.authorizer?.accountId;
       if (deps.rateLimit) {
         if (typeof accountId !== 'string' || accountId === '') throw new UnauthenticatedError();
-        await deps.rateLimit(accountId);
+        const firstWarmUp = warmUp;
+        warmUp = undefined;
+        const limited = deps.rateLimit(accountId);
+        await Promise.all([limited, firstWarmUp && whileOnTheNetwork(limited, firstWarmUp)]);
       }
       const fields =
         route.takesBody && event.httpMethod !== 'GET'

@@ -181,7 +181,7 @@ export const operations: Record<string, OperationSpec> = {
     description:
       'Credits and a slot of the daily limit are reserved now; the article is generated within minutes.',
     tag: 'Articles',
-    body: createArticleSchema,
+    body: createArticleSchema(),
     fieldDocs: {
       keyword: {
         description: `A keyword, a sentence, or up to ${MAX_KEYWORDS} comma-separated keywords (each at most ${MAX_KEYWORD_LENGTH} characters); plain text.`,

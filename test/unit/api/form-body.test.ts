@@ -47,7 +47,11 @@ describe('form body parsing', () => {
       isBase64Encoded: false,
       contentType: 'application/x-www-form-urlencoded',
     });
-    expect(createArticleSchema.safeParse(twice).error?.issues.map((issue) => issue.message)).toEqual([
+    expect(
+      createArticleSchema()
+        .safeParse(twice)
+        .error?.issues.map((issue) => issue.message),
+    ).toEqual([
       'The keyword must be one text, given once.',
       'The h2_count must be one whole number, given once.',
       'The need_bold must be one true or false value, given once.',
@@ -73,9 +77,11 @@ describe('form body parsing', () => {
     });
     // A field that takes one value, sent as a list, is refused as sent twice would be.
     const listed = await form('keyword[]=a&h2_count=2&ai_model=gpt-4&language=en');
-    expect(createArticleSchema.safeParse(listed).error?.issues.map((issue) => issue.message)).toEqual([
-      'The keyword must be one text, given once.',
-    ]);
+    expect(
+      createArticleSchema()
+        .safeParse(listed)
+        .error?.issues.map((issue) => issue.message),
+    ).toEqual(['The keyword must be one text, given once.']);
   });
 
   it('reads fields named like Object.prototype members as plain fields', async () => {
@@ -109,7 +115,7 @@ describe('form body parsing', () => {
     expect(typeof fields.keyword).not.toBe('string');
     let refused: unknown;
     try {
-      parseOrThrow(createArticleSchema, { ...fields, ai_model: 'gpt-4', language: 'en' });
+      parseOrThrow(createArticleSchema(), { ...fields, ai_model: 'gpt-4', language: 'en' });
     } catch (error) {
       refused = error;
     }

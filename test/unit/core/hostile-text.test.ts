@@ -100,7 +100,7 @@ describe('create input', () => {
   it('either refuses a hostile keyword or title on that field, or keeps it as safe plain text', () => {
     fc.assert(
       fc.property(hostileText, hostileText, (keyword, title) => {
-        const result = createArticleSchema.safeParse({ ...valid, keyword, title });
+        const result = createArticleSchema().safeParse({ ...valid, keyword, title });
         if (!result.success) {
           const fields = new Set(result.error.issues.map((issue) => issue.path.join('.')));
           for (const field of fields) expect(['keyword', 'title']).toContain(field);
@@ -123,13 +123,13 @@ describe('create input', () => {
     ['a C1 control', 'bread\u0085'],
   ])('refuses %s in every text field of article create, naming the field', (_label, bad) => {
     for (const field of ['keyword', 'title', 'language', 'ai_model']) {
-      const result = createArticleSchema.safeParse({ ...valid, [field]: bad });
+      const result = createArticleSchema().safeParse({ ...valid, [field]: bad });
       expect(result.success).toBe(false);
       expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual([field]);
     }
     const withWebsite = { ...valid, website_uuid: '7f1c7a3e-9d52-4c1e-8d8a-1f5e2b3c4d5e' };
     for (const field of ['website_uuid', 'category_uuid', 'publish_at']) {
-      const result = createArticleSchema.safeParse({ ...withWebsite, [field]: bad });
+      const result = createArticleSchema().safeParse({ ...withWebsite, [field]: bad });
       expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual([field]);
     }
   });
@@ -145,7 +145,7 @@ describe('create input', () => {
     ['a variation selector', '\uFE0F'],
     ['combining marks with no letter', ' \u0301\u0308 '],
   ])('refuses a keyword of nothing visible (%s) as missing', (_label, invisible) => {
-    const result = createArticleSchema.safeParse({ ...valid, keyword: invisible });
+    const result = createArticleSchema().safeParse({ ...valid, keyword: invisible });
     expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
       ['keyword', 'The keyword field is required.'],
     ]);
@@ -154,7 +154,7 @@ describe('create input', () => {
   it.each(['bread,\u200B', 'bread, &#8203;', 'bread,\uFE0F'])(
     'refuses a keyword list with an invisible keyword (%j) as holding an empty one',
     (keyword) => {
-      const result = createArticleSchema.safeParse({ ...valid, keyword });
+      const result = createArticleSchema().safeParse({ ...valid, keyword });
       expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
         ['keyword', 'The keyword field may not contain empty keywords.'],
       ]);
@@ -162,7 +162,7 @@ describe('create input', () => {
   );
 
   it('keeps a letter with its combining accent, and spacing marks, as visible text', () => {
-    expect(createArticleSchema.parse({ ...valid, keyword: 'cafe\u0301' }).keyword).toBe('cafe\u0301');
+    expect(createArticleSchema().parse({ ...valid, keyword: 'cafe\u0301' }).keyword).toBe('cafe\u0301');
     expect(safeText('\u0903')).toBe('\u0903');
   });
 
@@ -176,7 +176,7 @@ describe('create input', () => {
     'refuses a character reference to %s (it decodes to U+FFFD) in every plain-text field',
     (_label, ref) => {
       for (const field of ['keyword', 'title', 'meta_description', 'tags']) {
-        const result = createArticleSchema.safeParse({ ...valid, [field]: `bread ${ref}` });
+        const result = createArticleSchema().safeParse({ ...valid, [field]: `bread ${ref}` });
         expect(result.error?.issues.map((issue) => [String(issue.path[0]), issue.message])).toEqual([
           [field, expect.stringContaining('may not contain a character reference to U+FFFD')],
         ]);
@@ -190,24 +190,24 @@ describe('create input', () => {
     ['a C1 control', '&#x81;'],
   ])('refuses a character reference to a control character (%s), as the character itself', (_label, ref) => {
     for (const field of ['keyword', 'title', 'meta_description', 'tags']) {
-      const result = createArticleSchema.safeParse({ ...valid, [field]: `bread${ref}` });
+      const result = createArticleSchema().safeParse({ ...valid, [field]: `bread${ref}` });
       expect(result.error?.issues.map((issue) => [String(issue.path[0]), issue.message])).toEqual([
         [field, expect.stringContaining('may not contain control characters')],
       ]);
     }
     // Line breaks, as references too, stay whitespace where the field allows them.
-    expect(createArticleSchema.parse({ ...valid, keyword: 'bread&#10;flour' }).keyword).toBe('bread flour');
+    expect(createArticleSchema().parse({ ...valid, keyword: 'bread&#10;flour' }).keyword).toBe('bread flour');
   });
 
   it('keeps format characters inside visible text (a zero-width non-joiner is part of Persian words)', () => {
-    const result = createArticleSchema.parse({ ...valid, keyword: 'می\u200Cخواهم' });
+    const result = createArticleSchema().parse({ ...valid, keyword: 'می\u200Cخواهم' });
     expect(result.keyword).toBe('می\u200Cخواهم');
   });
 
   it('accepts tab and line breaks in keyword and title (whitespace) but nowhere else', () => {
-    const result = createArticleSchema.parse({ ...valid, keyword: 'bread,\r\n\tflour', title: 'A\ntitle' });
+    const result = createArticleSchema().parse({ ...valid, keyword: 'bread,\r\n\tflour', title: 'A\ntitle' });
     expect(result).toMatchObject({ keyword: 'bread, flour', title: 'A title' });
-    expect(createArticleSchema.safeParse({ ...valid, language: 'en\n' }).success).toBe(false);
+    expect(createArticleSchema().safeParse({ ...valid, language: 'en\n' }).success).toBe(false);
   });
 
   it.each([

@@ -20,7 +20,7 @@ z.config({ localeError: undefined });
 const schemas: [string, z.ZodMiniType, string[]][] = [
   [
     'article',
-    createArticleSchema,
+    createArticleSchema(),
     [
       'keyword',
       'h2_count',

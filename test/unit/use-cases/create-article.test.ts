@@ -158,7 +158,7 @@ describe('createArticle', () => {
   it.each(['tomorrow', '2026-12-01T09:30:00+25:00', '1795737600'])(
     'answers a publish_at that is no date-time (%s) with the one message that says so',
     (publish_at) => {
-      const result = createArticleSchema.safeParse({
+      const result = createArticleSchema().safeParse({
         keyword: 'bread',
         h2_count: 2,
         ai_model: 'gpt-3.5-turbo',

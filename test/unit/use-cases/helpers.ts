@@ -7,7 +7,7 @@ import type { Fakes } from '../../support/fakes';
 
 /** A valid create request (gpt-3.5-turbo, 2 H2s: 3 credits), with overrides in wire names. */
 export function articleInput(fields: Record<string, unknown> = {}): CreateArticleInput {
-  return createArticleSchema.parse({
+  return createArticleSchema().parse({
     keyword: 'sourdough bread',
     h2_count: 2,
     ai_model: 'gpt-3.5-turbo',
