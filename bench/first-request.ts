@@ -14,36 +14,18 @@
  *
  * Settings: BENCH_RUNS (21), BENCH_DYNAMODB_DELAY_MS (0), BENCH_COMPARE_BUNDLE.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect as netConnect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createAccount } from '../functions/core/accounts';
 import { bundleBuilder } from '../test/support/bundles';
 import * as deps from '../test/support/deps';
 import { startBenchStack } from './bench-stack';
+import { type ColdRun, coldRun, printMedians } from './cold-process';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? '21');
 const DELAY_MS = Number(process.env.BENCH_DYNAMODB_DELAY_MS ?? '0');
-const run = promisify(execFile);
-
-/** In the fresh process: init (`require`), then the first request, each timed. */
-const COLD_START = `
-const started = performance.now();
-const { handler } = require(process.argv[1]);
-const initialized = performance.now();
-handler(JSON.parse(process.argv[2]), { awsRequestId: 'bench', getRemainingTimeInMillis: () => 29000 }).then((result) => {
-  const done = performance.now();
-  process.stdout.write(JSON.stringify({ status: result.statusCode, init: initialized - started, first: done - initialized }));
-});`;
-
-interface Timing {
-  init: number;
-  first: number;
-}
-
 /** A create request as API Gateway hands it over once the authorizer named the account. */
 function createEvent(accountId: string, index: number) {
   return {
@@ -102,30 +84,20 @@ async function main(): Promise<void> {
       proxy = delayed.server;
       env.AWS_ENDPOINT_URL_DYNAMODB = delayed.url;
     }
-    const timings = new Map<string, Timing[]>(Object.keys(bundles).map((name) => [name, []]));
+    const timings = new Map<string, ColdRun<unknown>[]>(Object.keys(bundles).map((name) => [name, []]));
     for (let index = 0; index < RUNS; index++) {
       for (const [name, file] of Object.entries(bundles)) {
         const event = createEvent(account.accountId, index);
-        const { stdout } = await run(process.execPath, ['-e', COLD_START, file, JSON.stringify(event)], {
-          env,
-        });
-        const measured = JSON.parse(stdout) as Timing & { status: number };
-        if (measured.status !== 202) throw new Error(`${name}: the create answered ${measured.status}`);
+        const measured = await coldRun<{ statusCode: number }>(file, event, { timeoutMs: 29_000, env });
+        const status = measured.result.statusCode;
+        if (status !== 202) throw new Error(`${name}: the create answered ${status}`);
         timings.get(name)?.push(measured);
       }
     }
-    const median = (values: number[]) =>
-      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
     console.log(
       `\nCold CreateArticle to its first answer (DynamoDB ${DELAY_MS} ms away each way; median of ${RUNS} fresh processes)`,
     );
-    console.log('| bundle | init | first request | init + first request |\n|---|---:|---:|---:|');
-    for (const [name, measured] of timings) {
-      const init = median(measured.map((each) => each.init));
-      const first = median(measured.map((each) => each.first));
-      const total = median(measured.map((each) => each.init + each.first));
-      console.log(`| ${name} | ${init.toFixed(1)} ms | ${first.toFixed(1)} ms | ${total.toFixed(1)} ms |`);
-    }
+    printMedians('first request', timings);
   } finally {
     proxy?.close();
     await stop();
