@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
+import { emulatorClientEnv } from '../local/local-config';
 import { type ProvisionedResources, provision } from '../local/provision';
 import { type FakeOpenAi, startFakeOpenAi } from '../test/support/fake-openai-server';
 
@@ -19,9 +20,6 @@ export interface BenchStack {
 export async function startBenchStack(options: { prefix: string; latencyMs: number }): Promise<BenchStack> {
   Object.assign(process.env, {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     OPENAI_MAX_RETRIES: '0',
   });
@@ -31,10 +29,7 @@ export async function startBenchStack(options: { prefix: string; latencyMs: numb
     await Promise.all([dynamodb.stop(), moto.stop(), fake.close()]);
   };
   try {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-      AWS_ENDPOINT_URL_SQS: moto.endpoint,
-      AWS_ENDPOINT_URL_KMS: moto.endpoint,
+    Object.assign(process.env, emulatorClientEnv({ dynamodb: dynamodb.endpoint, moto: moto.endpoint }), {
       OPENAI_API_KEY: 'sk-bench',
       OPENAI_BASE_URL: fake.baseURL,
     });

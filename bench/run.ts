@@ -14,6 +14,7 @@ import { listGeneratedArticles } from '../functions/core/articles/read-articles'
 import { writeArticle } from '../functions/core/articles/write-article';
 import { dynamoDocumentClient } from '../functions/shared/aws/dynamodb';
 import { startDynamoDbLocal, startMotoServer } from '../local/emulators';
+import { emulatorClientEnv } from '../local/local-config';
 import { provision } from '../local/provision';
 import { fixtureUuid, seedGeneratedArticles } from '../test/support/article-fixtures';
 import * as deps from '../test/support/deps';
@@ -56,11 +57,7 @@ async function generationBench(): Promise<void> {
 async function listBench(): Promise<void> {
   const [dynamodb, moto] = await Promise.all([startDynamoDbLocal(), startMotoServer()]);
   try {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-      AWS_ENDPOINT_URL_SQS: moto.endpoint,
-      AWS_ENDPOINT_URL_KMS: moto.endpoint,
-    });
+    Object.assign(process.env, emulatorClientEnv({ dynamodb: dynamodb.endpoint, moto: moto.endpoint }));
     const resources = await provision(
       { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), kms: new KMSClient({}) },
       { prefix: 'bench' },

@@ -15,7 +15,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
-import { errorBodies, SECURITY_HEADERS, UNAUTHENTICATED_HEADERS } from '../functions/api/http/responses';
+import { errorBodies, toProxyResult, UNAUTHENTICATED_HEADERS } from '../functions/api/http/responses';
 import {
   apiTimeoutSecondsOf,
   authorizer as authorizerFunction,
@@ -110,7 +110,7 @@ export function createApiServer(options: ApiServerOptions) {
     const { route, parameters } = match;
     // A route that takes no body (or a GET of one that does) ignores one, whatever its size, as its
     // handler does deployed.
-    const body = route.takesBody && method !== 'GET' ? await readBody(req) : await discardBody(req);
+    const body = await readBody(req, route.takesBody === true && method !== 'GET');
     if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
@@ -148,13 +148,7 @@ export function createApiServer(options: ApiServerOptions) {
         return unavailable();
       }
     }
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
-      headers[name] = values.map(String);
-    }
-    for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-    res.writeHead(result.statusCode, { ...headers, 'x-amzn-RequestId': requestId });
-    res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
+    writeResult(res, requestId, result);
   }
 
   // Host is checked in `handle` (Node's own check answers with an empty body).
@@ -253,7 +247,7 @@ function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
   };
 }
 
-/** A JSON answer of the gateway itself; a 5xx other than 503 names its request. */
+/** A JSON answer of the gateway itself, with the API's headers; a 5xx other than 503 names its request. */
 function sendJson(
   res: ServerResponse,
   requestId: string,
@@ -261,39 +255,34 @@ function sendJson(
   body: object,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(statusCode, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    ...SECURITY_HEADERS,
-    'X-Request-Id': requestId,
-    'x-amzn-RequestId': requestId,
-    ...headers,
-  });
-  res.end(
-    JSON.stringify(statusCode >= 500 && statusCode !== 503 ? { ...body, request_id: requestId } : body),
-  );
+  const named = statusCode >= 500 && statusCode !== 503 ? { ...body, request_id: requestId } : body;
+  writeResult(res, requestId, toProxyResult({ statusCode, body: named, headers }, requestId, false));
 }
 
-/** Reads the body; undefined past the API's limit (the rest is read and dropped). */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/** A handler's (or the gateway's) result as API Gateway sends it, with its request id. */
+function writeResult(res: ServerResponse, requestId: string, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
+    headers[name] = values.map(String);
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  res.writeHead(result.statusCode, { ...headers, 'x-amzn-RequestId': requestId });
+  res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
+}
+
+/**
+ * Reads the body; undefined past the API's limit (the rest is read and dropped). A body that is not
+ * `kept` (a route that takes none) is read to its end and dropped: its event has none.
+ */
+function readBody(req: IncomingMessage, kept: boolean): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (kept && size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
+    req.on('end', () => resolve(kept && size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
-  });
-}
-
-/** Reads a body to its end without keeping it: the event of a route that takes none has none. */
-function discardBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    req.on('end', () => resolve(Buffer.alloc(0)));
-    req.on('error', reject);
-    req.resume();
   });
 }
 

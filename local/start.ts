@@ -3,6 +3,7 @@
  * emulator dies and cannot be restored (exit code 1, the reason on stderr). Settings: local/README.md.
  */
 import './process-defaults';
+import { envFlag } from '../functions/shared/env';
 import { MissingPrerequisiteError } from './emulators';
 import { localDefaults, messageOf } from './local-config';
 import { startLocalRuntime } from './local-runtime';
@@ -23,7 +24,7 @@ function shellWord(text: string): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { OPENAI_API_KEY, OPENAI_BASE_URL, INKPRESS_LOG_REQUESTS = '' } = process.env;
+  const { OPENAI_API_KEY, OPENAI_BASE_URL } = process.env;
   const runtime = await startLocalRuntime({
     port: numberFromEnv('PORT', localDefaults.port),
     sweepSeconds: numberFromEnv('INKPRESS_SWEEP_SECONDS', localDefaults.sweepSeconds),
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
       'INKPRESS_AUTHORIZER_CACHE_SECONDS',
       localDefaults.authorizerCacheSeconds,
     ),
-    logRequests: !['0', 'false', 'no', 'off'].includes(INKPRESS_LOG_REQUESTS.trim().toLowerCase()),
+    logRequests: envFlag('INKPRESS_LOG_REQUESTS', true),
     log: (line) => console.log(`[inkpress] ${line}`),
     onFatal: (message) => {
       console.error(`[inkpress] ${message}`);
