@@ -329,7 +329,7 @@ export interface paths {
         put?: never;
         /**
          * Read a website's categories from the site now
-         * @description Runs the health check: login, role and categories. A failing site is flagged.
+         * @description Runs the health check: login, role and categories. A failing site is flagged. While the login is flagged as refused, the site is not called (409): send the credentials with the update operation.
          */
         post: operations["refreshCategories"];
         delete?: never;

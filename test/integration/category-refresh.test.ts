@@ -7,6 +7,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as listCategoriesHandler } from '../../functions/api/list-categories';
 import { handler as refreshHandler } from '../../functions/api/refresh-categories';
+import { handler as updateWebsiteHandler } from '../../functions/api/update-website';
 import { createAccount } from '../../functions/core/accounts';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
@@ -107,6 +108,33 @@ describe('category refresh', () => {
       /refused the stored login.*PUT \/v1\/websites\/\{website_uuid\}\/update/,
     );
     expect((await deps.websiteStore().get(accountId, websiteUuid))?.loginIsUnauthorized).toBe(true);
+  });
+
+  it('does not send a refused login again (the plugin would pause it for every caller); new credentials work at once', async () => {
+    const websiteUuid = await register('/refused-again');
+    site.users.set('inkpress', { password: 'changed on the site', roles: ['inkpress_editor'] });
+    expect((await refresh(websiteUuid)).statusCode).toBe(409);
+    const loginsSent = () => site.requests.filter((request) => request.login !== null).length;
+    const sentBefore = loginsSent();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const again = await refresh(websiteUuid);
+      expect(again.statusCode).toBe(409);
+      expect(body(again).message).toMatch(
+        /does not send it again.*PUT \/v1\/websites\/\{website_uuid\}\/update/,
+      );
+    }
+    expect(loginsSent()).toBe(sentBefore);
+
+    // One refusal so far: the owner's new password is accepted, and refresh works again.
+    const updated = await updateWebsiteHandler(
+      apiEvent('update-website', {
+        accountId,
+        pathParameters: { website_uuid: websiteUuid },
+        ...urlencodedBody({ login: 'inkpress', password: 'changed on the site' }),
+      }),
+    );
+    expect(updated.statusCode).toBe(200);
+    expect((await refresh(websiteUuid)).statusCode).toBe(200);
   });
 
   it("answers 404 for an unknown website or another account's", async () => {

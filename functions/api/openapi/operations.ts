@@ -145,7 +145,8 @@ export const operations: Record<string, OperationSpec> = {
   },
   RefreshCategories: {
     summary: "Read a website's categories from the site now",
-    description: 'Runs the health check: login, role and categories. A failing site is flagged.',
+    description:
+      'Runs the health check: login, role and categories. A failing site is flagged. While the login is flagged as refused, the site is not called (409): send the credentials with the update operation.',
     tag: 'Websites',
     responses: {
       200: {

@@ -70,7 +70,8 @@ export async function checkSite(
 /**
  * `POST /v1/websites/<uuid>/categories/refresh`: the categories as the site has them now, and
  * the website record with the new `categories_count`. A site that fails is flagged like on any
- * other call, and the client gets a SiteCallError saying what failed.
+ * other call, and the client gets a SiteCallError saying what failed; a website whose login is
+ * flagged as refused is not called.
  */
 export async function refreshCategories(
   deps: SiteCheckDeps & { now?: () => Date },
@@ -78,6 +79,14 @@ export async function refreshCategories(
   websiteUuid: string | undefined,
 ) {
   const website = await findWebsite(deps.websites, accountId, websiteUuid);
+  // A login the site refused is not sent again, as publishing does not send it: the plugin pauses
+  // a login after 5 refusals in 15 minutes, for every caller (the hourly check still tries it).
+  if (website.loginIsUnauthorized) {
+    throw new SiteCallError(
+      'login_refused',
+      'The site refused the stored login (login_is_unauthorized is set), so Inkpress does not send it again: repeated refusals would make the site pause this login for every caller. Give the user the Inkpress Editor role or set its password on the site, then send the credentials with PUT /v1/websites/{website_uuid}/update (the hourly health check also logs in again).',
+    );
+  }
   let checked: Awaited<ReturnType<typeof checkSite>>;
   try {
     checked = await checkSite(deps, website, deps.now?.() ?? new Date());
