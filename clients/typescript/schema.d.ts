@@ -548,7 +548,7 @@ export interface webhooks {
         put?: never;
         /**
          * website.unhealthy
-         * @description A call to the website failed: its login was refused or it could not be reached. `data` is the website record with its flags. Retried on any non-2xx answer or after 10 s (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); 410 disables the endpoint.
+         * @description A call to the website failed: its login was refused or it could not be reached (sent when a healthy website gets a flag, and when its flags change while it is unhealthy, e.g. unreachable, then the login refused). `data` is the website record with its flags. Retried on any non-2xx answer or after 10 s (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); 410 disables the endpoint.
          */
         post: operations["eventWebsiteUnhealthy"];
         delete?: never;

@@ -87,6 +87,22 @@ describe('health events under concurrent writes', () => {
     });
   });
 
+  it('stores one website.unhealthy when what is wrong changes (login refused, then unreachable), however many writes say so', async () => {
+    const site = await flaggedWebsite();
+    await subscribe(site.accountId);
+    const websites = deps.websitesWithEvents();
+    await times(8, () =>
+      websites.recordHealth(site.accountId, site.websiteUuid, {
+        loginIsUnauthorized: false,
+        isUnreachable: true,
+      }),
+    );
+    expect(await storedEventTypes(site.accountId)).toEqual(['website.unhealthy']);
+    // The same flags written again report nothing.
+    await websites.recordHealth(site.accountId, site.websiteUuid, { isUnreachable: true });
+    expect(await storedEventTypes(site.accountId)).toEqual(['website.unhealthy']);
+  });
+
   it('writes a change that cannot move the health in one UpdateItem (no read, no transaction)', async () => {
     const site = await flaggedWebsite();
     await subscribe(site.accountId);

@@ -25,7 +25,7 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'article.publish_failed':
     'Publication was given up (`publication.state` `failed`, with `last_error`); `retry` tries again. `data` is the article record.',
   'website.unhealthy':
-    'A call to the website failed: its login was refused or it could not be reached. `data` is the website record with its flags.',
+    'A call to the website failed: its login was refused or it could not be reached (sent when a healthy website gets a flag, and when its flags change while it is unhealthy, e.g. unreachable, then the login refused). `data` is the website record with its flags.',
   'website.recovered': 'The website answers again and its flags are cleared. `data` is the website record.',
 };
 

@@ -29,15 +29,19 @@ type HealthFlags = Pick<Website, 'loginIsUnauthorized' | 'isUnreachable'>;
 const isHealthy = (website: HealthFlags) => !website.loginIsUnauthorized && !website.isUnreachable;
 
 /**
- * The webhook event a write of a website's flags reports: one that sets a flag on a healthy
- * website is `website.unhealthy`, one that clears the last flag `website.recovered`.
+ * The webhook event a write of a website's flags reports: one that clears the last flag is
+ * `website.recovered`; one that leaves the website with other flags set than before is
+ * `website.unhealthy` (a flag set on a healthy website, or what is wrong changed, e.g. from
+ * unreachable to a refused login, which needs someone to act).
  */
 export function healthEvent(
   before: HealthFlags,
   after: HealthFlags,
 ): 'website.unhealthy' | 'website.recovered' | undefined {
-  if (isHealthy(before) === isHealthy(after)) return undefined;
-  return isHealthy(after) ? 'website.recovered' : 'website.unhealthy';
+  if (isHealthy(after)) return isHealthy(before) ? undefined : 'website.recovered';
+  const unchanged =
+    before.loginIsUnauthorized === after.loginIsUnauthorized && before.isUnreachable === after.isUnreachable;
+  return unchanged ? undefined : 'website.unhealthy';
 }
 
 export interface Category {

@@ -305,11 +305,17 @@ describe('health events', () => {
     isUnreachable,
   });
 
-  it('reports a flag set on a healthy website and the last flag cleared, nothing in between', () => {
+  it('reports a flag set on a healthy website, a change of what is wrong, and the last flag cleared', () => {
     expect(healthEvent(flags(false, false), flags(true, false))).toBe('website.unhealthy');
     expect(healthEvent(flags(false, false), flags(false, true))).toBe('website.unhealthy');
-    expect(healthEvent(flags(true, false), flags(true, true))).toBeUndefined();
-    expect(healthEvent(flags(true, true), flags(false, true))).toBeUndefined();
+    // Unreachable, then the login refused (someone must act now): reported.
+    expect(healthEvent(flags(false, true), flags(true, false))).toBe('website.unhealthy');
+    expect(healthEvent(flags(true, false), flags(false, true))).toBe('website.unhealthy');
+    expect(healthEvent(flags(true, false), flags(true, true))).toBe('website.unhealthy');
+    expect(healthEvent(flags(true, true), flags(false, true))).toBe('website.unhealthy');
+    // The same flags written again: nothing.
+    expect(healthEvent(flags(true, false), flags(true, false))).toBeUndefined();
+    expect(healthEvent(flags(false, true), flags(false, true))).toBeUndefined();
     expect(healthEvent(flags(true, true), flags(false, false))).toBe('website.recovered');
     expect(healthEvent(flags(false, true), flags(false, false))).toBe('website.recovered');
     expect(healthEvent(flags(false, false), flags(false, false))).toBeUndefined();
