@@ -550,7 +550,7 @@ describe('when publishing fails', () => {
     expect((await showWebsite(accountId, websiteUuid)).status.login_is_unauthorized).toBe(1);
   });
 
-  it('retries later when the site paused logins for the user, without flagging the website', async () => {
+  it("retries after the site's Retry-After when it paused logins for the user, without flagging the website", async () => {
     const { accountId, websiteUuid } = await setUp('/paused');
     const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid });
     site.failedLogins.set(
@@ -566,7 +566,9 @@ describe('when publishing fails', () => {
     });
 
     site.failedLogins.clear();
-    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 1 });
+    // The pause (15 minutes) is longer than the backoff: no attempt is spent before it ends.
+    expect(await sweepPublicationsAfter(5)).toMatchObject({ published: 0 });
+    expect(await sweepPublicationsAfter(16)).toMatchObject({ published: 1 });
     expect(postsOf(articleUuid)).toHaveLength(1);
   });
 });

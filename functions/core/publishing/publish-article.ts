@@ -153,6 +153,8 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     return failedAttempt(deps, ref, article, {
       reason: failureText(error),
       permanent: isPermanentRejection(error),
+      // A login the plugin paused (429) is paused for its Retry-After: trying sooner only spends attempts.
+      notForMs: error instanceof CmsError ? (error.retryAfterSeconds ?? 0) * 1000 : 0,
       ...uncertaintyAfter(article, website, attempt.sent, error),
     });
   }
@@ -200,12 +202,18 @@ function loginChangedSinceUncertainAttempt(article: Article, website: Website): 
   return uncertain !== undefined && uncertain.toLowerCase() !== website.login.toLowerCase();
 }
 
-/** Counts a failed attempt: the publication fails for good, or comes back after the backoff. */
+/** The longest Retry-After a site gets honoured (the plugin pauses a login for 15 minutes). */
+const MAX_SITE_PAUSE_MS = 60 * 60_000;
+
+/**
+ * Counts a failed attempt: the publication fails for good, or comes back after the backoff (or
+ * the site's Retry-After, when longer).
+ */
 async function failedAttempt(
   deps: PublishArticleDeps,
   ref: ArticleRef,
   article: Article,
-  failure: { reason: string; permanent: boolean; uncertainLogin?: string | null },
+  failure: { reason: string; permanent: boolean; uncertainLogin?: string | null; notForMs?: number },
 ): Promise<PublishOutcome> {
   const attempts = (article.publishAttempts ?? 0) + 1;
   const { reason, uncertainLogin } = failure;
@@ -219,7 +227,8 @@ async function failedAttempt(
     if (failed) deps.onFinalFailure?.(ref, reason);
     return failed ? 'failed' : 'skipped';
   }
-  const nextAttemptAt = new Date(deps.clock().getTime() + publishRetryDelayMs(attempts)).toISOString();
+  const waitMs = Math.max(publishRetryDelayMs(attempts), Math.min(failure.notForMs ?? 0, MAX_SITE_PAUSE_MS));
+  const nextAttemptAt = new Date(deps.clock().getTime() + waitMs).toISOString();
   await deps.publications.scheduleRetry(ref, {
     attempts,
     nextAttemptAt,

@@ -323,6 +323,22 @@ describe('publishArticle', () => {
     expect(await publishArticle(publishDeps(throttled), second.article)).toBe('retry_scheduled');
   });
 
+  it("waits out the site's Retry-After when the plugin paused the login (longer than the backoff)", async () => {
+    const fakes = createFakes();
+    const { article } = await generatedOnWebsite(fakes);
+    fakes.cms.failWith(new CmsError('throttled', 'Logins paused', 429, 'inkpress_throttled', 900));
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
+    const retryAt = new Date(fakes.clock().getTime() + 900_000).toISOString();
+    expect(fakes.articles.row(article)?.article).toMatchObject({
+      publishAttempts: 1,
+      publishRetryAt: retryAt,
+    });
+    fakes.time.advance(publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 0 });
+    fakes.time.advance(900_000 - publishRetryDelayMs(1));
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+  });
+
   it('does not log in again with a login the site refused: the attempts count, the site is not called', async () => {
     const fakes = createFakes();
     const { accountId, website, article } = await generatedOnWebsite(fakes);
