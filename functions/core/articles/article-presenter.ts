@@ -34,8 +34,10 @@ export function presentPublication(article: Article, now: Date = new Date()) {
   if (article.publishState === 'failed') state = 'failed';
   else if (article.publishState === 'published') {
     const liveAt = article.publishedAt ? Date.parse(article.publishedAt) : Number.NaN;
-    // After its time too while the site, read back after it, still shows it scheduled.
-    const scheduled = liveAt > now.getTime() || article.scheduleStillFuture === true;
+    // After its time too while the site, read back after it, still shows it scheduled; never when
+    // the site has it live (WordPress publishes at once a post due within a minute).
+    const liveOnSite = article.publicationSite?.status === 'publish';
+    const scheduled = !liveOnSite && (liveAt > now.getTime() || article.scheduleStillFuture === true);
     state = !article.draft && scheduled ? 'scheduled' : 'published';
   }
   return {

@@ -69,6 +69,32 @@ describe('confirmScheduledPosts', () => {
     expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 0 });
   });
 
+  it('shows a post the site made live at once as published, whatever its time (WordPress publishes a post due within a minute)', async () => {
+    const fakes = createFakes();
+    const { article } = await scheduledPost(fakes);
+    const { row } = state(fakes, article);
+    expect(presentPublication(row.article, fakes.clock())?.state).toBe('scheduled');
+    const site = (status: string) => ({
+      postId: '100',
+      link: 'https://site.example/?p=100',
+      status,
+      blocks: 3,
+      freeformBlocks: 0,
+      tags: [],
+      excerpt: true,
+      seoAdapter: 'inkpress',
+      metaDescription: true,
+      focusKeyword: true,
+      schemaBy: 'inkpress',
+      schemaTypes: ['Article'],
+      faqQuestions: 0,
+    });
+    const liveOnSite = { ...row.article, publicationSite: site('publish') };
+    expect(presentPublication(liveOnSite, fakes.clock())?.state).toBe('published');
+    const futureOnSite = { ...row.article, publicationSite: site('future') };
+    expect(presentPublication(futureOnSite, fakes.clock())?.state).toBe('scheduled');
+  });
+
   it('shows a post the site keeps scheduled after its time as scheduled while it reads it on the schedule, then lets the clock decide', async () => {
     const fakes = createFakes();
     fakes.cms.publishDue = false;
