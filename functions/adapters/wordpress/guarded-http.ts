@@ -77,6 +77,8 @@ export async function guardedRequest(
   const deadline = Date.now() + policy.totalTimeoutMs;
   let current = { ...request, headers: { ...request.headers } };
   let answered = false;
+  /** The first address's host, once a redirect was followed (a failure then says where it happened). */
+  let redirectedFrom: string | undefined;
   let credentialsDropped = false;
   try {
     for (let hop = 0; ; hop++) {
@@ -105,11 +107,15 @@ export async function guardedRequest(
       const target = redirectTarget(location, url);
       const keepCredentials = credentialsKept(url, target);
       if (!keepCredentials) credentialsDropped = true;
+      redirectedFrom ??= url.host;
       current = redirected(current, target, response.status, keepCredentials);
     }
   } catch (error) {
-    if (answered && error instanceof OutboundError && !error.requestSent) {
-      throw new OutboundError(error.failure, error.message, true);
+    if (answered && error instanceof OutboundError) {
+      const to = redirectedFrom === undefined ? undefined : parseUrl(current.url).host;
+      const message =
+        to === undefined ? error.message : `${redirectedFrom} redirected to ${to}: ${error.message}`;
+      throw new OutboundError(error.failure, message, true);
     }
     throw error;
   }

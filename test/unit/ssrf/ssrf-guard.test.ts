@@ -299,6 +299,20 @@ describe('guardedRequest against a local server', () => {
     ]);
   });
 
+  it('says where a followed redirect led when the call fails there', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    handler = (_request, response) =>
+      response.writeHead(302, { Location: `http://site.test:${closedPort}/moved` }).end();
+    await expect(guardedRequest(get('/start'), policy())).rejects.toMatchObject({
+      failure: 'network',
+      requestSent: true,
+      message: `site.test:${port} redirected to site.test:${closedPort}: Could not reach site.test:${closedPort} (ECONNREFUSED)`,
+    });
+  });
+
   it('drops credentials on a redirect to another port of the same host', async () => {
     const other = createServer((request, response) => {
       hits.push(`other ${request.method} ${request.url} auth=${request.headers.authorization ?? '-'}`);
