@@ -90,7 +90,7 @@ describe('category refresh', () => {
     await site.stop();
     const failed = await refresh(websiteUuid);
     expect(failed.statusCode).toBe(502);
-    expect(body(failed).message).toMatch(/^The site could not be reached .*is_unreachable is now set/);
+    expect(body(failed).message).toMatch(/^The site could not be reached .*is_unreachable is set/);
     expect((await deps.websiteStore().get(accountId, websiteUuid))?.isUnreachable).toBe(true);
 
     await site.start();

@@ -104,7 +104,7 @@ function siteCallError(error: CmsError): SiteCallError {
     case 'unauthorized':
       return new SiteCallError(
         'login_refused',
-        'The site refused the stored login (login_is_unauthorized is now set): give the user the Inkpress Editor role, or send new credentials with PUT /v1/websites/{website_uuid}/update.',
+        'The site refused the stored login (login_is_unauthorized is set): give the user the Inkpress Editor role, or send new credentials with PUT /v1/websites/{website_uuid}/update.',
       );
     case 'plugin_error':
       return new SiteCallError(
@@ -114,7 +114,7 @@ function siteCallError(error: CmsError): SiteCallError {
     case 'plugin_missing':
       return new SiteCallError(
         'unavailable',
-        'The Inkpress Connector plugin was not found on the site (is_unreachable is now set): install and activate it, then try again.',
+        'The Inkpress Connector plugin was not found on the site (is_unreachable is set): install and activate it, then try again.',
       );
     case 'invalid_request':
       return new SiteCallError(
@@ -130,7 +130,7 @@ function siteCallError(error: CmsError): SiteCallError {
     case 'unreachable':
       return new SiteCallError(
         'unavailable',
-        `The site could not be reached (${error.message}); is_unreachable is now set. Try again later.`,
+        `The site could not be reached (${error.message}); is_unreachable is set. Try again later.`,
       );
   }
 }
