@@ -58,6 +58,12 @@ export function publishRetryDelayMs(attempts: number): number {
   return Math.min(MAX_PUBLISH_RETRY_MS, FIRST_PUBLISH_RETRY_MS * 2 ** Math.max(0, attempts - 1));
 }
 /**
+ * A retry set during one sweep falls due a little after the start of the sweep one interval
+ * later (by how far into its sweep the attempt failed): due within this much, the sweep attempts
+ * it now rather than a whole interval late.
+ */
+export const DUE_SLACK_MS = 15_000;
+/**
  * Time the worker has to publish right after generation (a site call takes at most 10 s, 20 s
  * with the category fallback) before the sweeper takes over; the sweep takes what is due within
  * its 15 s slack (`DUE_SLACK_MS`), so at the least 45 s, still twice a site call at worst.

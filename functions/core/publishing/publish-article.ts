@@ -5,7 +5,7 @@
  * the article's generation or credits: it flags the website and schedules a retry with backoff.
  */
 import type { Article } from '../articles/article';
-import { MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
+import { DUE_SLACK_MS, MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
 import type { ArticleReads, Clock } from '../articles/ports';
 import { readableSlug } from '../slug';
 import {
@@ -227,7 +227,9 @@ async function failedAttempt(
     if (failed) deps.onFinalFailure?.(ref, reason);
     return failed ? 'failed' : 'skipped';
   }
-  const waitMs = Math.max(publishRetryDelayMs(attempts), Math.min(failure.notForMs ?? 0, MAX_SITE_PAUSE_MS));
+  // A site's pause is waited out whole: the sweep takes a retry up to DUE_SLACK_MS before it is due.
+  const pauseMs = Math.min(failure.notForMs ?? 0, MAX_SITE_PAUSE_MS);
+  const waitMs = Math.max(publishRetryDelayMs(attempts), pauseMs > 0 ? pauseMs + DUE_SLACK_MS : 0);
   const nextAttemptAt = new Date(deps.clock().getTime() + waitMs).toISOString();
   await deps.publications.scheduleRetry(ref, {
     attempts,

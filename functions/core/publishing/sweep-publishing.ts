@@ -1,6 +1,7 @@
 /** The sweeper's website work: publications due for a retry, and periodic site health checks. */
 
 import pLimit from 'p-limit';
+import { DUE_SLACK_MS } from '../articles/lifecycle-policy';
 import { CmsError } from '../websites/cms-client';
 import { checkSite } from '../websites/site-check';
 import type { Website } from '../websites/website';
@@ -13,12 +14,6 @@ export const CHECK_BATCH = 10;
 export const CHECK_INTERVAL_MS = 60 * 60_000;
 /** Calls to sites in flight at once. */
 const CONCURRENCY = 4;
-/**
- * A retry set during one sweep falls due a little after the start of the sweep one interval
- * later (by how far into its sweep the attempt failed): due within this much, it is attempted
- * now rather than a whole interval late.
- */
-export const DUE_SLACK_MS = 15_000;
 
 /** Attempts every publication whose retry is due. */
 export async function retryDuePublications(

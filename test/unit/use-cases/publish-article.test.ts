@@ -3,6 +3,7 @@ import { retryArticle } from '../../../functions/core/articles/article-actions';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
 import {
+  DUE_SLACK_MS,
   MAX_PUBLISH_ATTEMPTS,
   PUBLISH_GRACE_MS,
   publishRetryDelayMs,
@@ -328,15 +329,19 @@ describe('publishArticle', () => {
     const { article } = await generatedOnWebsite(fakes);
     fakes.cms.failWith(new CmsError('throttled', 'Logins paused', 429, 'inkpress_throttled', 900));
     expect(await publishArticle(publishDeps(fakes), article)).toBe('retry_scheduled');
-    const retryAt = new Date(fakes.clock().getTime() + 900_000).toISOString();
-    expect(fakes.articles.row(article)?.article).toMatchObject({
-      publishAttempts: 1,
-      publishRetryAt: retryAt,
-    });
+    const pauseEndsAt = fakes.clock().getTime() + 900_000;
+    const attempts = () => fakes.cms.calls.filter((call) => call.kind === 'createPost').length;
+    // No attempt before the pause is over: not after the backoff, nor by the sweep's slack
+    // (it takes retries due within DUE_SLACK_MS).
     fakes.time.advance(publishRetryDelayMs(1));
     expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 0 });
-    fakes.time.advance(900_000 - publishRetryDelayMs(1));
+    fakes.time.set(new Date(pauseEndsAt - 1).toISOString());
+    expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 0 });
+    expect(attempts()).toBe(1);
+    expect(fakes.articles.row(article)?.article.publishAttempts).toBe(1);
+    fakes.time.set(new Date(pauseEndsAt + DUE_SLACK_MS).toISOString());
     expect(await retryDuePublications(publishDeps(fakes))).toMatchObject({ published: 1 });
+    expect(attempts()).toBe(2);
   });
 
   it('does not log in again with a login the site refused: the attempts count, the site is not called', async () => {
