@@ -370,8 +370,18 @@ describe('posts that look hand-made', () => {
       const [first] = published;
       if (!first) throw new Error('no post was published');
       await page.goto(`${WP_URL}/wp-login.php?redirect_to=${encodeURIComponent(editUrl(first.cmsId))}`);
-      await page.fill('#user_login', env('WP_ADMIN_LOGIN'));
-      await page.fill('#user_pass', env('WP_ADMIN_PASSWORD'));
+      // The login page's own script focuses and selects a field 200 ms after load, and now and then
+      // a value typed before that was gone at submit ("The password field is empty"): filled again
+      // until both fields keep their values.
+      for (let attempt = 0; ; attempt++) {
+        await page.fill('#user_login', env('WP_ADMIN_LOGIN'));
+        await page.fill('#user_pass', env('WP_ADMIN_PASSWORD'));
+        await page.waitForTimeout(250);
+        const kept =
+          (await page.inputValue('#user_login')) === env('WP_ADMIN_LOGIN') &&
+          (await page.inputValue('#user_pass')) === env('WP_ADMIN_PASSWORD');
+        if (kept || attempt >= 3) break;
+      }
       await page.click('#wp-submit', { noWaitAfter: true });
       await page
         .waitForURL(/\/wp-admin\/post\.php/, { waitUntil: 'commit', timeout: 60_000 })
