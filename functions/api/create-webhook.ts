@@ -1,4 +1,4 @@
-import { createWebhookDeps } from '../composition/webhook-sending';
+import { createWebhookDeps } from '../composition/webhook-creation';
 import { createWebhook } from '../core/webhooks/create-webhook';
 import { apiHandler } from './http/api-handler';
 import { created } from './http/responses';

@@ -92,6 +92,14 @@ describe('function bundles', () => {
     },
   );
 
+  it('only the webhook dispatcher (which signs) bundles the Standard Webhooks library', async () => {
+    const signing = [];
+    for (const definition of allFunctions) {
+      if ((await bundledPackages(definition)).has('standardwebhooks')) signing.push(definition.name);
+    }
+    expect(signing).toEqual([webhookDispatcher.name]);
+  });
+
   it('the generation worker bundles the openai client', async () => {
     const packages = await bundledPackages(generationWorker);
     expect(packages.has('openai')).toBe(true);

@@ -5,10 +5,10 @@
  * with a status line (the body is not read), redirects not followed.
  */
 import { Webhook } from 'standardwebhooks';
-import type { ReceiverUrlPolicy, SendResult, WebhookSender } from '../../core/webhooks/ports';
+import type { SendResult, WebhookSender } from '../../core/webhooks/ports';
 import { DELIVERY_TIMEOUT_MS } from '../../core/webhooks/webhook';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../wordpress/guarded-http';
-import { BlockedDestinationError, checkDestination, type Resolver } from '../wordpress/ssrf-guard';
+import type { Resolver } from '../wordpress/ssrf-guard';
 
 export const USER_AGENT = 'Inkpress-Webhooks/1.0';
 
@@ -62,23 +62,6 @@ export class SignedWebhookSender implements WebhookSender {
     } catch (error) {
       if (error instanceof OutboundError) return { kind: 'failed', error: error.message };
       throw error;
-    }
-  }
-}
-
-/** Receiver URLs: https when deployed, and (unless private addresses are allowed) a public address. */
-export class ReceiverUrlGuard implements ReceiverUrlPolicy {
-  constructor(private readonly options: { allowPrivate: boolean; resolve: Resolver }) {}
-
-  async check(url: URL): Promise<'ok' | 'blocked' | 'unresolvable' | 'https_required'> {
-    if (!this.options.allowPrivate && url.protocol !== 'https:') return 'https_required';
-    try {
-      await checkDestination(url, this.options);
-      return 'ok';
-    } catch (error) {
-      if (error instanceof BlockedDestinationError)
-        return /has no address/.test(error.message) ? 'unresolvable' : 'blocked';
-      return 'unresolvable';
     }
   }
 }
