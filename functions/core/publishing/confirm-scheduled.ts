@@ -20,6 +20,9 @@ import type { ArticleRef, ScheduleCheck, ScheduleConfirmations } from './ports';
 export const FIRST_CHECK_AFTER_MS = 60_000;
 export const RECHECK_AFTER_MS = [5 * 60_000, 15 * 60_000, 60 * 60_000, 6 * 60 * 60_000] as const;
 export const MAX_SCHEDULE_CHECKS = RECHECK_AFTER_MS.length + 1;
+/** While the website's login is flagged as refused: reads put off (not counted) this often, this long after the post's time. */
+export const REFUSED_LOGIN_RECHECK_MS = 15 * 60_000;
+export const PUT_OFF_WHILE_REFUSED_MS = 24 * 60 * 60_000;
 /** Reads per sweep (the rest wait for the next run), and calls to sites at once. */
 export const CONFIRM_BATCH = 25;
 const CONCURRENCY = 4;
@@ -79,7 +82,20 @@ async function confirmOne(deps: ConfirmScheduledDeps, ref: ArticleRef): Promise<
   const website = await deps.websites.get(article.accountId, article.websiteUuid);
   if (!website) return stop();
   // A refused login is not tried again (the plugin's throttle would lock the new one out too).
-  if (website.loginIsUnauthorized) return readLater(deps, ref, checks, false);
+  // Within a day of the post's time the read is put off without counting, so the reads go on once
+  // the credentials are updated; later it counts, so the reads end.
+  if (website.loginIsUnauthorized) {
+    const postTime = Date.parse(article.publishedAt ?? '');
+    if (postTime + PUT_OFF_WHILE_REFUSED_MS > deps.clock().getTime()) {
+      await deps.publications.recordScheduleCheck(ref, {
+        checks: checks - 1,
+        stillScheduled: article.scheduleStillFuture === true,
+        nextCheckAt: new Date(deps.clock().getTime() + REFUSED_LOGIN_RECHECK_MS).toISOString(),
+      });
+      return 'still_scheduled';
+    }
+    return readLater(deps, ref, checks, false);
+  }
 
   let read: CmsPostResult | undefined;
   try {

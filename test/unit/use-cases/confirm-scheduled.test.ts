@@ -11,7 +11,9 @@ import {
   confirmScheduledPosts,
   FIRST_CHECK_AFTER_MS,
   MAX_SCHEDULE_CHECKS,
+  PUT_OFF_WHILE_REFUSED_MS,
   RECHECK_AFTER_MS,
+  REFUSED_LOGIN_RECHECK_MS,
 } from '../../../functions/core/publishing/confirm-scheduled';
 import { publishArticle } from '../../../functions/core/publishing/publish-article';
 import { CmsError } from '../../../functions/core/websites/cms-client';
@@ -193,23 +195,44 @@ describe('confirmScheduledPosts', () => {
     expect(publication?.state).toBe('scheduled');
   });
 
-  it('reads later, without calling the site, while its login is refused; reads again after an unreachable site', async () => {
+  it('puts reads off without calling the site or counting them while its login is refused; reads once it is updated, and again after an unreachable site', async () => {
     const fakes = createFakes();
     const { article, website } = await scheduledPost(fakes);
     fakes.time.advance(HOUR + FIRST_CHECK_AFTER_MS);
     await fakes.websites.recordHealth(website.accountId, website.websiteUuid, { loginIsUnauthorized: true });
     const reads = () => fakes.cms.calls.filter((call) => call.kind === 'readPost').length;
-    expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+    // Hours of a refused login: more put-offs than there are reads, none counted.
+    for (let putOff = 0; putOff < MAX_SCHEDULE_CHECKS * 3; putOff++) {
+      expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
+      fakes.time.advance(REFUSED_LOGIN_RECHECK_MS);
+    }
     expect(reads()).toBe(0);
+    expect(state(fakes, article).row.article.scheduleChecks ?? 0).toBe(0);
 
+    // Credentials updated: the reads go on, from the first.
     await fakes.websites.recordHealth(website.accountId, website.websiteUuid, { loginIsUnauthorized: false });
-    fakes.time.advance(RECHECK_AFTER_MS[0]);
     fakes.cms.failWith(new CmsError('unreachable', 'Connection refused'));
     expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ still_scheduled: 1 });
-    fakes.time.advance(RECHECK_AFTER_MS[1]);
+    fakes.time.advance(RECHECK_AFTER_MS[0]);
     expect(await confirmScheduledPosts(publishDeps(fakes))).toMatchObject({ live: 1 });
     expect(reads()).toBe(2);
     expect(state(fakes, article).publication?.state).toBe('published');
+  });
+
+  it('counts the reads of a login still refused a day after the post time, so they end', async () => {
+    const fakes = createFakes();
+    const { article, website } = await scheduledPost(fakes);
+    await fakes.websites.recordHealth(website.accountId, website.websiteUuid, { loginIsUnauthorized: true });
+    fakes.time.advance(HOUR + PUT_OFF_WHILE_REFUSED_MS);
+    const outcomes: string[] = [];
+    for (let check = 1; check <= MAX_SCHEDULE_CHECKS; check++) {
+      const counts = await confirmScheduledPosts(publishDeps(fakes));
+      outcomes.push(Object.entries(counts).find(([, count]) => count > 0)?.[0] ?? 'none');
+      fakes.time.advance(RECHECK_AFTER_MS[check - 1] ?? 0);
+    }
+    expect(outcomes).toEqual([...Array(MAX_SCHEDULE_CHECKS - 1).fill('still_scheduled'), 'done']);
+    expect(state(fakes, article).row.sweep).toBeUndefined();
+    expect(fakes.cms.calls.filter((call) => call.kind === 'readPost')).toHaveLength(0);
   });
 
   it('stops reading a post deleted for good on the site, keeping what it knew', async () => {
