@@ -229,17 +229,19 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     const written = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     if (Object.keys(written).length === 0) return undefined;
     if (!this.events) return orUndefined(await this.updateReturningOld(accountId, websiteUuid, written, []));
-    // Most writes cannot change the health from the flags the website has (a publication or a
-    // check of a healthy site): one write, on that condition, and no event to store.
-    const noHealthChange = flagStatesChangingHealth(written).map((state) => `NOT (${flagsAre(state)})`);
-    const write = await this.updateReturningOld(accountId, websiteUuid, written, noHealthChange);
+    // Most writes leave the flags as the website has them (a publication or a check of a healthy
+    // site), and only a change of flags is an event: one write, on that condition, no event.
+    const flagsUnchanged = HEALTH_FLAGS.flatMap((flag) =>
+      typeof written[flag] === 'boolean' ? [flagIs(flag, written[flag])] : [],
+    );
+    const write = await this.updateReturningOld(accountId, websiteUuid, written, flagsUnchanged);
     if (write !== 'condition_failed') return write;
     return this.setExistingWithEvent(accountId, websiteUuid, written, this.events);
   }
 
   /**
-   * One UpdateItem of these attributes on the website item, under `conditions` (besides its
-   * existence); the item as it was comes back with it, so the website after it is exactly that
+   * One UpdateItem of these attributes on the website item, under `conditions` on the written
+   * flags (`flagIs`; besides its existence); the item as it was comes back with it, so the website after it is exactly that
    * item with these values: two concurrent writes each see the state the other left.
    */
   private async updateReturningOld(
@@ -249,7 +251,8 @@ export class DynamoWebsiteRepository implements WebsiteStore {
     conditions: string[],
   ): Promise<WebsiteWrite | undefined | 'condition_failed'> {
     const update = setUpdate(websiteUuid, written);
-    if (conditions.length > 0) withFlagNames(update);
+    // The conditions are on written flags, whose names the SET already holds.
+    if (conditions.length > 0) update.ExpressionAttributeValues[':flagSet'] = true;
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
@@ -400,11 +403,14 @@ export async function backfillCheckIndex(client: DynamoDBDocumentClient, tableNa
 const HEALTH_FLAGS = ['loginIsUnauthorized', 'isUnreachable'] as const;
 type HealthFlags = Pick<Website, (typeof HEALTH_FLAGS)[number]>;
 
-/** Condition: the website's flags are exactly these (an absent flag is clear). */
+/** Condition: the website's flag is set, or clear (an absent flag is clear). */
+function flagIs(flag: keyof HealthFlags, set: boolean): string {
+  return set ? `#${flag} = :flagSet` : `(attribute_not_exists(#${flag}) OR #${flag} <> :flagSet)`;
+}
+
+/** Condition: the website's flags are exactly these. */
 function flagsAre(flags: HealthFlags): string {
-  return HEALTH_FLAGS.map((flag) =>
-    flags[flag] ? `#${flag} = :flagSet` : `(attribute_not_exists(#${flag}) OR #${flag} <> :flagSet)`,
-  ).join(' AND ');
+  return HEALTH_FLAGS.map((flag) => flagIs(flag, flags[flag])).join(' AND ');
 }
 
 /** The names and value `flagsAre` uses, added to an update. */
@@ -414,22 +420,6 @@ function withFlagNames<
   for (const flag of HEALTH_FLAGS) update.ExpressionAttributeNames[`#${flag}`] = flag;
   update.ExpressionAttributeValues[':flagSet'] = true;
   return update;
-}
-
-/** The flags a website may have before `written` for that write to change its health. */
-function flagStatesChangingHealth(written: Item): HealthFlags[] {
-  const states = [false, true].flatMap((loginIsUnauthorized) =>
-    [false, true].map((isUnreachable) => ({ loginIsUnauthorized, isUnreachable })),
-  );
-  const set = (flag: keyof HealthFlags, before: boolean) =>
-    typeof written[flag] === 'boolean' ? (written[flag] as boolean) : before;
-  return states.filter(
-    (before) =>
-      healthEvent(before, {
-        loginIsUnauthorized: set('loginIsUnauthorized', before.loginIsUnauthorized),
-        isUnreachable: set('isUnreachable', before.isUnreachable),
-      }) !== undefined,
-  );
 }
 
 const orUndefined = <T>(value: T | 'condition_failed'): T | undefined =>

@@ -38,10 +38,10 @@ export function healthEvent(
   before: HealthFlags,
   after: HealthFlags,
 ): 'website.unhealthy' | 'website.recovered' | undefined {
-  if (isHealthy(after)) return isHealthy(before) ? undefined : 'website.recovered';
   const unchanged =
     before.loginIsUnauthorized === after.loginIsUnauthorized && before.isUnreachable === after.isUnreachable;
-  return unchanged ? undefined : 'website.unhealthy';
+  if (unchanged) return undefined;
+  return isHealthy(after) ? 'website.recovered' : 'website.unhealthy';
 }
 
 export interface Category {
