@@ -7,12 +7,15 @@
 import { Webhook } from 'standardwebhooks';
 import type { SendResult, WebhookSender } from '../../core/webhooks/ports';
 import { DELIVERY_TIMEOUT_MS } from '../../core/webhooks/webhook';
-import { guardedRequest, OutboundError, type OutboundPolicy } from '../wordpress/guarded-http';
+import {
+  guardedRequest,
+  OutboundError,
+  type OutboundPolicy,
+  REDIRECT_STATUSES,
+} from '../wordpress/guarded-http';
 import type { Resolver } from '../wordpress/ssrf-guard';
 
 export const USER_AGENT = 'Inkpress-Webhooks/1.0';
-
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export function webhookOutboundPolicy(options: { allowPrivate: boolean; resolve: Resolver }): OutboundPolicy {
   return {

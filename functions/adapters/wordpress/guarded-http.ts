@@ -62,7 +62,7 @@ export class OutboundError extends Error {
 
 /** Headers that carry the site credentials; dropped when a redirect leaves the original host and port. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-inkpress-authorization'];
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Sends a request under the policy, following up to `maxRedirects` redirects, each re-checked

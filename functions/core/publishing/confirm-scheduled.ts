@@ -123,7 +123,7 @@ async function confirmOne(deps: ConfirmScheduledDeps, ref: ArticleRef): Promise<
     // A post that is not live has no link of its own yet (`?p=<id>`): the one stored stays.
     ...(live ? { cmsPermalink: read.permalink } : {}),
     ...(live && read.slug ? { slug: readableSlug(read.slug) } : {}),
-    ...(read.site ? { site: { ...read.site, readAt: deps.clock().toISOString() } } : {}),
+    ...(read.site ? { site: read.site } : {}),
   };
   if (read.status !== 'future') {
     await deps.publications.recordScheduleCheck(ref, { post, checks, stillScheduled: false });

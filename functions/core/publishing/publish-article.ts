@@ -135,7 +135,7 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
       ...(publishedAt ? { publishedAt } : {}),
       ...(confirmAt ? { confirmAt } : {}),
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
-      ...(result.site ? { site: { ...result.site, readAt: deps.clock().toISOString() } } : {}),
+      ...(result.site ? { site: result.site } : {}),
     });
     // The site took the post: it is reachable, whatever another call flagged meanwhile (a flag set
     // during this attempt is not in `website`). The login flag is never set here (an attempt with

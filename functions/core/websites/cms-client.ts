@@ -79,8 +79,6 @@ export interface PublicationSite {
   schemaBy: string | null;
   schemaTypes: string[];
   faqQuestions: number;
-  /** When Inkpress read this (ISO); absent on read-backs stored before 2026-11-27. */
-  readAt?: string;
 }
 
 export interface CmsPostResult {
