@@ -344,6 +344,20 @@ describe('publishArticle', () => {
     expect(attempts()).toBe(2);
   });
 
+  it('honours a Retry-After of at most an hour, and keeps the backoff when it is longer', async () => {
+    const nextAttemptIn = async (retryAfterSeconds: number) => {
+      const fakes = createFakes();
+      const { article } = await generatedOnWebsite(fakes);
+      fakes.cms.failWith(
+        new CmsError('throttled', 'Logins paused', 429, 'inkpress_throttled', retryAfterSeconds),
+      );
+      await publishArticle(publishDeps(fakes), article);
+      return Date.parse(fakes.articles.row(article)?.article.publishRetryAt ?? '') - fakes.clock().getTime();
+    };
+    expect(await nextAttemptIn(2 * 60 * 60)).toBe(60 * 60_000 + DUE_SLACK_MS);
+    expect(await nextAttemptIn(10)).toBe(publishRetryDelayMs(1));
+  });
+
   it('does not log in again with a login the site refused: the attempts count, the site is not called', async () => {
     const fakes = createFakes();
     const { accountId, website, article } = await generatedOnWebsite(fakes);

@@ -158,6 +158,21 @@ describe('webhooks', () => {
     expect((await fakes.webhooks.getDelivery(key))?.nextAttemptAt).toBe(next);
   });
 
+  it('lists an attempt answered with a redirect with its status and why it is not followed, and retries it', async () => {
+    const fakes = createFakes();
+    const { accountId, webhookUuid } = await subscribed(fakes);
+    const eventId = await recordEvent(deliver(fakes), accountId, 'article.generated', async () => ({}));
+    if (!eventId) throw new Error('no event');
+    await fanOut(deliver(fakes), { accountId, eventId });
+    const error = 'The receiver answered with a redirect, which is not followed.';
+    fakes.sender.answer({ kind: 'answered', statusCode: 302, error });
+
+    expect(await attemptDelivery(attempt(fakes), { accountId, eventId, webhookUuid })).toBe('retry_scheduled');
+    expect(await fakes.webhooks.listAttempts(accountId, webhookUuid, 10)).toEqual([
+      expect.objectContaining({ attempt: 1, statusCode: 302, error, result: 'retrying' }),
+    ]);
+  });
+
   it('disables an endpoint that answers 410, and the sweeper resends only what is due', async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid } = await subscribed(fakes);
