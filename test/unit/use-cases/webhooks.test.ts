@@ -167,7 +167,9 @@ describe('webhooks', () => {
     const error = 'The receiver answered with a redirect, which is not followed.';
     fakes.sender.answer({ kind: 'answered', statusCode: 302, error });
 
-    expect(await attemptDelivery(attempt(fakes), { accountId, eventId, webhookUuid })).toBe('retry_scheduled');
+    expect(await attemptDelivery(attempt(fakes), { accountId, eventId, webhookUuid })).toBe(
+      'retry_scheduled',
+    );
     expect(await fakes.webhooks.listAttempts(accountId, webhookUuid, 10)).toEqual([
       expect.objectContaining({ attempt: 1, statusCode: 302, error, result: 'retrying' }),
     ]);
