@@ -33,8 +33,7 @@ async function unlessDeleted(show: () => Promise<unknown>): Promise<unknown> {
 }
 
 /** The `data` of website events: the website as `show` returns it now. */
-function websiteDescriber(config: Config): EventDescriber {
-  const websites = websiteStore(config);
+function websiteDescriber(websites: WebsiteStore): EventDescriber {
   return (accountId, subject) => {
     if (subject.kind !== 'website') throw new Error(`Not a website event: ${subject.kind}`);
     return unlessDeleted(() => showWebsite({ websites }, accountId, subject.uuid));
@@ -48,7 +47,7 @@ function describer(config: Config): EventDescriber {
     websites: websiteStore(config),
     categories: categoryStore(config),
   };
-  const website = websiteDescriber(config);
+  const website = websiteDescriber(read.websites);
   return (accountId, subject) =>
     subject.kind === 'article'
       ? unlessDeleted(() => showArticle(read, accountId, subject.uuid))
@@ -100,6 +99,6 @@ export function websitesWithEvents(config: Config): WebsiteStore & WebsiteLookup
   return new DynamoWebsiteRepository(
     dynamoDocumentClient(),
     config.tables.websites,
-    eventOutbox(config, websiteDescriber(config)),
+    eventOutbox(config, websiteDescriber(websiteStore(config))),
   );
 }
