@@ -128,6 +128,21 @@ export const routes: RouteDefinition[] = [
     access: { tables: rateLimited({ websites: ['GetItem'] }) },
   },
   {
+    name: 'SiteProfile',
+    methods: ['GET', 'PUT'],
+    path: '/v1/websites/{website_uuid}/profile',
+    takesBody: true,
+    entry: 'functions/api/site-profile.ts',
+    access: {
+      // The website and its profile item read; a PUT: the default category checked, the profile
+      // put with a check that the website is still there (one transaction).
+      tables: rateLimited({
+        websites: ['GetItem', 'PutItem', 'ConditionCheckItem'],
+        categories: ['GetItem'],
+      }),
+    },
+  },
+  {
     name: 'UpdateWebsite',
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/update',
@@ -154,7 +169,7 @@ export const routes: RouteDefinition[] = [
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/delete',
     entry: 'functions/api/delete-website.ts',
-    // get, delete (a transaction of two deletes); removeAllCategories.
+    // get, delete (a transaction of three deletes: the website, its URL guard, its profile); removeAllCategories.
     access: {
       tables: rateLimited({ websites: ['GetItem', 'DeleteItem'], categories: ['Query', 'BatchWriteItem'] }),
     },

@@ -358,6 +358,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/websites/{website_uuid}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show (GET) or replace (PUT) a website's profile
+         * @description Voice, audience and facts go into the prompts of the website's articles; a banned phrase never reaches a post (asked for once more, then rewritten out, with a `banned_phrase_removed:<phrase>` quality warning); `defaults` are create options a create of this website takes when it omits them (checked as the create checks them; the price follows). A PUT replaces the whole profile. Articles keep the profile they were created with.
+         */
+        get: operations["siteProfileGET"];
+        /**
+         * Show (GET) or replace (PUT) a website's profile
+         * @description Voice, audience and facts go into the prompts of the website's articles; a banned phrase never reaches a post (asked for once more, then rewritten out, with a `banned_phrase_removed:<phrase>` quality warning); `defaults` are create options a create of this website takes when it omits them (checked as the create checks them; the price follows). A PUT replaces the whole profile. Articles keep the profile they were created with.
+         */
+        put: operations["siteProfilePUT"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/websites/{website_uuid}/show": {
         parameters: {
             query?: never;
@@ -701,7 +725,7 @@ export interface components {
                 meta_description: string | null;
                 publication: components["schemas"]["Publication"];
                 published_at: string | null;
-                quality_warnings: ("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short")[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short") | string)[];
                 slug: string | null;
                 /**
                  * @description 1: (to be) published live on its website; 0: draft or no website.
@@ -742,7 +766,7 @@ export interface components {
                 meta_description: string | null;
                 publication: components["schemas"]["PublicationOutput"];
                 published_at: string | null;
-                quality_warnings: ("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short")[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short") | string)[];
                 slug: string | null;
                 /**
                  * @description 1: (to be) published live on its website; 0: draft or no website.
@@ -986,6 +1010,24 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "in_progress" | "not_enough_credits" | "daily_limit_reached" | "error" | "cancelled";
+        };
+        SiteProfile: {
+            data: {
+                audience: string;
+                banned_phrases: string[];
+                /** @description Create options (as the create parses them; booleans 0/1) that a create of this website takes when it omits them. */
+                defaults: {
+                    [key: string]: unknown;
+                };
+                facts: string;
+                updated_at: string | null;
+                voice: string;
+                /**
+                 * Format: uuid
+                 * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+                 */
+                website_uuid: string;
+            };
         };
         /** @description Articles generated and credits used per UTC day of generation. */
         Usage: {
@@ -3057,6 +3099,276 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    siteProfileGET: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website uuid. */
+                website_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteProfile"];
+                };
+            };
+            /** @description Missing, unknown or revoked token. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    siteProfilePUT: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website uuid. */
+                website_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Who the site writes for, at most 300 characters. */
+                    audience?: string;
+                    /** @description Up to 100 phrases (each at most 100 characters): a list, repeated form fields, or one per line. Matched ignoring case, as whole words. */
+                    banned_phrases?: string | string[];
+                    /**
+                     * @description An object of create options (any but keyword and website_uuid), e.g. {"h2_count": 4, "need_bold": 1}; in a form, `defaults[h2_count]=4` fields or the object as JSON text.
+                     * @default {}
+                     */
+                    defaults?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Product names, prices, claims the site stands behind (at most 10000 characters; lines kept). Given to the model as data, never as instructions. */
+                    facts?: string;
+                    /** @description How the site writes, at most 1000 characters. */
+                    voice?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description Who the site writes for, at most 300 characters. */
+                    audience?: string;
+                    /** @description Up to 100 phrases (each at most 100 characters): a list, repeated form fields, or one per line. Matched ignoring case, as whole words. */
+                    banned_phrases?: string | string[];
+                    /**
+                     * @description An object of create options (any but keyword and website_uuid), e.g. {"h2_count": 4, "need_bold": 1}; in a form, `defaults[h2_count]=4` fields or the object as JSON text.
+                     * @default {}
+                     */
+                    defaults?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Product names, prices, claims the site stands behind (at most 10000 characters; lines kept). Given to the model as data, never as instructions. */
+                    facts?: string;
+                    /** @description How the site writes, at most 1000 characters. */
+                    voice?: string;
+                };
+                "multipart/form-data": {
+                    /** @description Who the site writes for, at most 300 characters. */
+                    audience?: string;
+                    /** @description Up to 100 phrases (each at most 100 characters): a list, repeated form fields, or one per line. Matched ignoring case, as whole words. */
+                    banned_phrases?: string | string[];
+                    /**
+                     * @description An object of create options (any but keyword and website_uuid), e.g. {"h2_count": 4, "need_bold": 1}; in a form, `defaults[h2_count]=4` fields or the object as JSON text.
+                     * @default {}
+                     */
+                    defaults?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Product names, prices, claims the site stands behind (at most 10000 characters; lines kept). Given to the model as data, never as instructions. */
+                    facts?: string;
+                    /** @description How the site writes, at most 1000 characters. */
+                    voice?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteProfile"];
+                };
+            };
+            /** @description The body could not be parsed. */
+            400: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
+            415: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: messages by field. */
+            422: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Too many requests: try again after `Retry-After` seconds. */

@@ -3,10 +3,10 @@ import { articleCreation } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
 import { idempotencyStore } from '../composition/idempotency';
-import { categoryStore, websiteStore } from '../composition/websites';
+import { categoryStore, siteProfileStore, websiteStore } from '../composition/websites';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
-import { parseOrThrow } from '../core/schema-helpers';
+import { createRequestFingerprint, parseCreateArticleRequest } from '../core/articles/create-article-request';
 import { logger } from '../shared/logger';
 import { apiHandler } from './http/api-handler';
 import { idempotentOperation } from './http/idempotent-operation';
@@ -22,11 +22,13 @@ export const handler = apiHandler(
     queue: generationQueue(config),
     clock: systemClock,
     idempotency: idempotencyStore(config),
+    profiles: siteProfileStore(config),
   }),
   idempotentOperation({
     scope: 'articles.create',
-    parse: ({ fields }) => parseOrThrow(createArticleSchema(), fields),
-    run: async ({ accountId, baseUrl }, deps, input, keyed) => {
+    parse: ({ accountId, fields }, deps) => parseCreateArticleRequest(deps, accountId, fields),
+    fingerprint: createRequestFingerprint,
+    run: async ({ accountId, baseUrl }, deps, request, keyed) => {
       const article = await createArticle(
         {
           ...deps,
@@ -37,8 +39,9 @@ export const handler = apiHandler(
             }),
         },
         accountId,
-        input,
+        request.input,
         keyed && { articleUuid: keyed.uuid, requestHash: keyed.requestHash },
+        request.profile,
       );
       const articleUrl = `${baseUrl}/v1/articles/${article.articleUuid}/show`;
       return accepted({

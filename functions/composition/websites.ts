@@ -1,8 +1,9 @@
 /** Websites and their categories: the DynamoDB repositories. */
 import { DynamoCategoryRepository } from '../adapters/dynamodb/category-repository';
+import { DynamoSiteProfileRepository } from '../adapters/dynamodb/site-profile-repository';
 import { DynamoWebsiteRepository } from '../adapters/dynamodb/website-repository';
 import type { CategoryLookup, WebsiteLookup } from '../core/articles/ports';
-import type { CategoryStore, WebsiteStore } from '../core/websites/ports';
+import type { CategoryStore, SiteProfileStore, WebsiteStore } from '../core/websites/ports';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
 import type { Config } from '../shared/config';
 
@@ -13,4 +14,8 @@ export function websiteStore(config: Config): WebsiteStore & WebsiteLookup {
 
 export function categoryStore(config: Config): CategoryStore & CategoryLookup {
   return new DynamoCategoryRepository(dynamoDocumentClient(), config.tables.categories);
+}
+
+export function siteProfileStore(config: Config): SiteProfileStore {
+  return new DynamoSiteProfileRepository(dynamoDocumentClient(), config.tables.websites);
 }

@@ -397,6 +397,11 @@ describe('functions', () => {
       articles: ['Query', 'UpdateItem'],
       webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     },
+    SiteProfile: {
+      rateLimits: ['UpdateItem'],
+      websites: ['ConditionCheckItem', 'GetItem', 'PutItem'],
+      categories: ['GetItem'],
+    },
     DeleteWebsite: {
       rateLimits: ['UpdateItem'],
       websites: ['DeleteItem', 'GetItem'],

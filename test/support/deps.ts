@@ -26,6 +26,7 @@ export const accountStore = () => accounts.accountStore(config());
 export const tokenStore = () => accounts.tokenStore(config());
 export const websiteStore = () => websites.websiteStore(config());
 export const categoryStore = () => websites.categoryStore(config());
+export const siteProfileStore = () => websites.siteProfileStore(config());
 export const passwordCipher = () => siteAccess.passwordCipher(config());
 export const cmsClient = () => siteAccess.cmsClient(config());
 export const websiteDeps = () => siteAccess.websiteDeps(config());

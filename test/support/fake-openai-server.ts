@@ -26,6 +26,11 @@ export interface FakeOpenAiBehaviour {
   sectionHtml?: (call: number) => string;
   /** Markdown instead of HTML, no keyword anywhere, a short meta description. */
   sloppy?: 'always' | 'until-feedback';
+  /**
+   * A phrase the model puts in every answer (title, a heading, each section, the description,
+   * excerpt and FAQ answers), whatever the prompt says: a model that ignores a banned phrase.
+   */
+  stubbornPhrase?: string;
 }
 
 export interface FakeOpenAi {
@@ -136,6 +141,8 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
       ? `\`\`\`html\n## Sub heading of ${part}\n\nFake **bold** and *italic* text for ${part}.\n\n- first item of ${part}\n- second item\n\`\`\``
       : `<p>Fake paragraph about ${keyword} with a ${phrase} (${part}).</p><h2>Model heading</h2><p>More text for ${part} <script>alert(1)</script><a href="javascript:alert(1)">bad link</a> <a href="https://example.com/">good link</a>.</p>`;
   }
+  if (behaviour.stubbornPhrase)
+    content = withPhrase(content, behaviour.stubbornPhrase, isOutline, schemaName);
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
@@ -151,6 +158,27 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
     ],
     usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
   };
+}
+
+/** The answer with `phrase` in every text a reader sees (see `stubbornPhrase`). */
+function withPhrase(content: string, phrase: string, structured: boolean, schemaName: string | undefined) {
+  if (!structured) return `${content}<p>This is a ${phrase} for everyone.</p>`;
+  const answer = JSON.parse(content) as Record<string, unknown>;
+  if (schemaName === 'article_meta') {
+    const faq = (answer.faq as { question: string; answer: string }[]) ?? [];
+    return JSON.stringify({
+      ...answer,
+      meta_description: `${phrase}: ${String(answer.meta_description)}`.slice(0, 160),
+      excerpt: `${String(answer.excerpt)} A ${phrase}.`,
+      faq: faq.map((item) => ({ ...item, answer: `${item.answer} A ${phrase}.` })),
+    });
+  }
+  const headings = (answer.headings as string[]) ?? [];
+  return JSON.stringify({
+    ...answer,
+    title: `${String(answer.title)}: a ${phrase}`,
+    headings: headings.map((heading, index) => (index === 0 ? `${heading}, the ${phrase}` : heading)),
+  });
 }
 
 function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {

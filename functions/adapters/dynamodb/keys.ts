@@ -4,6 +4,8 @@ export const websiteKeys = {
   website: (accountId: string, websiteUuid: string) => ({ accountId, websiteKey: `site#${websiteUuid}` }),
   /** Guard item that keeps one account from registering the same URL twice. */
   urlGuard: (accountId: string, normalizedUrl: string) => ({ accountId, websiteKey: `url#${normalizedUrl}` }),
+  /** The website's profile (site-profile-repository.ts): voice, audience, facts, defaults. */
+  profile: (accountId: string, websiteUuid: string) => ({ accountId, websiteKey: `profile#${websiteUuid}` }),
   /** Sort key of the newest-first listing index. */
   listSortKey: (createdAt: string, websiteUuid: string) => `${createdAt}#${websiteUuid}`,
 };

@@ -165,6 +165,8 @@ export class DynamoWebsiteRepository implements WebsiteStore {
               ExpressionAttributeValues: { ':websiteUuid': websiteUuid },
             },
           },
+          // Its profile goes with it (if it has one).
+          { Delete: { TableName: this.tableName, Key: websiteKeys.profile(accountId, websiteUuid) } },
         ],
       }),
       website,

@@ -11,6 +11,7 @@ import type {
   SectionPart,
   TokenUsage,
 } from '../../core/articles/article-model';
+import { textToHtml } from '../../core/html-safety';
 
 const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0 };
 const ASPECTS = [
@@ -51,12 +52,12 @@ export class OfflineArticleModel implements ArticleModel {
     switch (part.kind) {
       case 'introduction':
         return {
-          html: `<p>${note}This article covers ${key} in ${part.outline.headings.length} sections.</p><p><em>${OFFLINE_NOTICE}</em></p>`,
+          html: `<p>${note}This article covers ${key} in ${part.outline.headings.length} sections${audienceOf(brief)}.</p><p><em>${OFFLINE_NOTICE}${voiceOf(brief)}</em></p>`,
           usage: NO_USAGE,
         };
       case 'conclusion':
         return {
-          html: `<p>${note}That is the essential about ${key}. Set OPENAI_API_KEY for real text.</p>`,
+          html: `<p>${note}That is the essential about ${key}. Set OPENAI_API_KEY for real text.</p>${factOf(brief)}`,
           usage: NO_USAGE,
         };
       case 'section':
@@ -109,6 +110,22 @@ export class OfflineModelProvider implements ArticleModelProvider {
   async modelFor(): Promise<ArticleModel> {
     return this.model;
   }
+}
+
+/** The website profile, as far as filler can follow it: its audience named, its voice noted, its first fact quoted. */
+function audienceOf(brief: ArticleBrief): string {
+  const audience = brief.siteProfile?.audience;
+  return audience ? `, for ${textToHtml(audience)}` : '';
+}
+
+function voiceOf(brief: ArticleBrief): string {
+  const voice = brief.siteProfile?.voice;
+  return voice ? ` Voice asked for: ${textToHtml(voice)}` : '';
+}
+
+function factOf(brief: ArticleBrief): string {
+  const fact = brief.siteProfile?.facts?.split('\n')[0];
+  return fact ? `<p>${textToHtml(fact)}</p>` : '';
 }
 
 function primaryKeyword(brief: ArticleBrief): string {

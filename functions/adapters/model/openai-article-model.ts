@@ -14,6 +14,7 @@ import {
   type TokenUsage,
 } from '../../core/articles/article-model';
 import type { AiModel } from '../../core/pricing';
+import { siteProfileInstructions } from './site-profile-prompt';
 import { META_JSON_SCHEMA, metaSchema, OUTLINE_JSON_SCHEMA, outlineSchema } from './structured-answers';
 
 /** English messages for this parse only (zod/mini loads no locale; the global config stays untouched). */
@@ -72,6 +73,7 @@ export class OpenAiArticleModel implements ArticleModel {
         titleRule,
         `Give exactly ${brief.h2Count} H2 headings (plain text, no numbering, no markdown), in ${brief.languageName}.`,
         `At least one heading contains the exact phrase "${brief.focusKeyword}".`,
+        ...siteProfileInstructions(brief),
         ...(feedback ? [feedback] : []),
       ].join('\n'),
     );
@@ -100,6 +102,7 @@ export class OpenAiArticleModel implements ArticleModel {
         brief.autoTags
           ? '- tags: up to 5 short tags (1-3 words each) for the article.'
           : '- tags: an empty list.',
+        ...siteProfileInstructions(brief),
         ...(feedback ? [feedback] : []),
       ].join('\n'),
     );
@@ -177,6 +180,7 @@ function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {
     brief.needBold
       ? 'Wrap the most important key phrases (2-4 per section) in <strong>.'
       : 'Do not use <strong> or <b>.',
+    ...siteProfileInstructions(brief),
   ].join('\n');
 }
 

@@ -16,6 +16,8 @@ import { accountRateLimit } from './rate-limit';
 import { type ApiResult, errorResult, toProxyResult } from './responses';
 
 export interface ApiRequest {
+  /** The HTTP method (a route may answer more than one). */
+  method: string;
   accountId: string;
   requestId: string;
   /** Absolute URL of the API root, without a trailing slash (`https://host/stage`). */
@@ -86,6 +88,7 @@ export function apiHandler<Deps>(
           : {};
       const result = await operation(
         {
+          method: event.httpMethod,
           accountId: typeof accountId === 'string' ? accountId : '',
           requestId,
           baseUrl: config.publicBaseUrl || baseUrlOf(event),

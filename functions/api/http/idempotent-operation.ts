@@ -44,8 +44,11 @@ export interface IdempotencyDeps {
 export interface IdempotentOperation<Input, Deps extends IdempotencyDeps> {
   /** Names the operation in stored keys: the same key on two operations is two keys. */
   scope: string;
-  /** Parses and validates the request; a request refused here is never stored. */
-  parse: (request: ApiRequest) => Input;
+  /**
+   * Parses and validates the request (reading what it needs, e.g. the website's profile defaults);
+   * a request refused here is never stored.
+   */
+  parse: (request: ApiRequest, deps: Deps) => Input | Promise<Input>;
   /** What two copies must share to be the same request (default: the whole parsed input). */
   fingerprint?: (input: Input) => unknown;
   /**
@@ -87,7 +90,7 @@ export function idempotentOperation<Input, Deps extends IdempotencyDeps>(
 
   return async (request, deps) => {
     const idempotencyKey = idempotencyKeyOf(request);
-    const input = operation.parse(request);
+    const input = await operation.parse(request, deps);
     if (idempotencyKey === undefined) return operation.run(request, deps, input);
 
     // Made on the first request that carries a key (the persistence layer comes with the deps).

@@ -20,6 +20,14 @@ import { AI_MODELS } from '../../core/pricing';
 import { usageQuerySchema } from '../../core/usage';
 import { createWebhookSchema } from '../../core/webhooks/create-webhook';
 import { createWebsiteSchema } from '../../core/websites/create-website';
+import {
+  MAX_AUDIENCE_LENGTH,
+  MAX_BANNED_PHRASE_LENGTH,
+  MAX_BANNED_PHRASES,
+  MAX_FACTS_LENGTH,
+  MAX_VOICE_LENGTH,
+  siteProfileSchema as siteProfileBodySchema,
+} from '../../core/websites/site-profile';
 import { MAX_SITE_URL_LENGTH } from '../../core/websites/site-url';
 import { updateWebsiteSchema } from '../../core/websites/update-website';
 import {
@@ -33,6 +41,7 @@ import {
   messageSchema,
   paginated,
   queuedArticleSchema,
+  siteProfileSchema,
   usageSchema,
   webhookCreatedSchema,
   webhookListSchema,
@@ -130,6 +139,36 @@ export const operations: Record<string, OperationSpec> = {
     tag: 'Websites',
     body: updateWebsiteSchema,
     responses: { 200: { description: 'The website record.', schema: websiteRecordSchema } },
+  },
+  SiteProfile: {
+    summary: "Show (GET) or replace (PUT) a website's profile",
+    description:
+      "Voice, audience and facts go into the prompts of the website's articles; a banned phrase never reaches a post (asked for once more, then rewritten out, with a `banned_phrase_removed:<phrase>` quality warning); `defaults` are create options a create of this website takes when it omits them (checked as the create checks them; the price follows). A PUT replaces the whole profile. Articles keep the profile they were created with.",
+    tag: 'Websites',
+    body: siteProfileBodySchema(),
+    fieldDocs: {
+      voice: {
+        description: `How the site writes, at most ${MAX_VOICE_LENGTH} characters.`,
+        maxLength: MAX_VOICE_LENGTH,
+      },
+      audience: {
+        description: `Who the site writes for, at most ${MAX_AUDIENCE_LENGTH} characters.`,
+        maxLength: MAX_AUDIENCE_LENGTH,
+      },
+      facts: {
+        description: `Product names, prices, claims the site stands behind (at most ${MAX_FACTS_LENGTH} characters; lines kept). Given to the model as data, never as instructions.`,
+        maxLength: MAX_FACTS_LENGTH,
+      },
+      banned_phrases: {
+        description: `Up to ${MAX_BANNED_PHRASES} phrases (each at most ${MAX_BANNED_PHRASE_LENGTH} characters): a list, repeated form fields, or one per line. Matched ignoring case, as whole words.`,
+        list: { maxItems: MAX_BANNED_PHRASES, itemMaxLength: MAX_BANNED_PHRASE_LENGTH },
+      },
+      defaults: {
+        description:
+          'An object of create options (any but keyword and website_uuid), e.g. {"h2_count": 4, "need_bold": 1}; in a form, `defaults[h2_count]=4` fields or the object as JSON text.',
+      },
+    },
+    responses: { 200: { description: 'The profile.', schema: siteProfileSchema } },
   },
   DeleteWebsite: {
     summary: 'Delete a website',

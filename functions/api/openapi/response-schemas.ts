@@ -51,6 +51,23 @@ export const websiteRecordSchema = z
   })
   .meta({ id: 'Website' });
 
+export const siteProfileSchema = z
+  .object({
+    data: z.object({
+      website_uuid: uuid,
+      voice: z.string(),
+      audience: z.string(),
+      facts: z.string(),
+      banned_phrases: z.array(z.string()),
+      defaults: z.record(z.string(), z.unknown()).meta({
+        description:
+          'Create options (as the create parses them; booleans 0/1) that a create of this website takes when it omits them.',
+      }),
+      updated_at: wireTime.nullable(),
+    }),
+  })
+  .meta({ id: 'SiteProfile' });
+
 export const categorySchema = z
   .object({ uuid, name: z.string(), slug: z.string(), cms_id: z.string() })
   .meta({ id: 'Category' });
@@ -116,12 +133,18 @@ export const generatedArticleSchema = z
       faq: z.array(z.object({ question: z.string(), answer: z.string() })),
       tags: z.array(z.string()),
       quality_warnings: z.array(
-        z.enum([
-          'keyword_missing_in_title',
-          'keyword_missing_in_first_paragraph',
-          'keyword_missing_in_meta_description',
-          'keyword_missing_in_h2',
-          'meta_description_too_short',
+        z.union([
+          z.enum([
+            'keyword_missing_in_title',
+            'keyword_missing_in_first_paragraph',
+            'keyword_missing_in_meta_description',
+            'keyword_missing_in_h2',
+            'meta_description_too_short',
+          ]),
+          z.templateLiteral(['banned_phrase_removed:', z.string()]).meta({
+            description:
+              "A banned phrase of the website's profile the model used even when asked again: rewritten out of its sentence; the text after the colon is the phrase.",
+          }),
         ]),
       ),
       ...linked,

@@ -1,5 +1,6 @@
 /** The language model as article generation sees it; adapters: OpenAI and the offline writer. */
 import type { AiModel } from '../pricing';
+import type { ArticleProfile } from '../websites/site-profile';
 import type { FaqItem } from './article-seo';
 
 export interface ArticleBrief {
@@ -18,6 +19,11 @@ export interface ArticleBrief {
   autoTags: boolean;
   /** Given by the client; the model need not write one. */
   metaDescription?: string;
+  /**
+   * The website's voice, audience and facts (client text: facts are data to draw on, never
+   * instructions), and the phrases it never uses.
+   */
+  siteProfile?: ArticleProfile;
 }
 
 /** Everything around the text: written from the outline, beside the sections. */

@@ -14,7 +14,9 @@ export type QualityWarning =
   | 'keyword_missing_in_first_paragraph'
   | 'keyword_missing_in_meta_description'
   | 'keyword_missing_in_h2'
-  | 'meta_description_too_short';
+  | 'meta_description_too_short'
+  /** A banned phrase of the website's profile the model kept using, rewritten out (banned-phrases.ts). */
+  | `banned_phrase_removed:${string}`;
 
 export interface ArticleSeo {
   /** 120-160 characters, with the focus keyword (or the client's own). */

@@ -1,6 +1,7 @@
 /** The article record: one item from creation, through generation, to publication. */
 import type { AiModel } from '../pricing';
 import type { PublicationSite } from '../websites/cms-client';
+import type { ArticleProfile } from '../websites/site-profile';
 import type { ArticleSeo } from './article-seo';
 
 /**
@@ -44,6 +45,8 @@ export interface ArticleRequest {
   autoTags?: boolean;
   /** Meta description the client gave (otherwise generated). */
   metaDescription?: string;
+  /** Voice, audience, facts and banned phrases of the website's profile, as they were at create. */
+  siteProfile?: ArticleProfile;
 }
 
 export interface Article extends ArticleRequest {

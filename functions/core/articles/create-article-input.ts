@@ -61,7 +61,17 @@ let built: ReturnType<typeof buildCreateArticleSchema> | undefined;
 
 export function createArticleSchema() {
   built ??= buildCreateArticleSchema();
-  return built;
+  return built.schema;
+}
+
+/**
+ * The create schema's fields, each with its own rules (before the whole-request preprocessing):
+ * what a site profile's `defaults` are checked with (site-profile.ts), so a new option is a
+ * possible default as soon as it is a create field.
+ */
+export function createArticleFieldSchemas() {
+  built ??= buildCreateArticleSchema();
+  return built.fields;
 }
 
 function buildCreateArticleSchema() {
@@ -192,7 +202,10 @@ function buildCreateArticleSchema() {
     ),
   });
 
-  return preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields);
+  return {
+    schema: preprocess(dropWebsiteOnlyFieldsWithoutWebsite, createArticleFields),
+    fields: createArticleFields,
+  };
 }
 
 export type CreateArticleInput = z.infer<ReturnType<typeof createArticleSchema>>;

@@ -4,6 +4,7 @@ import type { AccountStore } from '../accounts';
 import { UnauthenticatedError, ValidationError } from '../errors';
 import { priceOf } from '../pricing';
 import { slugify } from '../slug';
+import type { ArticleProfile } from '../websites/site-profile';
 import type { Article, ArticleRequest } from './article';
 import type { CreateArticleInput } from './create-article-input';
 import { sendForGeneration } from './generation-messages';
@@ -38,6 +39,8 @@ export async function createArticle(
   accountId: string,
   input: CreateArticleInput,
   keyed?: { articleUuid: string; requestHash: string },
+  /** What the article keeps of its website's profile (create-article-request.ts). */
+  profile?: ArticleProfile,
 ): Promise<Article> {
   const request = await resolveRequest(deps, accountId, input);
   const account = await deps.accounts.get(accountId);
@@ -55,6 +58,7 @@ export async function createArticle(
     estimatedCredits: price,
     creditsCharged: 0,
     ...(request.websiteUuid && request.title ? { slug: slugify(request.title) } : {}),
+    ...(request.websiteUuid && profile ? { siteProfile: profile } : {}),
   };
   const outcome = await deps.articles.createWithReservation(
     article,

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Article } from './article';
 import type { ArticleModelProvider } from './article-model';
+import { writeGeneration } from './generation-step';
 import {
   ATTEMPT_BUDGET_MS,
   BUSY_RECHECK_SECONDS,
@@ -17,7 +18,7 @@ import {
   RETRY_DELIVERY_GRACE_MS,
 } from './lifecycle-policy';
 import type { Clock, GenerationDelivery, GenerationLifecycle, GenerationMessage } from './ports';
-import { writeArticle } from './write-article';
+import type { WrittenArticle } from './write-article';
 
 export type GenerationOutcome =
   /** Generated now. */
@@ -90,7 +91,7 @@ export async function generateQueuedArticle(
   }
 
   const article = lease.article;
-  let written: Awaited<ReturnType<typeof writeArticle>>;
+  let written: WrittenArticle;
   let providerModel: string;
   const renewal = setInterval(() => {
     deps.articles.renewLease(article, owner, leaseUntil(deps.clock())).catch(() => undefined);
@@ -98,7 +99,7 @@ export async function generateQueuedArticle(
   try {
     const model = await deps.models.modelFor(article.aiModel);
     providerModel = model.providerModel;
-    written = await withinBudget(writeArticle(model, article));
+    written = await withinBudget(writeGeneration(model, article));
   } catch (error) {
     clearInterval(renewal);
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -58,6 +58,7 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
     faqCount: request.faqCount ?? 0,
     autoTags: request.autoTags ?? false,
     ...(request.metaDescription ? { metaDescription: request.metaDescription } : {}),
+    ...(request.siteProfile ? { siteProfile: request.siteProfile } : {}),
   };
   const usage = new UsageTotal();
   const warnings: QualityWarning[] = [];

@@ -1,4 +1,5 @@
 /** What the website use cases need from storage. */
+import type { SiteProfile } from './site-profile';
 import type { Category, Website } from './website';
 
 /** Flags and bookkeeping a health check or a publication attempt changes on a website. */
@@ -77,4 +78,12 @@ export interface CategoryStore {
   /** Creates or replaces these categories. */
   putAll(categories: Category[]): Promise<void>;
   deleteMany(websiteUuid: string, categoryUuids: string[]): Promise<void>;
+}
+
+/** Website profiles (site-profile.ts), one per website, kept with the account's websites. */
+export interface SiteProfileStore {
+  /** The website's profile; undefined when none was stored. */
+  get(accountId: string, websiteUuid: string): Promise<SiteProfile | undefined>;
+  /** Stores (replaces) the profile while its website exists; false when the website is gone. */
+  put(profile: SiteProfile): Promise<boolean>;
 }

@@ -13,7 +13,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 /** The account's website; a malformed, unknown or foreign uuid is NotFoundError. */
 export async function findWebsite(
-  websites: WebsiteStore,
+  websites: Pick<WebsiteStore, 'get'>,
   accountId: string,
   websiteUuid: string | undefined,
 ): Promise<Website> {

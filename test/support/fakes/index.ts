@@ -14,6 +14,7 @@ import {
   FakeModelProvider,
   FakePasswordCipher,
 } from './fake-services';
+import { FakeSiteProfileStore } from './fake-site-profiles';
 import { FakeUsageStore } from './fake-usage';
 import {
   FakeReceiverUrlPolicy,
@@ -29,6 +30,7 @@ export * from './fake-accounts';
 export * from './fake-articles';
 export * from './fake-publications';
 export * from './fake-services';
+export * from './fake-site-profiles';
 export * from './fake-usage';
 export * from './fake-webhooks';
 export * from './fake-websites';
@@ -47,6 +49,7 @@ export function createFakes(start?: string) {
     publications: new FakePublicationStore(tables),
     websites: new FakeWebsiteStore(tables),
     categories: new FakeCategoryStore(tables),
+    profiles: new FakeSiteProfileStore(tables),
     loginFailures: new FakeLoginFailureStore(),
     usage: new FakeUsageStore(tables),
     queue: new FakeGenerationQueue(),

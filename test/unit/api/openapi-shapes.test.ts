@@ -9,6 +9,7 @@ import {
   type deliveryAttemptSchema,
   type generatedArticleSchema,
   type queuedArticleSchema,
+  type siteProfileSchema,
   type usageSchema,
   webhookSchema,
   websiteRecordSchema,
@@ -19,6 +20,7 @@ import type {
 } from '../../../functions/core/articles/article-presenter';
 import type { accountUsage, showAccount } from '../../../functions/core/usage';
 import { type presentAttempt, presentWebhook } from '../../../functions/core/webhooks/webhook';
+import type { presentProfile } from '../../../functions/core/websites/site-profile';
 import { presentWebsite } from '../../../functions/core/websites/website';
 
 /** True only when A and B are assignable both ways (the same shape). */
@@ -40,6 +42,7 @@ same<
 same<Same<Awaited<ReturnType<typeof showAccount>>, z.infer<typeof accountSchema>>>(true);
 same<Same<Awaited<ReturnType<typeof accountUsage>>, z.infer<typeof usageSchema>>>(true);
 same<Same<ReturnType<typeof presentWebhook>, z.infer<typeof webhookSchema>>>(true);
+same<Same<ReturnType<typeof presentProfile>, z.infer<typeof siteProfileSchema>>>(true);
 same<Same<ReturnType<typeof presentAttempt>, z.infer<typeof deliveryAttemptSchema>>>(true);
 
 describe('response shapes', () => {

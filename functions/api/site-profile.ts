@@ -1,0 +1,21 @@
+import { systemClock } from '../composition/clock';
+import { categoryStore, siteProfileStore, websiteStore } from '../composition/websites';
+import { putSiteProfile, showSiteProfile } from '../core/websites/manage-site-profile';
+import { apiHandler } from './http/api-handler';
+import { ok } from './http/responses';
+
+export const handler = apiHandler(
+  'SiteProfile',
+  (config) => ({
+    websites: websiteStore(config),
+    categories: categoryStore(config),
+    profiles: siteProfileStore(config),
+    clock: systemClock,
+  }),
+  async ({ method, accountId, pathParameters, fields }, deps) =>
+    ok(
+      method === 'PUT'
+        ? await putSiteProfile(deps, accountId, pathParameters.website_uuid, fields)
+        : await showSiteProfile(deps, accountId, pathParameters.website_uuid),
+    ),
+);
