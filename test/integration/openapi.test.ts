@@ -136,6 +136,8 @@ describe('the OpenAPI document', () => {
       'POST /v1/articles/create': true,
       'POST /v1/websites/create': true,
       'PUT /v1/websites/{website_uuid}/update': true,
+      // An empty profile is a profile (PUT replaces it).
+      'PUT /v1/websites/{website_uuid}/profile': false,
       'POST /v1/webhooks/create': true,
       'POST /v1/articles/queue': false,
     });
@@ -224,6 +226,20 @@ describe('real answers of every route fit the document', () => {
         )
       ).status,
     ).toBe(200);
+
+    const profile = (body?: Record<string, unknown>) =>
+      call(
+        token,
+        body ? 'PUT' : 'GET',
+        '/v1/websites/{website_uuid}/profile',
+        { website_uuid: websiteUuid },
+        body,
+      );
+    expect(
+      (await profile({ voice: 'Plain', banned_phrases: ['delve'], defaults: { faq_count: 1 } })).status,
+    ).toBe(200);
+    expect((await profile({ defaults: { h2_count: 11 } })).status).toBe(422);
+    expect((await profile()).body.data.defaults).toEqual({ faq_count: 1 });
 
     const hook = await call(token, 'POST', '/v1/webhooks/create', {}, { url: `${receiver.url}/openapi` });
     expect(hook.status).toBe(201);
