@@ -15,7 +15,13 @@ import type {
   Context,
 } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../functions/api/http/form-body';
-import { errorBodies, toProxyResult, UNAUTHENTICATED_HEADERS } from '../functions/api/http/responses';
+import {
+  errorBodies,
+  toProxyResult,
+  UNAUTHENTICATED_HEADERS,
+  unauthenticatedBody,
+} from '../functions/api/http/responses';
+import { AUTHENTICATION_HINTS } from '../functions/core/authentication-hints';
 import {
   apiTimeoutSecondsOf,
   authorizer as authorizerFunction,
@@ -217,13 +223,14 @@ export function createApiServer(options: ApiServerOptions) {
  */
 function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
   const cache = new Map<string, { expiresAt: number; result: APIGatewayAuthorizerResult }>();
-  const unauthenticated = {
+  // As the UNAUTHORIZED and ACCESS_DENIED gateway responses answer (lib/constructs/inkpress-api.ts).
+  const unauthenticated = (hint: string) => ({
     statusCode: 401,
-    body: errorBodies.unauthenticated,
+    body: unauthenticatedBody(hint),
     headers: { ...UNAUTHENTICATED_HEADERS },
-  };
+  });
   return async (authorization: string | undefined, methodArn: string): Promise<Decision> => {
-    if (!authorization?.trim()) return unauthenticated;
+    if (!authorization?.trim()) return unauthenticated(AUTHENTICATION_HINTS.missing);
     const cached = cache.get(authorization);
     let result = cached && cached.expiresAt > Date.now() ? cached.result : undefined;
     if (!result) {
@@ -235,14 +242,15 @@ function tokenAuthorizer(cacheSeconds: number, log: (line: string) => void) {
         if (!result?.principalId || !result.policyDocument)
           throw new Error('no principalId or policyDocument');
       } catch (error) {
-        if (error instanceof Error && error.message === 'Unauthorized') return unauthenticated;
+        if (error instanceof Error && error.message === 'Unauthorized')
+          return unauthenticated(AUTHENTICATION_HINTS.missing);
         log(`Authorizer failed: ${messageOf(error)}`);
         return { statusCode: 500, body: errorBodies.serverError };
       }
       if (cacheSeconds > 0) cache.set(authorization, { expiresAt: Date.now() + cacheSeconds * 1000, result });
     }
     if (result.policyDocument.Statement.some((statement) => statement.Effect !== 'Allow'))
-      return unauthenticated;
+      return unauthenticated(String(result.context?.hint ?? ''));
     return { context: { ...(result.context as AuthorizerContext), principalId: result.principalId } };
   };
 }

@@ -700,6 +700,8 @@ export interface components {
         };
         /** @description Every error is JSON with a message. */
         Error: {
+            /** @description Only on 401: what is wrong with the Authorization header. */
+            hint?: string;
             message: string;
             /** @description Only on 500: quote it when reporting the problem. */
             request_id?: string;
@@ -1247,7 +1249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -1324,7 +1326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Usage"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -1410,7 +1412,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleOutput"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -1507,7 +1509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleOutput"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -1604,7 +1606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleOutput"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -1841,7 +1843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -1960,7 +1962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleList"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2045,7 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedArticleList"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2151,7 +2153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2256,7 +2258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Languages"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2379,7 +2381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2467,7 +2469,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttemptList"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2564,7 +2566,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecord"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2679,7 +2681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2795,7 +2797,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2872,7 +2874,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryList"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -2969,7 +2971,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebsiteOutput"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -3077,7 +3079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -3433,7 +3435,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebsiteOutput"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -3545,7 +3547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -3704,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -3823,7 +3825,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebsiteList"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */

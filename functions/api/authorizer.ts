@@ -2,7 +2,9 @@
  * API Gateway TOKEN authorizer: bearer token -> account id (in the request context).
  *
  * A token it does not know gets a Deny policy, which API Gateway answers with our ACCESS_DENIED
- * gateway response (401 `{"message":"Unauthenticated."}`, see lib/constructs/inkpress-api.ts).
+ * gateway response (401 `{"message":"Unauthenticated.","hint":...}`, see
+ * lib/constructs/inkpress-api.ts): the decision's context carries the hint (what was wrong with
+ * the header), which the gateway response writes in.
  * It does not throw for it, so the function's Errors metric (and its alarm) counts only real
  * failures, such as the token table being unreachable, which API Gateway answers with a 500.
  */
@@ -22,7 +24,9 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
   try {
     accountId = await authenticate(composed().deps, event.authorizationToken);
   } catch (error) {
-    if (error instanceof UnauthenticatedError) return decision(UNAUTHENTICATED_PRINCIPAL, 'Deny', event);
+    if (error instanceof UnauthenticatedError) {
+      return { ...decision(UNAUTHENTICATED_PRINCIPAL, 'Deny', event), context: { hint: error.hint } };
+    }
     throw error;
   }
   return { ...decision(accountId, 'Allow', event), context: { accountId } };

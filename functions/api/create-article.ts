@@ -7,6 +7,7 @@ import { categoryStore, siteProfileStore, websiteStore } from '../composition/we
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
 import { createRequestFingerprint, parseCreateArticleRequest } from '../core/articles/create-article-request';
+import { waitingListInfo } from '../core/articles/waiting-list-info';
 import { logger } from '../shared/logger';
 import { apiHandler } from './http/api-handler';
 import { idempotentOperation } from './http/idempotent-operation';
@@ -47,7 +48,7 @@ export const handler = apiHandler(
       return accepted({
         article_uuid: article.articleUuid,
         article_url: articleUrl,
-        info: `The article is on the waiting list. Follow its progress at ${articleUrl}`,
+        info: await waitingListInfo(deps, article, articleUrl),
       });
     },
   }),

@@ -1,5 +1,6 @@
 /** Accounts, credits and API tokens. Tokens are 256-bit random and stored only as SHA-256. */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { malformedAuthorizationHint } from './authentication-hints';
 import { CONTROL_CHARACTER } from './control-characters';
 import { NotFoundError, UnauthenticatedError, ValidationError } from './errors';
 import { safeText } from './text';
@@ -127,7 +128,7 @@ export async function authenticate(
 ): Promise<string> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   const token = match?.[1];
-  if (!token) throw new UnauthenticatedError();
+  if (!token) throw new UnauthenticatedError(malformedAuthorizationHint(authorization));
   const record = await deps.tokens.get(hashToken(token));
   if (!record || record.revokedAt) throw new UnauthenticatedError();
   return record.accountId;

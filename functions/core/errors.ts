@@ -2,6 +2,8 @@
  * Named domain errors. Use cases throw these; `functions/api/http/error-response.ts` is the
  * one place that turns them into HTTP responses.
  */
+import { AUTHENTICATION_HINTS, type AuthenticationHint } from './authentication-hints';
+
 export type FieldErrors = Record<string, string[]>;
 
 export abstract class DomainError extends Error {
@@ -45,8 +47,9 @@ export class SiteCallError extends DomainError {
   }
 }
 
+/** No valid token; the 401 keeps the message `Unauthenticated.` and adds the hint. */
 export class UnauthenticatedError extends DomainError {
-  constructor() {
+  constructor(readonly hint: AuthenticationHint = AUTHENTICATION_HINTS.unknownToken) {
     super('Unauthenticated.');
   }
 }
@@ -66,6 +69,20 @@ export class UnsupportedMediaTypeError extends DomainError {
           ? 'The request has no Content-Type header.'
           : `Unsupported content type "${contentType}".`;
     super(`${problem} Send multipart/form-data, application/x-www-form-urlencoded or application/json.`);
+  }
+}
+
+/** A JSON object sent as a form or without a content type (`curl -d` sends urlencoded). */
+export class JsonSentAsFormError extends UnsupportedMediaTypeError {
+  constructor(contentType: string) {
+    super(contentType);
+    const sentAs =
+      contentType === ''
+        ? 'the request has no Content-Type header'
+        : contentType === 'application/x-www-form-urlencoded'
+          ? `its Content-Type is "${contentType}" (what curl -d sends unless told otherwise)`
+          : `its Content-Type is "${contentType}"`;
+    this.message = `The body is JSON but ${sentAs}: send the header Content-Type: application/json.`;
   }
 }
 

@@ -7,7 +7,9 @@ import {
   SECURITY_HEADERS,
   STRICT_TRANSPORT_SECURITY,
   UNAUTHENTICATED_HEADERS,
+  unauthenticatedBody,
 } from '../../functions/api/http/responses';
+import { AUTHENTICATION_HINTS } from '../../functions/core/authentication-hints';
 import type { HttpMethod } from '../../functions/routes';
 import { routes } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
@@ -28,6 +30,9 @@ const JSON_HEADERS: Record<string, string> = {
   'Strict-Transport-Security': `'${STRICT_TRANSPORT_SECURITY}'`,
 };
 
+/** Where an ACCESS_DENIED answer takes its hint: the authorizer's Deny context. */
+export const DENIED_HINT = '$context.authorizer.hint';
+
 /** Gateway responses (errors API Gateway answers itself), in our JSON error shape. */
 const GATEWAY_RESPONSES: {
   id: string;
@@ -40,7 +45,8 @@ const GATEWAY_RESPONSES: {
     id: 'Unauthorized',
     type: apigateway.ResponseType.UNAUTHORIZED,
     statusCode: '401',
-    body: JSON.stringify(errorBodies.unauthenticated),
+    // No Authorization header (the authorizer is not called).
+    body: JSON.stringify(unauthenticatedBody(AUTHENTICATION_HINTS.missing)),
     headers: UNAUTHENTICATED_HEADERS,
   },
   // A REST API answers an unknown path with MISSING_AUTHENTICATION_TOKEN: it is a 404 to us.
@@ -56,7 +62,8 @@ const GATEWAY_RESPONSES: {
     id: 'AccessDenied',
     type: apigateway.ResponseType.ACCESS_DENIED,
     statusCode: '401',
-    body: JSON.stringify(errorBodies.unauthenticated),
+    // The Deny's context names what was wrong (authentication-hints.ts: no quote or backslash).
+    body: JSON.stringify(unauthenticatedBody(DENIED_HINT)),
     headers: UNAUTHENTICATED_HEADERS,
   },
   {

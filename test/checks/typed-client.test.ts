@@ -4,6 +4,7 @@
  * API. (The generator runs under tsx: openapi-typescript's dependencies are ES modules.)
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.join(__dirname, '..', '..');
@@ -17,4 +18,10 @@ describe('the typed client', () => {
     );
     expect({ status: result.status, stderr: result.stderr.trim() }).toEqual({ status: 0, stderr: '' });
   }, 70_000);
+
+  it('shows example.ts in its README as it is (the integration tests run the file)', () => {
+    const readme = readFileSync(path.join(root, 'clients', 'typescript', 'README.md'), 'utf8');
+    const example = readFileSync(path.join(root, 'clients', 'typescript', 'example.ts'), 'utf8');
+    expect(readme).toContain(`\`\`\`ts\n${example}\`\`\`\n`);
+  });
 });

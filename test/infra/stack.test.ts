@@ -12,6 +12,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
 import { readSecretApiKey } from '../../functions/adapters/secrets/secret-api-key';
 import { errorBodies } from '../../functions/api/http/responses';
+import { AUTHENTICATION_HINTS } from '../../functions/core/authentication-hints';
 import {
   authorizer,
   type FunctionDefinition,
@@ -276,9 +277,9 @@ describe('API Gateway', () => {
 
   const json = (body: object) => JSON.stringify(body);
   it.each([
-    ['UNAUTHORIZED', '401', json(errorBodies.unauthenticated)],
+    ['UNAUTHORIZED', '401', json({ ...errorBodies.unauthenticated, hint: AUTHENTICATION_HINTS.missing })],
     ['MISSING_AUTHENTICATION_TOKEN', '404', json(errorBodies.notFound)],
-    ['ACCESS_DENIED', '401', json(errorBodies.unauthenticated)],
+    ['ACCESS_DENIED', '401', '{"message":"Unauthenticated.","hint":"$context.authorizer.hint"}'],
     ['REQUEST_TOO_LARGE', '413', json(errorBodies.payloadTooLarge)],
     ['THROTTLED', '429', json(errorBodies.tooManyRequests)],
     ['QUOTA_EXCEEDED', '429', json(errorBodies.tooManyRequests)],

@@ -496,6 +496,23 @@ describe('validation', () => {
     expect(broken.statusCode).toBe(400);
   });
 
+  it('answers a JSON body sent as urlencoded (curl -d) with the Content-Type to send', async () => {
+    const accountId = await newAccount(100);
+    const response = await createArticleHandler(
+      apiEvent('create-article', {
+        accountId,
+        body: JSON.stringify(validFields),
+        contentType: 'application/x-www-form-urlencoded',
+      }),
+    );
+    expect(response.statusCode).toBe(415);
+    expect(json(response)).toEqual({
+      message:
+        'The body is JSON but its Content-Type is "application/x-www-form-urlencoded" (what curl -d sends unless told otherwise): send the header Content-Type: application/json.',
+    });
+    expect(await credits(accountId)).toBe(100);
+  });
+
   it('rejects a page that is not a positive whole number', async () => {
     const accountId = await newAccount(1);
     const response = await listArticlesHandler(
@@ -507,6 +524,17 @@ describe('validation', () => {
 });
 
 describe('credits and the daily limit', () => {
+  it('answers a create the credits do not cover with a 202 saying why it waits', async () => {
+    const price = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 3, needBold: false });
+    const accountId = await newAccount(price - 1);
+    const response = await create(accountId, validFields);
+    expect(response.statusCode).toBe(202);
+    const { info, article_url } = json(response);
+    expect(info).toContain(`not enough credits (it needs ${price}, the account has ${price - 1})`);
+    expect(info).toContain(article_url);
+    expect(json(await show(accountId, json(response).article_uuid)).status).toBe('not_enough_credits');
+  });
+
   it('reserves exactly what the credits cover under 100 concurrent creates, then generates the rest after credits are added', async () => {
     const price = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 1, needBold: false });
     const accountId = await newAccount(30 * price);

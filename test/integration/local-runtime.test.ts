@@ -22,6 +22,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../../functions/api/http/form-body';
 import { errorBodies } from '../../functions/api/http/responses';
 import * as accounts from '../../functions/core/accounts';
+import { AUTHENTICATION_HINTS } from '../../functions/core/authentication-hints';
 import { generationWorker, type RouteDefinition } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { createApiServer } from '../../local/api-server';
@@ -94,14 +95,15 @@ describe('the API on 127.0.0.1', () => {
   });
 
   it.each([
-    ['no token', {}],
-    ['a wrong token', bearer('ink_not-a-real-token')],
-    ['another scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
-  ])('answers 401 JSON to %s', async (_label, headers) => {
+    ['no token', {}, AUTHENTICATION_HINTS.missing],
+    ['a wrong token', bearer('ink_not-a-real-token'), AUTHENTICATION_HINTS.unknownToken],
+    ['another scheme', { Authorization: 'Basic dXNlcjpwYXNz' }, AUTHENTICATION_HINTS.otherScheme],
+    ['a token without the Bearer prefix', { Authorization: 'ink_abc' }, AUTHENTICATION_HINTS.noScheme],
+  ])('answers 401 JSON to %s, saying what is wrong', async (_label, headers, hint) => {
     const response = await call('/v1/languages', { headers });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await json(response)).toEqual({ message: 'Unauthenticated.' });
+    expect(await json(response)).toEqual({ message: 'Unauthenticated.', hint });
   });
 
   it('answers 404 JSON to an unknown path, with or without a token', async () => {

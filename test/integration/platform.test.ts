@@ -2,6 +2,7 @@ import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { handler as authorize } from '../../functions/api/authorizer';
 import { handler as listLanguages } from '../../functions/api/list-languages';
 import * as accounts from '../../functions/core/accounts';
+import { AUTHENTICATION_HINTS } from '../../functions/core/authentication-hints';
 import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import * as deps from '../support/deps';
 import { apiEvent, loadEvent } from '../support/events';
@@ -33,10 +34,11 @@ describe('bearer tokens', () => {
   });
 
   /** A denial is an answer, not an error: the function's Errors metric must not count it. */
-  const expectDenied = async (header: string) => {
+  const expectDenied = async (header: string, hint: string = AUTHENTICATION_HINTS.unknownToken) => {
     const result = await authorize(authorizerEvent(header));
     expect(result.principalId).toBe('unauthenticated');
-    expect(result.context).toBeUndefined();
+    // The ACCESS_DENIED gateway response writes it into the 401 (lib/constructs/inkpress-api.ts).
+    expect(result.context).toEqual({ hint });
     expect(result.policyDocument.Statement).toEqual([
       {
         Action: 'execute-api:Invoke',
@@ -47,12 +49,17 @@ describe('bearer tokens', () => {
   };
 
   it.each([
-    ['no header', ''],
-    ['no Bearer scheme', 'Basic abc'],
-    ['unknown token', 'Bearer ink_unknown'],
-  ])('denies %s with a Deny policy for the whole API, without throwing', async (_label, header) => {
-    await expectDenied(header);
-  });
+    ['no header', '', AUTHENTICATION_HINTS.missing],
+    ['another scheme', 'Basic abc', AUTHENTICATION_HINTS.otherScheme],
+    ['a token without the Bearer prefix', 'ink_abc', AUTHENTICATION_HINTS.noScheme],
+    ['Bearer without one token', 'Bearer', AUTHENTICATION_HINTS.malformedBearer],
+    ['unknown token', 'Bearer ink_unknown', AUTHENTICATION_HINTS.unknownToken],
+  ])(
+    'denies %s with a Deny policy for the whole API and a hint, without throwing',
+    async (_label, header, hint) => {
+      await expectDenied(header, hint);
+    },
+  );
 
   it('denies a revoked token', async () => {
     const { token } = await accounts.createAccount(
@@ -113,6 +120,9 @@ describe('GET /v1/languages', () => {
     const response = await listLanguages(event);
     expect(response.statusCode).toBe(401);
     expect(response.headers?.['WWW-Authenticate']).toBe('Bearer');
-    expect(JSON.parse(response.body)).toEqual({ message: 'Unauthenticated.' });
+    expect(JSON.parse(response.body)).toEqual({
+      message: 'Unauthenticated.',
+      hint: AUTHENTICATION_HINTS.unknownToken,
+    });
   });
 });

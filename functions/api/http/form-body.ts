@@ -15,6 +15,7 @@
  */
 import type busboy from 'busboy';
 import {
+  JsonSentAsFormError,
   MalformedBodyError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
@@ -54,11 +55,29 @@ export async function parseFormBody({
     case 'application/json':
       return parseJson(bytes);
     case 'application/x-www-form-urlencoded':
+      if (isJsonObject(bytes)) throw new JsonSentAsFormError(mediaType);
       return markUndecodable(collect(new URLSearchParams(bytes.toString('utf8')).entries()));
     case 'multipart/form-data':
       return markUndecodable(await parseMultipart(bytes, contentType ?? ''));
     default:
-      throw new UnsupportedMediaTypeError(mediaType);
+      throw isJsonObject(bytes)
+        ? new JsonSentAsFormError(mediaType)
+        : new UnsupportedMediaTypeError(mediaType);
+  }
+}
+
+/**
+ * Whether a body is a JSON object: `curl -d '{...}'` sends one as urlencoded, where it would be
+ * one nameless field and a 422 on every required one. No form encoder writes a raw `{`.
+ */
+function isJsonObject(bytes: Buffer): boolean {
+  const text = utf8.decode(bytes).trim();
+  if (!text.startsWith('{')) return false;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  } catch {
+    return false;
   }
 }
 

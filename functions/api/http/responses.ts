@@ -47,6 +47,11 @@ export const errorBodies = {
   serviceUnavailable: { message: 'Service temporarily unavailable.' },
 } as const;
 
+/** The body of every 401: the message the design fixes, and what was wrong (AUTHENTICATION_HINTS). */
+export function unauthenticatedBody(hint: string): { message: string; hint: string } {
+  return { ...errorBodies.unauthenticated, hint };
+}
+
 export function ok(body: unknown): ApiResult {
   return { statusCode: 200, body };
 }
@@ -76,7 +81,11 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof SiteCallError)
     return { statusCode: error.kind === 'login_refused' ? 409 : 502, body: { message: error.message } };
   if (error instanceof UnauthenticatedError)
-    return { statusCode: 401, body: errorBodies.unauthenticated, headers: { ...UNAUTHENTICATED_HEADERS } };
+    return {
+      statusCode: 401,
+      body: unauthenticatedBody(error.hint),
+      headers: { ...UNAUTHENTICATED_HEADERS },
+    };
   if (error instanceof PayloadTooLargeError) return { statusCode: 413, body: { message: error.message } };
   if (error instanceof UnsupportedMediaTypeError)
     return { statusCode: 415, body: { message: error.message } };

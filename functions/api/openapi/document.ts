@@ -28,7 +28,7 @@ type StatusCode = `${1 | 2 | 3 | 4 | 5}${string}`;
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/json'] as const;
 
 const AUTHENTICATED_ERRORS: Record<number, string> = {
-  401: 'Missing, unknown or revoked token.',
+  401: 'Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which.',
   429: 'Too many requests: try again after `Retry-After` seconds.',
 };
 const SERVER_ERRORS: Record<number, string> = {

@@ -17,6 +17,10 @@ const uuid = z.string().meta({ format: 'uuid', example: '6f1c2a9e-8b3d-4c5e-9a7f
 export const errorSchema = z
   .object({
     message: z.string(),
+    hint: z
+      .string()
+      .optional()
+      .meta({ description: 'Only on 401: what is wrong with the Authorization header.' }),
     request_id: z
       .string()
       .optional()

@@ -211,6 +211,26 @@ describe('form body parsing', () => {
     ).toEqual({ keyword: 'a' });
   });
 
+  it('answers a JSON object sent as a form or without a content type with a hint, not a field-by-field 422', async () => {
+    const body = '{"keyword":"bread","h2_count":2}';
+    for (const contentType of ['application/x-www-form-urlencoded', undefined, 'text/plain;charset=UTF-8']) {
+      const refusal = await parseFormBody({ body, isBase64Encoded: false, contentType }).catch(
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(UnsupportedMediaTypeError);
+      expect((refusal as Error).message).toMatch(/^The body is JSON but /);
+      expect((refusal as Error).message).toContain('send the header Content-Type: application/json.');
+    }
+    // A form that only looks like JSON at first is still a form.
+    expect(
+      await parseFormBody({
+        body: '{keyword=a',
+        isBase64Encoded: false,
+        contentType: 'application/x-www-form-urlencoded',
+      }),
+    ).toEqual({ '{keyword': 'a' });
+  });
+
   it('treats an empty body as no fields', async () => {
     expect(await parseFormBody({ body: null, isBase64Encoded: false, contentType: undefined })).toEqual({});
   });
