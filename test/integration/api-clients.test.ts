@@ -4,11 +4,12 @@
  * package.json: the tools are the API's operations, a call answers the API's JSON, an API error
  * is a tool error with the API's message), and the typed client's example run as its README says.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -23,6 +24,8 @@ const BIN = path.join(
     'inkpress-mcp'
   ] ?? 'missing',
 );
+
+const execFileAsync = promisify(execFile);
 
 let dataDir: string;
 let runtime: LocalRuntime;
@@ -138,15 +141,20 @@ describe('npx inkpress-mcp over stdio', () => {
 });
 
 describe('the typed client example', () => {
-  it('runs as its README says, with npx tsx, on the port given by PORT', () => {
+  it('runs as its README says, with npx tsx, on the port given by PORT', async () => {
     const port = new URL(runtime.baseUrl).port;
-    const run = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['clients/typescript/example.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, PORT: port, INKPRESS_TOKEN: runtime.token },
-      encoding: 'utf8',
-      timeout: 90_000,
-    });
-    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    // Not spawnSync: the local API answers from this process's event loop.
+    const run = await execFileAsync(
+      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+      ['clients/typescript/example.ts'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, PORT: port, INKPRESS_TOKEN: runtime.token },
+        encoding: 'utf8',
+        timeout: 90_000,
+      },
+    );
+    expect(run.stderr).toBe('');
     const [info, status, balance] = run.stdout.trim().split('\n');
     expect(info).toMatch(
       /^The article is on the waiting list\. Follow its progress at http:\/\/127\.0\.0\.1:/,

@@ -1,12 +1,29 @@
 /**
  * Starts DynamoDB Local and moto_server once for all integration tests and exports their
- * endpoints in the standard AWS_ENDPOINT_URL_* variables (inherited by the test workers).
+ * endpoints in the standard AWS_ENDPOINT_URL_* variables (inherited by the test workers). When
+ * one cannot start, the other is stopped before the run fails (Jest runs no teardown then).
  */
-import { startDynamoDbLocal, startMotoServer } from '../../local/emulators';
+import { type RunningEmulator, startDynamoDbLocal, startMotoServer } from '../../local/emulators';
 import { emulatorClientEnv } from '../../local/local-config';
 
+/**
+ * Longer than `npm start`'s 30 s: DynamoDB Local took 26 s to listen on this 2-core machine shared
+ * with other test runs (load 25, 2026-11-27), and a run that gives up there tests nothing.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 export default async function globalSetup(): Promise<void> {
-  const [dynamodb, moto] = await Promise.all([startDynamoDbLocal(), startMotoServer()]);
+  const started = await Promise.allSettled([
+    startDynamoDbLocal({ startTimeoutMs: START_TIMEOUT_MS }),
+    startMotoServer({ startTimeoutMs: START_TIMEOUT_MS }),
+  ]);
+  const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(running.map((emulator) => emulator.stop()));
+    throw failure.reason;
+  }
+  const [dynamodb, moto] = running as [RunningEmulator, RunningEmulator];
   Object.assign(process.env, emulatorClientEnv({ dynamodb: dynamodb.endpoint, moto: moto.endpoint }));
   (globalThis as { inkpressEmulators?: unknown }).inkpressEmulators = [dynamodb, moto];
 }
