@@ -3165,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteProfile"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
@@ -3316,7 +3316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked token. */
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
             401: {
                 headers: {
                     /** @description The token scheme. */
