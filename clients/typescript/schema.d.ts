@@ -3656,7 +3656,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Login of the WordPress user with the Inkpress Editor role. */
+                    /** @description Login of the WordPress user with the Inkpress Editor role, without `:` (HTTP Basic ends the login there). Login checks that may have failed are capped at 2 per account, site and user, and 3 per site and user across accounts, in 15 minutes; past that, a 422 on `login` without calling the site. */
                     login: string;
                     /** @description That user's password or an application password; stored encrypted, never returned. */
                     password: string;
@@ -3664,7 +3664,7 @@ export interface operations {
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    /** @description Login of the WordPress user with the Inkpress Editor role. */
+                    /** @description Login of the WordPress user with the Inkpress Editor role, without `:` (HTTP Basic ends the login there). Login checks that may have failed are capped at 2 per account, site and user, and 3 per site and user across accounts, in 15 minutes; past that, a 422 on `login` without calling the site. */
                     login: string;
                     /** @description That user's password or an application password; stored encrypted, never returned. */
                     password: string;
@@ -3672,7 +3672,7 @@ export interface operations {
                     url: string;
                 };
                 "multipart/form-data": {
-                    /** @description Login of the WordPress user with the Inkpress Editor role. */
+                    /** @description Login of the WordPress user with the Inkpress Editor role, without `:` (HTTP Basic ends the login there). Login checks that may have failed are capped at 2 per account, site and user, and 3 per site and user across accounts, in 15 minutes; past that, a 422 on `login` without calling the site. */
                     login: string;
                     /** @description That user's password or an application password; stored encrypted, never returned. */
                     password: string;

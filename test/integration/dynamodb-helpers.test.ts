@@ -151,22 +151,60 @@ describe('conditionFailed', () => {
   });
 });
 
-describe('login failures (RateLimits table)', () => {
+describe('login attempts (RateLimits table)', () => {
   const WINDOW_MS = 15 * 60_000;
-  const at = (minutes: number) => new Date(Date.UTC(2026, 10, 23, 12, minutes));
+  // From now: DynamoDB Local deletes items whose TTL (expiresAt) has passed.
+  const start = Date.now();
+  const at = (minutes: number) => new Date(start + minutes * 60_000);
 
-  it('counts failures in one window, beside the token buckets, and starts a new one after it', async () => {
-    const failures = new DynamoLoginFailureRepository(client, resources.tableNames.rateLimits);
-    const key = `k-${Date.now()}`;
-    expect(await failures.current(key, at(0))).toBeUndefined();
+  it('grants exactly `limit` of 20 parallel reservations, all counters or none', async () => {
+    const attempts = new DynamoLoginFailureRepository(client, resources.tableNames.rateLimits);
+    const tag = Date.now();
+    const account = { key: `account-${tag}`, limit: 2 };
+    const site = { key: `site-${tag}`, limit: 3 };
 
-    await failures.record(key, at(0), WINDOW_MS);
-    await failures.record(key, at(5), WINDOW_MS);
-    expect(await failures.current(key, at(10))).toEqual({ failures: 2, windowEndsAt: at(15) });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => attempts.reserve([account, site], `a${n}`, at(0), WINDOW_MS)),
+    );
 
-    // Closed at its end: nothing counts any more, and the next failure opens a window of its own.
-    expect(await failures.current(key, at(15))).toBeUndefined();
-    await failures.record(key, at(20), WINDOW_MS);
-    expect(await failures.current(key, at(21))).toEqual({ failures: 1, windowEndsAt: at(35) });
+    expect(results.filter((result) => result.granted)).toHaveLength(2);
+    expect(results.filter((result) => !result.granted)[0]).toEqual({
+      granted: false,
+      counter: account,
+      attempts: 2,
+      freeAt: at(15),
+    });
+    // The site counter holds the two granted attempts only: a refused one counted nowhere.
+    const other = { key: `account-other-${tag}`, limit: 2 };
+    expect(await attempts.reserve([other, site], 'b0', at(1), WINDOW_MS)).toEqual({ granted: true });
+    expect(
+      await attempts.reserve([{ ...other, key: `${other.key}-2` }, site], 'b1', at(1), WINDOW_MS),
+    ).toEqual({
+      granted: false,
+      counter: site,
+      attempts: 3,
+      freeAt: at(15),
+    });
+  });
+
+  it('takes a released attempt back, and forgets attempts older than the window (sliding)', async () => {
+    const attempts = new DynamoLoginFailureRepository(client, resources.tableNames.rateLimits);
+    const counter = { key: `sliding-${Date.now()}`, limit: 2 };
+    expect(await attempts.reserve([counter], 'x', at(0), WINDOW_MS)).toEqual({ granted: true });
+    expect(await attempts.reserve([counter], 'y', at(10), WINDOW_MS)).toEqual({ granted: true });
+    await attempts.release([counter.key], 'y');
+    expect(await attempts.reserve([counter], 'z', at(11), WINDOW_MS)).toEqual({ granted: true });
+    // x (0), z (11): full until x is 15 minutes old; then z still counts.
+    expect(await attempts.reserve([counter], 'w', at(14), WINDOW_MS)).toMatchObject({
+      granted: false,
+      freeAt: at(15),
+    });
+    expect(await attempts.reserve([counter], 'w', at(15), WINDOW_MS)).toEqual({ granted: true });
+    expect(await attempts.reserve([counter], 'v', at(16), WINDOW_MS)).toMatchObject({
+      granted: false,
+      freeAt: at(26),
+    });
+    // Releasing an attempt that is gone changes nothing.
+    await attempts.release([counter.key, `never-${counter.key}`], 'gone');
   });
 });

@@ -9,6 +9,7 @@ import {
   type CmsCategory,
   type CmsClient,
   CmsError,
+  CmsNoAnswerError,
   CmsNotSentError,
   type CmsPost,
   type CmsPostResult,
@@ -159,7 +160,10 @@ export class WordPressClient implements CmsClient {
         const message = repeatsCredentials(error.message, site, encoded)
           ? 'The site redirected to an address that repeats the site password (not shown)'
           : error.message;
-        throw error.requestSent ? new CmsError(reason, message) : new CmsNotSentError(reason, message);
+        if (!error.requestSent) throw new CmsNotSentError(reason, message);
+        throw error.failure === 'timeout' || error.failure === 'network'
+          ? new CmsNoAnswerError(reason, message)
+          : new CmsError(reason, message);
       }
       throw error;
     }

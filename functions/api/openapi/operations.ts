@@ -119,7 +119,10 @@ export const operations: Record<string, OperationSpec> = {
     body: createWebsiteSchema,
     fieldDocs: {
       url: { description: 'The site address (https when deployed).', maxLength: MAX_SITE_URL_LENGTH },
-      login: { description: 'Login of the WordPress user with the Inkpress Editor role.' },
+      login: {
+        description:
+          'Login of the WordPress user with the Inkpress Editor role, without `:` (HTTP Basic ends the login there). Login checks that may have failed are capped at 2 per account, site and user, and 3 per site and user across accounts, in 15 minutes; past that, a 422 on `login` without calling the site.',
+      },
       password: {
         description: "That user's password or an application password; stored encrypted, never returned.",
       },

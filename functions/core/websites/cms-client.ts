@@ -146,6 +146,12 @@ export class CmsError extends Error {
  */
 export class CmsNotSentError extends CmsError {}
 
+/**
+ * A call sent whose answer never came (a timeout, a connection cut off): the site may have acted
+ * on it, a failed login included.
+ */
+export class CmsNoAnswerError extends CmsError {}
+
 export interface CmsClient {
   /** Who the credentials log in as; fails `unauthorized` for anyone but a user holding just the role. */
   status(site: SiteAccess): Promise<CmsStatus>;

@@ -8,17 +8,13 @@ import { ValidationError } from '../errors';
 import { formText, parseOrThrow } from '../schema-helpers';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
-import {
-  LOGIN_FAILURE_WINDOW_MS,
-  type LoginFailureStore,
-  loginFailureKey,
-  refuseAfterRepeatedFailures,
-} from './login-failures';
+import { type LoginAttemptStore, withLoginAttempt } from './login-failures';
 import { PASSWORD_CONTEXT_VERSION, type PasswordCipher } from './password-cipher';
 import { type CategoryStore, DuplicateWebsiteUrlError, type WebsiteStore } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl } from './site-url';
 import { presentWebsite, type Website } from './website';
+import { fitsHttpBasic } from './wordpress-login';
 
 export interface WebsiteDeps {
   websites: WebsiteStore;
@@ -30,8 +26,8 @@ export interface WebsiteDeps {
    * call to the site carries its password.
    */
   allowPlainHttp?: boolean;
-  /** Caps the failed logins an account's registrations and updates cause (login-failures.ts). */
-  loginFailures: LoginFailureStore;
+  /** Caps the failed logins registrations and updates cause (login-failures.ts). */
+  loginFailures: LoginAttemptStore;
   now?: () => Date;
 }
 
@@ -65,6 +61,8 @@ export const createWebsiteSchema = z.object({
     z.maxLength(MAX_LOGIN_LENGTH, {
       error: `The login may not be longer than ${MAX_LOGIN_LENGTH} characters.`,
     }),
+    // HTTP Basic ends the login at its first colon: the site would check another login.
+    z.refine(fitsHttpBasic, { error: 'The login may not contain a colon (:).' }),
   ),
   // Passwords are taken as given: spaces may be part of them (control characters may not).
   password: formText('password').check(
@@ -128,30 +126,25 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
 
 /**
  * Logs in through the plugin (which refuses a user without the role like a wrong password) and
- * reads the categories; any failure is a 422.
+ * reads the categories, as one reserved login attempt (login-failures.ts); any failure is a 422.
  */
-export async function verifySite(cms: CmsClient, site: SiteAccess, onLoginRefused?: () => Promise<void>) {
-  try {
-    await cms.status(site);
-    return await cms.categories(site);
-  } catch (error) {
-    if (error instanceof CmsError) {
-      if (error.reason === 'unauthorized') await onLoginRefused?.();
-      throw registrationError(error);
-    }
-    throw error;
-  }
-}
-
-/** `verifySite` for credentials a client sent: this account's failed logins to the site are capped. */
 export async function verifyLogin(
   deps: Pick<WebsiteDeps, 'cms' | 'loginFailures' | 'now'>,
   accountId: string,
   site: SiteAccess,
 ) {
-  const store = deps.loginFailures;
-  const key = loginFailureKey(accountId, site.url, site.login);
   const now = deps.now?.() ?? new Date();
-  await refuseAfterRepeatedFailures(store, key, now);
-  return verifySite(deps.cms, site, () => store.record(key, now, LOGIN_FAILURE_WINDOW_MS));
+  try {
+    return await withLoginAttempt(
+      deps.loginFailures,
+      { accountId, siteUrl: site.url, login: site.login, now },
+      async () => {
+        await deps.cms.status(site);
+        return deps.cms.categories(site);
+      },
+    );
+  } catch (error) {
+    if (error instanceof CmsError) throw registrationError(error);
+    throw error;
+  }
 }

@@ -1,7 +1,11 @@
 /** Websites (with their URL guards) and categories in memory, as the DynamoDB repositories keep them. */
 
 import type { CategoryLookup, WebsiteLookup } from '../../../functions/core/articles/ports';
-import type { LoginFailureStore } from '../../../functions/core/websites/login-failures';
+import type {
+  LoginAttemptCounter,
+  LoginAttemptReservation,
+  LoginAttemptStore,
+} from '../../../functions/core/websites/login-failures';
 import {
   type CategoryStore,
   DuplicateWebsiteUrlError,
@@ -139,21 +143,33 @@ function definedOnly<T extends object>(fields: T): Partial<T> {
 }
 
 /** Login failures in memory, with the windows of the DynamoDB store. */
-export class FakeLoginFailureStore implements LoginFailureStore {
-  private readonly windows = new Map<string, { failures: number; windowEndsAt: Date }>();
+/** The Dynamo store's rules in memory: all counters or none, attempts younger than the window. */
+export class FakeLoginFailureStore implements LoginAttemptStore {
+  private readonly counters = new Map<string, Map<string, number>>();
 
-  async current(key: string, now: Date) {
-    const window = this.windows.get(key);
-    return window && window.windowEndsAt > now ? { ...window } : undefined;
+  async reserve(
+    counters: LoginAttemptCounter[],
+    attemptId: string,
+    now: Date,
+    windowMs: number,
+  ): Promise<LoginAttemptReservation> {
+    const since = now.getTime() - windowMs;
+    for (const counter of counters) {
+      const times = [...(this.counters.get(counter.key)?.values() ?? [])].filter((at) => at > since).sort();
+      if (times.length >= counter.limit) {
+        const oldest = times[times.length - counter.limit] ?? now.getTime();
+        return { granted: false, counter, attempts: times.length, freeAt: new Date(oldest + windowMs) };
+      }
+    }
+    for (const counter of counters) {
+      const attempts = this.counters.get(counter.key) ?? new Map<string, number>();
+      attempts.set(attemptId, now.getTime());
+      this.counters.set(counter.key, attempts);
+    }
+    return { granted: true };
   }
 
-  async record(key: string, now: Date, windowMs: number): Promise<void> {
-    const open = await this.current(key, now);
-    this.windows.set(
-      key,
-      open
-        ? { ...open, failures: open.failures + 1 }
-        : { failures: 1, windowEndsAt: new Date(now.getTime() + windowMs) },
-    );
+  async release(keys: string[], attemptId: string): Promise<void> {
+    for (const key of keys) this.counters.get(key)?.delete(attemptId);
   }
 }

@@ -169,7 +169,7 @@ describe('website use cases', () => {
     await expect(guess('c', 'guess-3')).rejects.toMatchObject({
       fieldErrors: {
         login: [
-          'The site refused this login 2 times in the last 15 minutes, so Inkpress does not try it again for now (more failures would make the site pause this login for every caller): check the login and password, then try again in 15 minutes.',
+          'The site refused this login (or is checking it) 2 times in the last 15 minutes, so Inkpress does not try it again for now (more failures would make the site pause this login for every caller): check the login and password, then try again in 15 minutes.',
         ],
       },
     });
@@ -194,6 +194,99 @@ describe('website use cases', () => {
     fakes.time.advance(15 * 60_000);
     await guess('e', 'right').then(() => undefined);
   });
+
+  it('lets 20 parallel registrations of one account with wrong passwords and spellings of one login reach the site twice at most', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const refused = () => new CmsError('unauthorized', 'Login failed', 401);
+    fakes.cms.failWith(...Array.from({ length: 40 }, refused));
+    // One login to WordPress (sanitize_user, then lower case), as the plugin's throttle counts it.
+    const spellings = [
+      'inkpress',
+      'InkPress',
+      ' INKPRESS',
+      'ínkpréss',
+      'ink<b>press',
+      'ink%41press',
+      'ink&amp;press',
+    ];
+
+    const answers = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, n) =>
+        createWebsite(websiteDeps(fakes), accountId, {
+          url: `https://victim.example.com/${n}`,
+          login: spellings[n % spellings.length],
+          password: `guess-${n}`,
+        }),
+      ),
+    );
+
+    expect(answers.every((answer) => answer.status === 'rejected')).toBe(true);
+    expect(fakes.cms.calls.filter((call) => call.kind === 'status')).toHaveLength(2);
+  });
+
+  it('caps failed logins to a site as one user at 3 across accounts, and releases the attempts the site accepted or never checked', async () => {
+    const fakes = createFakes();
+    const refused = () => new CmsError('unauthorized', 'Login failed', 401);
+    const register = async (password: string) =>
+      createWebsite(websiteDeps(fakes), await fakes.account(0), {
+        url: 'https://victim.example.com',
+        login: 'Inkpress',
+        password,
+      });
+    // Paused by the site (it checked nothing), then accepted: neither counts.
+    fakes.cms.failWith(new CmsError('throttled', 'Too many', 429, 'inkpress_throttled', 60));
+    await expect(register('any')).rejects.toMatchObject({ fieldErrors: { login: [expect.any(String)] } });
+    await register('right');
+    fakes.cms.failWith(refused(), refused(), refused());
+    for (const guess of ['guess-1', 'guess-2', 'guess-3']) {
+      await expect(register(guess)).rejects.toMatchObject({
+        fieldErrors: { password: [expect.any(String)] },
+      });
+    }
+    const callsBefore = fakes.cms.calls.length;
+
+    await expect(register('right')).rejects.toMatchObject({
+      fieldErrors: {
+        login: [
+          'Logins to this site as this user failed (or are being checked) 3 times in the last 15 minutes through Inkpress, so Inkpress does not try it again for now (more failures would make the site pause this login for every caller): check the login and password, then try again in 15 minutes.',
+        ],
+      },
+    });
+    expect(fakes.cms.calls.length).toBe(callsBefore);
+    // Another user of the site is not held up.
+    await expect(
+      createWebsite(websiteDeps(fakes), await fakes.account(0), {
+        url: 'https://victim.example.com',
+        login: 'someone-else',
+        password: 'right',
+      }),
+    ).resolves.toBeDefined();
+  });
+
+  it.each(['ink:press', 'inkpress:'])(
+    'refuses a login with a colon (%j), which HTTP Basic cannot carry, with a 422 on login',
+    async (login) => {
+      const fakes = createFakes();
+      const accountId = await fakes.account(0);
+      await expect(createWebsite(websiteDeps(fakes), accountId, { ...fields, login })).rejects.toMatchObject({
+        fieldErrors: { login: ['The login may not contain a colon (:).'] },
+      });
+      const website = await fakes.website(accountId);
+      await expect(
+        updateWebsite(
+          { ...websiteDeps(fakes), publications: fakes.publications },
+          accountId,
+          website.websiteUuid,
+          {
+            login,
+            password: 'secret',
+          },
+        ),
+      ).rejects.toMatchObject({ fieldErrors: { login: ['The login may not contain a colon (:).'] } });
+      expect(fakes.cms.calls).toEqual([]);
+    },
+  );
 
   it('the hourly check flags a failing site and clears it when it answers again', async () => {
     const fakes = createFakes();
