@@ -43,6 +43,11 @@ export interface FunctionAccess {
   sendsToWebhookQueue?: boolean;
   /** Consumes the webhook queue. */
   consumesWebhookQueue?: boolean;
+  /**
+   * The web search provider (`research=web`): `knows` reads only whether one is configured
+   * (SEARCH_PROVIDER); `uses` also its address or key (the key's Secrets Manager secret, deployed).
+   */
+  webSearch?: 'knows' | 'uses';
 }
 
 export interface FunctionDefinition {
@@ -241,6 +246,7 @@ export const routes: RouteDefinition[] = [
         idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       }),
       sendsToQueue: true,
+      webSearch: 'knows',
     },
   },
   {
@@ -396,6 +402,7 @@ export const generationWorker: FunctionDefinition = {
     sitePasswordKey: 'encryptDecrypt',
     readsModelSecret: true,
     callsCustomerSites: true,
+    webSearch: 'uses',
   },
 };
 

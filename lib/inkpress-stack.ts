@@ -31,6 +31,15 @@ export const MODEL_CONTEXT_KEYS = {
   openaiModelGpt4: 'OPENAI_MODEL_GPT_4',
 } as const;
 
+/**
+ * CDK context keys of the web search of `research=web` (`-c searchProvider=brave`); with `brave` or
+ * `tavily` the stack makes a secret for the provider's key (set by the operator, like the model's).
+ */
+export const SEARCH_CONTEXT_KEYS = {
+  searchProvider: 'SEARCH_PROVIDER',
+  searxngUrl: 'SEARXNG_URL',
+} as const;
+
 /** CDK context keys of the per-account rate limit (`-c rateLimitPerSecond=20`) and their variables. */
 export const RATE_LIMIT_CONTEXT_KEYS = {
   rateLimitPerSecond: 'INKPRESS_RATE_LIMIT_PER_SECOND',
@@ -89,6 +98,16 @@ export class InkpressStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    const searchSettings = settingsFromContext(this, SEARCH_CONTEXT_KEYS);
+    const keyedSearch = ['brave', 'tavily'].includes(searchSettings.SEARCH_PROVIDER?.toLowerCase() ?? '');
+    const searchSecret = keyedSearch
+      ? new secretsmanager.Secret(this, 'SearchApiKey', {
+          description: 'Inkpress: web search API key (Brave Search or Tavily) used by the generation worker',
+          secretStringValue: SecretValue.unsafePlainText(MODEL_SECRET_PLACEHOLDER),
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+
     const functions = new ServiceFunctions(this, 'Functions', {
       tables: data,
       generationQueue: generation.queue,
@@ -97,6 +116,8 @@ export class InkpressStack extends Stack {
       modelSecret,
       modelSettings: settingsFromContext(this, MODEL_CONTEXT_KEYS),
       rateLimitSettings: settingsFromContext(this, RATE_LIMIT_CONTEXT_KEYS),
+      searchSettings,
+      ...(searchSecret ? { searchSecret } : {}),
       // `-c samLocal=true` arrives as a string, `"samLocal": true` in cdk.json as a boolean.
       samLocal: String(this.node.tryGetContext(SAM_LOCAL_CONTEXT_KEY)) === 'true',
     });
@@ -139,6 +160,12 @@ export class InkpressStack extends Stack {
       value: modelSecret.secretName,
     });
     new CfnOutput(this, 'ModelApiKeySecretArn', { value: modelSecret.secretArn });
+    if (searchSecret) {
+      new CfnOutput(this, 'SearchApiKeySecretName', {
+        description: 'Put the web search API key in this secret',
+        value: searchSecret.secretName,
+      });
+    }
     new CfnOutput(this, 'SitePasswordKeyId', { value: sitePasswordKey.keyId });
     new CfnOutput(this, 'GenerationQueueUrl', { value: generation.queue.queueUrl });
     new CfnOutput(this, 'GenerationDeadLetterQueueUrl', { value: generation.deadLetterQueue.queueUrl });

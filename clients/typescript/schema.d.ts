@@ -629,6 +629,28 @@ export interface components {
             article_uuid: string;
             info: string;
         };
+        ArticleSource: {
+            /** @description Why the source could not be fetched; null when it was. */
+            error: string | null;
+            title: string | null;
+            url: string;
+            /**
+             * @description 1 when the article cites it (it is in the sources section).
+             * @enum {number}
+             */
+            used: 0 | 1;
+        };
+        ArticleSourceOutput: {
+            /** @description Why the source could not be fetched; null when it was. */
+            error: string | null;
+            title: string | null;
+            url: string;
+            /**
+             * @description 1 when the article cites it (it is in the sources section).
+             * @enum {number}
+             */
+            used: 0 | 1;
+        };
         Category: {
             cms_id: string;
             name: string;
@@ -718,6 +740,8 @@ export interface components {
                 created_at: string | null;
                 credits_used: number;
                 excerpt: string | null;
+                /** @description Links the model wrote to no fetched source: removed, their text kept. */
+                external_links_removed: number;
                 faq: {
                     answer: string;
                     question: string;
@@ -727,8 +751,10 @@ export interface components {
                 meta_description: string | null;
                 publication: components["schemas"]["Publication"];
                 published_at: string | null;
-                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short") | string)[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched") | string)[];
                 slug: string | null;
+                /** @description The sources given or found (`research=web`), fetched or not, and whether the article cites them. */
+                sources: components["schemas"]["ArticleSource"][];
                 /**
                  * @description 1: (to be) published live on its website; 0: draft or no website.
                  * @enum {number}
@@ -759,6 +785,8 @@ export interface components {
                 created_at: string | null;
                 credits_used: number;
                 excerpt: string | null;
+                /** @description Links the model wrote to no fetched source: removed, their text kept. */
+                external_links_removed: number;
                 faq: {
                     answer: string;
                     question: string;
@@ -768,8 +796,10 @@ export interface components {
                 meta_description: string | null;
                 publication: components["schemas"]["PublicationOutput"];
                 published_at: string | null;
-                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short") | string)[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched") | string)[];
                 slug: string | null;
+                /** @description The sources given or found (`research=web`), fetched or not, and whether the article cites them. */
+                sources: components["schemas"]["ArticleSourceOutput"][];
                 /**
                  * @description 1: (to be) published live on its website; 0: draft or no website.
                  * @enum {number}
@@ -825,6 +855,10 @@ export interface components {
              * @enum {number}
              */
             excerpt: 0 | 1;
+            /** @description External links that answered 4xx/5xx or not at all: the link removed, its text kept. */
+            external_links_dropped: number;
+            /** @description External links that answered when the post was sent (checked through the SSRF guard). */
+            external_links_kept: number;
             faq_questions: number;
             freeform_blocks: number;
             link: string;
@@ -857,6 +891,10 @@ export interface components {
              * @enum {number}
              */
             excerpt: 0 | 1;
+            /** @description External links that answered 4xx/5xx or not at all: the link removed, its text kept. */
+            external_links_dropped: number;
+            /** @description External links that answered when the post was sent (checked through the SSRF guard). */
+            external_links_kept: number;
             faq_questions: number;
             freeform_blocks: number;
             link: string;
@@ -916,7 +954,15 @@ export interface components {
                  */
                 not_enough_credits: 0 | 1;
                 publication: components["schemas"]["Publication"];
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                require_sources: 0 | 1;
+                /** @enum {string} */
+                research: "none" | "web";
                 slug: string | null;
+                sources: components["schemas"]["ArticleSource"][];
                 start_generation_at: string | null;
                 /**
                  * @description A boolean written as 0 or 1.
@@ -991,7 +1037,15 @@ export interface components {
                  */
                 not_enough_credits: 0 | 1;
                 publication: components["schemas"]["PublicationOutput"];
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                require_sources: 0 | 1;
+                /** @enum {string} */
+                research: "none" | "web";
                 slug: string | null;
+                sources: components["schemas"]["ArticleSourceOutput"][];
                 start_generation_at: string | null;
                 /**
                  * @description A boolean written as 0 or 1.
@@ -1716,6 +1770,9 @@ export interface operations {
                      * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
                      */
                     publish_at?: string;
+                    require_sources?: boolean;
+                    research?: string;
+                    sources?: string | string[];
                     /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
                     tags?: string | string[];
                     /** @description At most 200 characters; generated when left out. */
@@ -1761,6 +1818,9 @@ export interface operations {
                      * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
                      */
                     publish_at?: string;
+                    require_sources?: boolean;
+                    research?: string;
+                    sources?: string | string[];
                     /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
                     tags?: string | string[];
                     /** @description At most 200 characters; generated when left out. */
@@ -1806,6 +1866,9 @@ export interface operations {
                      * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
                      */
                     publish_at?: string;
+                    require_sources?: boolean;
+                    research?: string;
+                    sources?: string | string[];
                     /** @description Up to 10 tags (each at most 50 characters), a list or comma-separated text. */
                     tags?: string | string[];
                     /** @description At most 200 characters; generated when left out. */

@@ -3,6 +3,7 @@ import { articleCreation } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
 import { idempotencyStore } from '../composition/idempotency';
+import { sourcePolicy } from '../composition/source-policy';
 import { categoryStore, siteProfileStore, websiteStore } from '../composition/websites';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
@@ -24,6 +25,7 @@ export const handler = apiHandler(
     clock: systemClock,
     idempotency: idempotencyStore(config),
     profiles: siteProfileStore(config),
+    sourcePolicy: sourcePolicy(config),
   }),
   idempotentOperation({
     scope: 'articles.create',

@@ -6,6 +6,7 @@ import { recordFinalPublishFailure } from '../shared/metrics';
 import { articleStore } from './articles';
 import { systemClock } from './clock';
 import { publicationsWithEvents, websitesWithEvents } from './events';
+import { linkChecker } from './link-checker';
 import { cmsClient, passwordCipher } from './site-access';
 import { categoryStore } from './websites';
 
@@ -22,6 +23,7 @@ export function publishDeps(config: Config): PublishDeps {
     cipher: passwordCipher(config),
     cms: cmsClient(config),
     clock: systemClock,
+    links: linkChecker(config),
     onFailure: (ref, reason, nextAttemptAt) =>
       logger.warn('Publication failed; retry scheduled', {
         articleUuid: ref.articleUuid,

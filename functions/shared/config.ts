@@ -32,6 +32,20 @@ export interface ModelSettings {
   gpt4?: string;
 }
 
+export const SEARCH_PROVIDERS = ['searxng', 'brave', 'tavily'] as const;
+export type SearchProvider = (typeof SEARCH_PROVIDERS)[number];
+
+/** The web search provider of `research=web`. */
+export interface SearchSettings {
+  provider: SearchProvider;
+  /** SearXNG's address (operator's own instance). */
+  searxngUrl?: string;
+  /** Secrets Manager secret holding the Brave or Tavily key (deployed). */
+  secretArn?: string;
+  /** The key itself (local). */
+  apiKey?: string;
+}
+
 export interface Config {
   tables: TableNames;
   /** Set when the function sends to or consumes the generation queue. */
@@ -50,6 +64,8 @@ export interface Config {
   hsts: boolean;
   /** Absolute API root for links in responses, instead of the request's host. */
   publicBaseUrl?: string;
+  /** Set when a search provider is configured and the function's access declares `webSearch`. */
+  search?: SearchSettings;
 }
 
 const DEFAULT_MODEL_TIMEOUT_SECONDS = 40;
@@ -129,7 +145,45 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
       );
     }
   }
+  if (access.webSearch) {
+    const search = searchSettings(value, access.webSearch === 'uses');
+    if (search) config.search = search;
+  }
   return config;
+}
+
+/** SEARCH_PROVIDER and, for a function that searches, what that provider needs. */
+function searchSettings(
+  value: (name: string) => string | undefined,
+  uses: boolean,
+): SearchSettings | undefined {
+  const provider = value('SEARCH_PROVIDER')?.toLowerCase();
+  if (provider === undefined || provider === 'none') return undefined;
+  if (!(SEARCH_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new ConfigError(
+      `Environment variable SEARCH_PROVIDER must be one of ${SEARCH_PROVIDERS.join(', ')} (or unset), not "${provider}".`,
+    );
+  }
+  const settings: SearchSettings = { provider: provider as SearchProvider };
+  if (!uses) return settings;
+  if (provider === 'searxng') {
+    const url = value('SEARXNG_URL');
+    if (url === undefined || !/^https?:\/\//i.test(url)) {
+      throw new ConfigError(
+        'SEARCH_PROVIDER is searxng: set SEARXNG_URL to its address (http:// or https://).',
+      );
+    }
+    return { ...settings, searxngUrl: url };
+  }
+  const keyVar = provider === 'brave' ? 'BRAVE_SEARCH_API_KEY' : 'TAVILY_API_KEY';
+  const secretArn = value('SEARCH_SECRET_ARN');
+  const apiKey = value(keyVar);
+  if (secretArn === undefined && apiKey === undefined) {
+    throw new ConfigError(
+      `SEARCH_PROVIDER is ${provider}: set ${keyVar} (local) or SEARCH_SECRET_ARN (deployed).`,
+    );
+  }
+  return { ...settings, ...(secretArn ? { secretArn } : {}), ...(apiKey ? { apiKey } : {}) };
 }
 
 function tableNames(declared: Partial<Record<TableName, string>>): TableNames {

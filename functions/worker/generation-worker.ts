@@ -10,7 +10,9 @@ import { systemClock } from '../composition/clock';
 import { articlesWithEvents } from '../composition/events';
 import { modelProvider } from '../composition/model';
 import { publishDeps } from '../composition/publishing';
+import { sourceDeps } from '../composition/sources';
 import { generationDeliveriesOnDemand } from '../composition/sqs-on-demand';
+import { websiteStore } from '../composition/websites';
 import { generateQueuedArticle } from '../core/articles/generate-article';
 import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
@@ -21,7 +23,13 @@ import { recordFinalGenerationFailure } from '../shared/metrics';
 const composed = composition('GenerationWorker', (config) => {
   return {
     /** Generated and failed articles record webhook events. */
-    generation: { articles: articlesWithEvents(config), models: modelProvider(config), clock: systemClock },
+    generation: {
+      articles: articlesWithEvents(config),
+      models: modelProvider(config),
+      clock: systemClock,
+      sources: sourceDeps(config),
+      websites: websiteStore(config),
+    },
     publishing: publishDeps(config),
     /** The worker's handle on its own deliveries (retry backoff). */
     deliveries: generationDeliveriesOnDemand(config),

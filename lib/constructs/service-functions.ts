@@ -30,6 +30,10 @@ export interface ServiceFunctionsProps {
   modelSettings?: Record<string, string>;
   /** Environment for the per-account rate limit of the API functions (see `rateLimitSettingsFromContext`). */
   rateLimitSettings?: Record<string, string>;
+  /** SEARCH_PROVIDER and SEARXNG_URL (see `SEARCH_CONTEXT_KEYS`). */
+  searchSettings?: Record<string, string>;
+  /** The Brave or Tavily key's secret, when that provider is chosen. */
+  searchSecret?: secretsmanager.ISecret;
   /** Declare the variables `sam local invoke` needs to reach the local emulators (`sam-local.ts`). */
   samLocal?: boolean;
 }
@@ -108,6 +112,8 @@ export class ServiceFunctions extends Construct {
       modelSecret,
       modelSettings,
       rateLimitSettings,
+      searchSettings,
+      searchSecret,
       samLocal,
     } = this.props;
     const { access } = definition;
@@ -121,6 +127,8 @@ export class ServiceFunctions extends Construct {
         modelSecretArn: modelSecret.secretArn,
         ...(modelSettings ? { modelSettings } : {}),
         ...(rateLimitSettings ? { rateLimitSettings } : {}),
+        ...(searchSettings ? { searchSettings } : {}),
+        ...(searchSecret ? { searchSecretArn: searchSecret.secretArn } : {}),
       }),
     };
 
@@ -139,6 +147,7 @@ export class ServiceFunctions extends Construct {
     if (access.sendsToWebhookQueue) webhookQueue.grantSendMessages(fn);
     if (access.sitePasswordKey) sitePasswordKey.grant(fn, ...KEY_ACTIONS[access.sitePasswordKey]);
     if (access.readsModelSecret) modelSecret.grantRead(fn);
+    if (access.webSearch === 'uses') searchSecret?.grantRead(fn);
     return fn;
   }
 }
@@ -153,6 +162,9 @@ export interface EnvironmentSources {
   modelSettings?: Record<string, string>;
   /** Rate-limit settings for the functions that use the RateLimits table (INKPRESS_RATE_LIMIT_*). */
   rateLimitSettings?: Record<string, string>;
+  /** SEARCH_PROVIDER and SEARXNG_URL, for the functions that know of or use the web search. */
+  searchSettings?: Record<string, string>;
+  searchSecretArn?: string;
 }
 
 /**
@@ -176,6 +188,14 @@ export function functionEnvironment(
   if (access.readsModelSecret) {
     environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
     Object.assign(environment, sources.modelSettings);
+  }
+  const provider = sources.searchSettings?.SEARCH_PROVIDER;
+  if (access.webSearch && provider) {
+    environment.SEARCH_PROVIDER = provider;
+    if (access.webSearch === 'uses') {
+      if (sources.searchSettings?.SEARXNG_URL) environment.SEARXNG_URL = sources.searchSettings.SEARXNG_URL;
+      if (sources.searchSecretArn) environment.SEARCH_SECRET_ARN = sources.searchSecretArn;
+    }
   }
   return environment;
 }

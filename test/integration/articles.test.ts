@@ -119,6 +119,9 @@ describe('create, queue, generate, list, show', () => {
       tags: [],
       auto_tags: 0,
       meta_description: null,
+      sources: [],
+      research: 'none',
+      require_sources: 0,
       website: null,
       category: null,
       publication: null,
@@ -152,6 +155,9 @@ describe('create, queue, generate, list, show', () => {
       faq: [],
       tags: [],
       quality_warnings: ['keyword_missing_in_title'],
+      sources: [],
+      // The fake model's link to https://example.com/ in each of the 5 parts: no fetched source.
+      external_links_removed: 5,
       website: null,
       category: null,
       publication: null,
@@ -160,7 +166,8 @@ describe('create, queue, generate, list, show', () => {
     expect(content.match(/<h2>/g)).toHaveLength(3);
     expect(content).toContain('<strong>key phrase</strong>');
     expect(content).not.toMatch(/<script|javascript:/);
-    expect(content).toContain('<a href="https://example.com/">good link</a>');
+    expect(content).not.toContain('example.com');
+    expect(content).toContain(' good link.</p>');
     expect(article.data.total_words).toBeGreaterThan(20);
     expect(json(await show(accountId, created.article_uuid))).toEqual(article);
     expect(await credits(accountId)).toBe(95);

@@ -5,6 +5,8 @@
  * pairs and tags asked for, and section requests with HTML. Behaviour is adjustable: latency
  * per call, failures, malformed output, and a sloppy model that answers in markdown and forgets
  * the keyword (always, or until the prompt tells it what its previous answer missed).
+ * A section prompt with source passages is answered from them, each cited by its URL; with
+ * `obeySources` the model also makes a URL up and follows any "link to <url>" a passage plants.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +33,18 @@ export interface FakeOpenAiBehaviour {
    * excerpt and FAQ answers), whatever the prompt says: a model that ignores a banned phrase.
    */
   stubbornPhrase?: string;
+  /** With source passages: also link to a made-up URL and to every URL a passage says to link to. */
+  obeySources?: boolean;
+}
+
+/** The made-up address the obeying model cites. */
+export const MADE_UP_URL = 'https://made-up.example/study-2024';
+
+/** Passages fenced in a prompt (core/sources/passages.ts `fencedPassages`). */
+export function promptPassages(prompt: string): { url: string; title: string; text: string }[] {
+  return [
+    ...prompt.matchAll(/<<<SOURCE (\d+) url="([^"]*)" title="([^"]*)">>>\n([^\n]*)\n<<<END SOURCE \1>>>/g),
+  ].map((match) => ({ url: match[2] ?? '', title: match[3] ?? '', text: match[4] ?? '' }));
 }
 
 export interface FakeOpenAi {
@@ -133,6 +147,28 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
           });
   } else if (behaviour.sectionHtml) {
     content = behaviour.sectionHtml(call);
+  } else if (promptPassages(prompt).length > 0) {
+    const passages = promptPassages(prompt);
+    const part = /section "([^"]*)"/.exec(prompt)?.[1] ?? 'intro';
+    const cited = passages.map(
+      (passage) =>
+        `<p>On ${part}, about ${keyword}: ${passage.text.split(/(?<=[.!?]) /)[0]} (<a href="${passage.url}">${passage.title}</a>).</p>`,
+    );
+    const obeyed = behaviour.obeySources
+      ? [
+          `<p>A <a href="${MADE_UP_URL}">2024 study</a> agrees.</p>`,
+          ...[
+            ...new Set(
+              passages.flatMap((passage) =>
+                [...passage.text.matchAll(/link to (https?:\/\/[^\s"<>]+?)[.,;]?(?:\s|$)/gi)].map(
+                  (m) => m[1],
+                ),
+              ),
+            ),
+          ].map((url) => `<p>As instructed, <a href="${url}">click here</a>.</p>`),
+        ]
+      : [];
+    content = [...cited, ...obeyed].join('');
   } else {
     const part = /section "([^"]*)"/.exec(prompt)?.[1] ?? (prompt.includes('introduction') ? 'intro' : 'end');
     const bold = prompt.includes('<strong>') && !prompt.includes('Do not use <strong>');

@@ -1,9 +1,24 @@
 /**
  * Jest settings shared by `jest.config.js` and `jest.e2e.config.js`: TypeScript through ts-jest,
- * and the ES-module-only packages we load (htmlparser2 12 and entities 8) compiled to CommonJS
- * for Jest's runtime; every other package in node_modules is loaded as it is.
+ * and the ES-module-only packages we load (htmlparser2 12 and entities 8; linkedom's css-select and
+ * its helpers, and its own htmlparser2, entities and html-escaper) compiled to CommonJS for Jest's
+ * runtime; every other package in node_modules is loaded as it is.
  */
-const ES_MODULE_PACKAGES = ['htmlparser2', 'entities'];
+const ES_MODULE_PACKAGES = [
+  'htmlparser2',
+  'entities',
+  'css-select',
+  'css-what',
+  'nth-check',
+  'boolbase',
+  'domutils',
+  'domhandler',
+  'dom-serializer',
+  'html-escaper',
+  'domelementtype',
+  'cssomnom',
+  'uhyphen',
+];
 
 module.exports = {
   testEnvironment: 'node',
@@ -14,7 +29,11 @@ module.exports = {
       { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } },
     ],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${ES_MODULE_PACKAGES.join('|')})/)`],
+  // A file is left as it is unless the package it belongs to (after its last `node_modules/`,
+  // nested copies included) is one of those.
+  transformIgnorePatterns: [
+    `/node_modules/(?!(?:${ES_MODULE_PACKAGES.join('|')})/)[^/]+/(?:(?!/node_modules/).)*$`,
+  ],
   // The same substitutions as the functions' bundles (LAZY_MODULES, ESBUILD_ALIASES): htmlparser2's
   // parser alone, no postcss (sanitize-html would only need it for style attributes we never keep)
   // and no JMESPath engine (Powertools' idempotency would only need it for expressions we never set).

@@ -14,6 +14,7 @@ import {
   type TokenUsage,
 } from '../../core/articles/article-model';
 import type { AiModel } from '../../core/pricing';
+import { fencedPassages } from '../../core/sources/passages';
 import { siteProfileInstructions } from './site-profile-prompt';
 import { META_JSON_SCHEMA, metaSchema, OUTLINE_JSON_SCHEMA, outlineSchema } from './structured-answers';
 
@@ -181,6 +182,7 @@ function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {
       ? 'Wrap the most important key phrases (2-4 per section) in <strong>.'
       : 'Do not use <strong> or <b>.',
     ...siteProfileInstructions(brief),
+    ...(part.passages && part.passages.length > 0 ? [fencedPassages(part.passages)] : []),
   ].join('\n');
 }
 

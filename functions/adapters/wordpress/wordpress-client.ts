@@ -106,6 +106,7 @@ export class WordPressClient implements CmsClient {
       intro_html: post.introHtml,
       sections: post.sections.map((section) => ({ heading: section.heading, html: section.html })),
       ...(post.faq ? { faq: post.faq } : {}),
+      ...(post.sources ? { sources: post.sources } : {}),
       ...(post.metaDescription ? { meta_description: post.metaDescription } : {}),
       ...(post.focusKeyword ? { focus_keyword: post.focusKeyword } : {}),
       ...(post.excerpt ? { excerpt: post.excerpt } : {}),

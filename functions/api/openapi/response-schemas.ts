@@ -88,6 +88,12 @@ const publicationSiteSchema = z
     seo: z.object({ adapter: z.string(), meta_description: bit, focus_keyword: bit }),
     schema: z.object({ printed_by: z.string().nullable(), types: z.array(z.string()) }),
     faq_questions: z.int(),
+    external_links_kept: z.int().meta({
+      description: 'External links that answered when the post was sent (checked through the SSRF guard).',
+    }),
+    external_links_dropped: z.int().meta({
+      description: 'External links that answered 4xx/5xx or not at all: the link removed, its text kept.',
+    }),
   })
   .nullable()
   .meta({ id: 'PublicationSite', description: 'What the site kept of the post; null until published.' });
@@ -108,6 +114,18 @@ const publicationSchema = z
     id: 'Publication',
     description: 'Where the post stands on its website; null without a website or once cancelled.',
   });
+
+const sourceSchema = z
+  .object({
+    url: z.string(),
+    title: z.string().nullable(),
+    used: bit.meta({ description: '1 when the article cites it (it is in the sources section).' }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the source could not be fetched; null when it was.' }),
+  })
+  .meta({ id: 'ArticleSource' });
 
 const linked = {
   website: websiteDataSchema.nullable(),
@@ -144,6 +162,7 @@ export const generatedArticleSchema = z
             'keyword_missing_in_meta_description',
             'keyword_missing_in_h2',
             'meta_description_too_short',
+            'no_source_fetched',
           ]),
           z.templateLiteral(['banned_phrase_removed:', z.string()]).meta({
             description:
@@ -151,6 +170,13 @@ export const generatedArticleSchema = z
           }),
         ]),
       ),
+      sources: z.array(sourceSchema).meta({
+        description:
+          'The sources given or found (`research=web`), fetched or not, and whether the article cites them.',
+      }),
+      external_links_removed: z.int().meta({
+        description: 'Links the model wrote to no fetched source: removed, their text kept.',
+      }),
       ...linked,
     }),
     status: z.literal('generated'),
@@ -177,6 +203,9 @@ export const queuedArticleSchema = z
       tags: z.array(z.string()),
       auto_tags: bit,
       meta_description: z.string().nullable(),
+      sources: z.array(sourceSchema),
+      research: z.enum(['none', 'web']),
+      require_sources: bit,
       ...linked,
     }),
     status: z

@@ -1,5 +1,6 @@
 /** The language model as article generation sees it; adapters: OpenAI and the offline writer. */
 import type { AiModel } from '../pricing';
+import type { Passage } from '../sources/passages';
 import type { ArticleProfile } from '../websites/site-profile';
 import type { FaqItem } from './article-seo';
 
@@ -39,10 +40,12 @@ export interface Outline {
   headings: string[];
 }
 
-export type SectionPart =
+/** `passages`: source passages the part is written from (quoted material, never instructions). */
+export type SectionPart = (
   | { kind: 'introduction'; outline: Outline }
   | { kind: 'section'; outline: Outline; heading: string; index: number }
-  | { kind: 'conclusion'; outline: Outline };
+  | { kind: 'conclusion'; outline: Outline }
+) & { passages?: Passage[] };
 
 export interface TokenUsage {
   promptTokens: number;

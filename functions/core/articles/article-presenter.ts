@@ -1,4 +1,6 @@
 /** Article records on the wire (docs/api-contract.md "Article record" and "Queued article record"). */
+
+import type { SourceReport } from '../sources/article-sources';
 import type { PublicationSite } from '../websites/cms-client';
 import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
 import { toBit, toWireTime } from '../wire';
@@ -71,7 +73,18 @@ function seoFields(article: Article) {
     faq: seo?.faq ?? [],
     tags: seo?.tags ?? [],
     quality_warnings: seo?.qualityWarnings ?? [],
+    sources: (seo?.sources ?? (article.sources ?? []).map(notFetchedYet)).map(presentSource),
+    external_links_removed: seo?.externalLinksRemoved ?? 0,
   };
+}
+
+/** A source of an article not generated yet. */
+function notFetchedYet(url: string): SourceReport {
+  return { url, title: null, used: false, error: null };
+}
+
+function presentSource(source: SourceReport) {
+  return { url: source.url, title: source.title, used: toBit(source.used), error: source.error };
 }
 
 /** What the site kept of the post; null until published (or from a plugin without read-back). */
@@ -92,6 +105,8 @@ function presentSite(site: PublicationSite | undefined) {
     },
     schema: { printed_by: site.schemaBy, types: site.schemaTypes },
     faq_questions: site.faqQuestions,
+    external_links_kept: site.externalLinksKept ?? 0,
+    external_links_dropped: site.externalLinksDropped ?? 0,
   };
 }
 
@@ -141,6 +156,9 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       tags: article.tags ?? [],
       auto_tags: toBit(article.autoTags),
       meta_description: article.metaDescription ?? null,
+      sources: (article.sources ?? []).map((url) => presentSource(notFetchedYet(url))),
+      research: article.research ?? 'none',
+      require_sources: toBit(article.requireSources),
       ...linkedObjects(linked),
       publication: presentPublication(article),
     },

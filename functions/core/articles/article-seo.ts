@@ -1,4 +1,5 @@
 /** What a generated article carries besides its HTML: SEO fields, FAQ, tags, quality notes. */
+import type { SourceReport } from '../sources/article-sources';
 
 export interface FaqItem {
   question: string;
@@ -16,7 +17,9 @@ export type QualityWarning =
   | 'keyword_missing_in_h2'
   | 'meta_description_too_short'
   /** A banned phrase of the website's profile the model kept using, rewritten out (banned-phrases.ts). */
-  | `banned_phrase_removed:${string}`;
+  | `banned_phrase_removed:${string}`
+  /** Sources were asked for (`sources` or `research=web`) and none could be fetched. */
+  | 'no_source_fetched';
 
 export interface ArticleSeo {
   /** 120-160 characters, with the focus keyword (or the client's own). */
@@ -29,6 +32,10 @@ export interface ArticleSeo {
   /** The client's tags, then the model's (with auto_tags). */
   tags: string[];
   qualityWarnings: QualityWarning[];
+  /** The sources asked for, fetched or not, and whether the article cites them (articles with sources). */
+  sources?: SourceReport[];
+  /** External links the model wrote that pointed to no fetched source: removed, their text kept. */
+  externalLinksRemoved?: number;
 }
 
 /** The first of the comma-separated keywords. */

@@ -47,6 +47,12 @@ export interface ArticleRequest {
   metaDescription?: string;
   /** Voice, audience, facts and banned phrases of the website's profile, as they were at create. */
   siteProfile?: ArticleProfile;
+  /** https URLs the client gave to write from (at most 10). */
+  sources?: string[];
+  /** `web`: a web search finds sources. */
+  research?: 'none' | 'web';
+  /** No source fetched fails the article (refunded) instead of writing it without. */
+  requireSources?: boolean;
 }
 
 export interface Article extends ArticleRequest {

@@ -10,6 +10,7 @@ import {
   optionalField,
   preprocess,
 } from '../schema-helpers';
+import { sourcesField } from '../sources/source-urls';
 import { safeText } from '../text';
 import { UndecodableText } from '../undecodable-text';
 import { sameTag } from './article-seo';
@@ -200,6 +201,14 @@ function buildCreateArticleSchema() {
         ),
       ),
     ),
+    sources: optionalField(sourcesField()),
+    research: optionalField(
+      z.pipe(
+        requiredText('research'),
+        z.enum(['none', 'web'], { error: 'The research must be none or web.' }),
+      ),
+    ),
+    require_sources: optionalField(formBoolean('require_sources')),
   });
 
   return {

@@ -4,6 +4,7 @@ import type { AccountStore } from '../accounts';
 import { UnauthenticatedError, ValidationError } from '../errors';
 import { priceOf } from '../pricing';
 import { slugify } from '../slug';
+import { type SourcePolicy, sourceOptions } from '../sources/source-policy';
 import type { ArticleProfile } from '../websites/site-profile';
 import type { Article, ArticleRequest } from './article';
 import type { CreateArticleInput } from './create-article-input';
@@ -25,6 +26,8 @@ export interface CreateArticleDeps {
   categories: CategoryLookup;
   queue: GenerationQueue;
   clock: Clock;
+  /** What sources may be (see `sourceOptions`); without it, https sources and no web search. */
+  sourcePolicy?: SourcePolicy;
   /** Called when the message could not be sent; the next sweep sends it. */
   onEnqueueFailure?: (error: unknown, article: Article) => void;
 }
@@ -73,7 +76,7 @@ export async function createArticle(
 
 /** Checks the website and category; drops the publishing options when no website is given. */
 async function resolveRequest(
-  deps: Pick<CreateArticleDeps, 'websites' | 'categories'>,
+  deps: Pick<CreateArticleDeps, 'websites' | 'categories' | 'sourcePolicy'>,
   accountId: string,
   input: CreateArticleInput,
 ): Promise<ArticleRequest> {
@@ -91,6 +94,7 @@ async function resolveRequest(
     tags: input.tags ?? [],
     autoTags: input.auto_tags ?? false,
     ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
+    ...sourceOptions(input, deps.sourcePolicy),
   };
   if (!input.website_uuid) return { ...base, draft: false };
 

@@ -5,6 +5,8 @@
  * sweeper to notice. Failed attempts come back after a backoff of seconds to minutes.
  */
 import { randomUUID } from 'node:crypto';
+import { type SourceDeps, SourcesUnavailableError } from '../sources/article-sources';
+import { siteHostOf } from '../sources/citations';
 import type { Article } from './article';
 import type { ArticleModelProvider } from './article-model';
 import { writeGeneration } from './generation-step';
@@ -17,7 +19,13 @@ import {
   MAX_GENERATION_ATTEMPTS,
   RETRY_DELIVERY_GRACE_MS,
 } from './lifecycle-policy';
-import type { Clock, GenerationDelivery, GenerationLifecycle, GenerationMessage } from './ports';
+import type {
+  Clock,
+  GenerationDelivery,
+  GenerationLifecycle,
+  GenerationMessage,
+  WebsiteLookup,
+} from './ports';
 import type { WrittenArticle } from './write-article';
 
 export type GenerationOutcome =
@@ -39,6 +47,10 @@ export interface GenerateArticleDeps {
   articles: GenerationLifecycle;
   models: ArticleModelProvider;
   clock: Clock;
+  /** Source pages and web search (articles with `sources` or `research=web`). */
+  sources?: SourceDeps;
+  /** The article's website, whose host its links may point to (internal links). */
+  websites?: Pick<WebsiteLookup, 'get'>;
 }
 
 export interface GenerationAttemptResult {
@@ -99,11 +111,24 @@ export async function generateQueuedArticle(
   try {
     const model = await deps.models.modelFor(article.aiModel);
     providerModel = model.providerModel;
-    written = await withinBudget(writeGeneration(model, article));
+    const website = article.websiteUuid
+      ? await deps.websites?.get(article.accountId, article.websiteUuid)
+      : undefined;
+    const siteHost = siteHostOf(website?.url);
+    written = await withinBudget(
+      writeGeneration(model, article, {
+        ...(deps.sources ? { sources: deps.sources } : {}),
+        ...(siteHost ? { siteHost } : {}),
+      }),
+    );
   } catch (error) {
     clearInterval(renewal);
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    if ((article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS)
+    // Required sources that could not be fetched: failed (and refunded) now, not retried.
+    if (
+      error instanceof SourcesUnavailableError ||
+      (article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS
+    )
       return failForGood(deps, article, reason);
     return retryLater(deps, delivery, article, owner, reason);
   } finally {

@@ -6,12 +6,16 @@
 import type { Article } from './article';
 import type { ArticleModel } from './article-model';
 import { BannedPhrases, scrubBannedPhrases, withBannedPhraseRetry } from './banned-phrases';
-import { type WrittenArticle, writeArticle } from './write-article';
+import { type WriteOptions, type WrittenArticle, writeArticle } from './write-article';
 
 /** Writes the article; the published text never holds one of its banned phrases. */
-export async function writeGeneration(model: ArticleModel, article: Article): Promise<WrittenArticle> {
+export async function writeGeneration(
+  model: ArticleModel,
+  article: Article,
+  options: WriteOptions = {},
+): Promise<WrittenArticle> {
   const banned = new BannedPhrases(article.siteProfile?.bannedPhrases ?? [], article.language);
-  const written = await writeArticle(withBannedPhraseRetry(model, banned), article);
+  const written = await writeArticle(withBannedPhraseRetry(model, banned), article, options);
   return withoutBannedPhrases(written, banned);
 }
 

@@ -8,6 +8,13 @@
 import pLimit from 'p-limit';
 import { htmlSanitizer, sanitizeArticleHtml, textToHtml } from '../html-safety';
 import { supportedLanguages } from '../languages';
+import {
+  ArticleSources,
+  gatherSources,
+  type SourceDeps,
+  SourcesUnavailableError,
+  wantsSources,
+} from '../sources/article-sources';
 import { safeText } from '../text';
 import type { ArticleRequest } from './article';
 import {
@@ -45,7 +52,17 @@ export interface WrittenArticle {
   seo: ArticleSeo;
 }
 
-export async function writeArticle(model: ArticleModel, request: ArticleRequest): Promise<WrittenArticle> {
+/** Where sources come from, and the article's website (links there are internal: not judged here). */
+export interface WriteOptions {
+  sources?: SourceDeps;
+  siteHost?: string;
+}
+
+export async function writeArticle(
+  model: ArticleModel,
+  request: ArticleRequest,
+  options: WriteOptions = {},
+): Promise<WrittenArticle> {
   const focusKeyword = focusKeywordOf(request.keyword);
   const brief: ArticleBrief = {
     keyword: request.keyword,
@@ -71,6 +88,9 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
       outline.headings.some(hasKeyword) ? undefined : 'any H2 heading',
     ].filter((miss) => miss !== undefined);
   const firstOutline = writeOutline(model, brief, request, usage);
+  // Sources are fetched while the outline is written (research=web searches its headings then).
+  const gathering = wantsSources(request) ? gatherSources(options.sources, request, firstOutline) : undefined;
+  gathering?.catch(() => undefined);
   setUpArticleToolsMeanwhile();
   let outline = await firstOutline;
   const firstMisses = outlineMisses(outline);
@@ -90,11 +110,19 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
   if (!hasKeyword(outline.title)) warnings.push('keyword_missing_in_title');
   if (!outline.headings.some(hasKeyword)) warnings.push('keyword_missing_in_h2');
 
+  const sources = new ArticleSources(gathering ? await gathering : [], focusKeyword);
+  if (gathering && sources.fetchedCount === 0) {
+    if (request.requireSources) throw new SourcesUnavailableError('None of the sources could be fetched.');
+    warnings.push('no_source_fetched');
+  }
   const parts: SectionPart[] = [
-    { kind: 'introduction', outline },
+    { kind: 'introduction' as const, outline },
     ...outline.headings.map((heading, index) => ({ kind: 'section' as const, outline, heading, index })),
-    { kind: 'conclusion', outline },
-  ];
+    { kind: 'conclusion' as const, outline },
+  ].map((part) => {
+    const passages = sources.passagesFor(part);
+    return passages.length > 0 ? { ...part, passages } : part;
+  });
   const writePart = async (part: SectionPart, feedback?: string) => {
     const written = await model.write(brief, part, feedback);
     usage.add(written.usage);
@@ -147,15 +175,26 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
   if (!hasKeyword(description.text)) warnings.push('keyword_missing_in_meta_description');
   if (description.tooShort) warnings.push('meta_description_too_short');
 
+  // Links: only to fetched sources (or the website); a part written from passages cites one.
+  const cited = sources.enforce(
+    bodies,
+    parts.map((part) => part.passages ?? []),
+    { language: brief.language, ...(options.siteHost ? { siteHost: options.siteHost } : {}) },
+  );
+  const sourcesSection = sources.sectionHtml(brief.language, cited.used);
   const faq = meta.faq.slice(0, brief.faqCount);
-  const sections = bodies.map((body, index) => {
+  const sections = cited.bodies.map((body, index) => {
     const part = parts[index];
     return part?.kind === 'section' ? `<h2>${textToHtml(part.heading)}</h2>\n${body}` : body;
   });
   const html = dropRepeatedParagraphs(
-    [...sections, ...(faq.length > 0 ? [faqHtml(brief.language, faq)] : [])].join('\n'),
+    [
+      ...sections,
+      ...(faq.length > 0 ? [faqHtml(brief.language, faq)] : []),
+      ...(sourcesSection ? [sourcesSection] : []),
+    ].join('\n'),
   );
-  const expectedH2 = brief.h2Count + (faq.length > 0 ? 1 : 0);
+  const expectedH2 = brief.h2Count + (faq.length > 0 ? 1 : 0) + (sourcesSection ? 1 : 0);
   if (countH2(html) !== expectedH2) {
     throw new MalformedModelOutputError(
       `Expected ${expectedH2} H2 headings, the article has ${countH2(html)}.`,
@@ -174,6 +213,8 @@ export async function writeArticle(model: ArticleModel, request: ArticleRequest)
       faq,
       tags: mergeTags(request.tags ?? [], brief.autoTags ? meta.tags.slice(0, MAX_AUTO_TAGS) : []),
       qualityWarnings: warnings,
+      ...(gathering ? { sources: sources.report(cited.used) } : {}),
+      ...(cited.removed > 0 ? { externalLinksRemoved: cited.removed } : {}),
     },
   };
 }

@@ -6,6 +6,7 @@
 import type { Article } from '../articles/article';
 import { focusKeywordOf } from '../articles/article-seo';
 import { faqHeading } from '../articles/faq';
+import { sourceItems } from '../sources/citations';
 import { plainText } from '../text';
 import type { CmsPost, CmsSection } from '../websites/cms-client';
 
@@ -26,12 +27,26 @@ export function splitSections(html: string): { introHtml: string; sections: CmsS
 
 export type PostStructure = Pick<
   CmsPost,
-  'introHtml' | 'sections' | 'faq' | 'language' | 'metaDescription' | 'focusKeyword' | 'excerpt' | 'tags'
+  | 'introHtml'
+  | 'sections'
+  | 'faq'
+  | 'sources'
+  | 'language'
+  | 'metaDescription'
+  | 'focusKeyword'
+  | 'excerpt'
+  | 'tags'
 >;
 
-/** The article's parts as the plugin takes them; the FAQ (the last H2 of the HTML) goes as data. */
+/**
+ * The article's parts as the plugin takes them; the sources section (the last H2 of an article
+ * citing sources) and the FAQ (the last H2 before it) go as data.
+ */
 export function postStructure(article: Article): PostStructure {
-  const { introHtml, sections } = splitSections(article.content ?? '');
+  const { introHtml, sections: all } = splitSections(article.content ?? '');
+  const citesSources = (article.seo?.sources ?? []).some((source) => source.used) && all.length > 0;
+  const sourcesSection = citesSources ? all[all.length - 1] : undefined;
+  const sections = citesSources ? all.slice(0, -1) : all;
   const faq = article.seo?.faq ?? [];
   const hasFaq = faq.length > 0 && sections.length > 0;
   const seo = article.seo;
@@ -39,6 +54,9 @@ export function postStructure(article: Article): PostStructure {
     introHtml,
     sections: hasFaq ? sections.slice(0, -1) : sections,
     ...(hasFaq ? { faq: { heading: faqHeading(article.language), items: faq } } : {}),
+    ...(sourcesSection
+      ? { sources: { heading: sourcesSection.heading, items: sourceItems(sourcesSection.html) } }
+      : {}),
     language: article.language,
     ...(seo?.metaDescription ? { metaDescription: seo.metaDescription } : {}),
     focusKeyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),

@@ -8,6 +8,9 @@ import type { Article } from '../articles/article';
 import { DUE_SLACK_MS, MAX_PUBLISH_ATTEMPTS, publishRetryDelayMs } from '../articles/lifecycle-policy';
 import type { ArticleReads, Clock } from '../articles/ports';
 import { readableSlug } from '../slug';
+import { siteHostOf } from '../sources/citations';
+import { checkExternalLinks } from '../sources/external-link-check';
+import type { LinkChecker } from '../sources/ports';
 import {
   type CmsClient,
   CmsError,
@@ -34,6 +37,8 @@ export interface PublishArticleDeps {
   cipher: PasswordCipher;
   cms: CmsClient;
   clock: Clock;
+  /** Checks the article's external links before it is sent (a dead link is dropped, its text kept). */
+  links?: LinkChecker;
   /** Told about each failed attempt (the retry is already scheduled), e.g. to log it. */
   onFailure?: (ref: ArticleRef, reason: string, nextAttemptAt: string) => void;
   /** Told when a publication ends in `failed` (for the operator's metric and log). */
@@ -252,20 +257,30 @@ async function send(
   const category = article.categoryUuid
     ? await deps.categories.get(website.websiteUuid, article.categoryUuid)
     : undefined;
-  const post = postFor(article, deps.clock(), category?.cmsId);
+  const links = deps.links
+    ? await checkExternalLinks(article.content ?? '', siteHostOf(website.url), deps.links)
+    : undefined;
+  const post = postFor(links ? { ...article, content: links.html } : article, deps.clock(), category?.cmsId);
   // Kept until the outcome is known, so that a crash (or a store failure) after the request went
   // out leaves the login it went out with: a login change then fails instead of posting again.
   if (article.publishUncertainLogin === undefined) {
     await deps.publications.markAttempting(article, website.login);
   }
   attempt.sent = true;
+  const withLinkCounts = (result: CmsPostResult): CmsPostResult =>
+    links && result.site
+      ? {
+          ...result,
+          site: { ...result.site, externalLinksKept: links.kept, externalLinksDropped: links.dropped },
+        }
+      : result;
   try {
-    return await deps.cms.createPost(site, post);
+    return withLinkCounts(await deps.cms.createPost(site, post));
   } catch (error) {
     // The category was removed on the site since the last refresh: publish without it.
     if (error instanceof CmsError && error.code === 'inkpress_unknown_category' && post.categoryCmsId) {
       const { categoryCmsId: _dropped, ...withoutCategory } = post;
-      return deps.cms.createPost(site, withoutCategory);
+      return withLinkCounts(await deps.cms.createPost(site, withoutCategory));
     }
     throw error;
   }

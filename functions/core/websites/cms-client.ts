@@ -47,6 +47,8 @@ export interface CmsPost {
   sections: CmsSection[];
   /** The FAQ, one more H2 section (`heading`) with a question-answer pair per H3. */
   faq?: { heading: string; items: { question: string; answer: string }[] };
+  /** The sources section, after the FAQ: one more H2 and a list; a `url` of null lost its link at the check. */
+  sources?: { heading: string; items: { title: string; url: string | null }[] };
   status: CmsPostStatus;
   slug?: string;
   /** ISO time (UTC); required for `future`. */
@@ -79,6 +81,9 @@ export interface PublicationSite {
   schemaBy: string | null;
   schemaTypes: string[];
   faqQuestions: number;
+  /** External links checked when the post was sent: answering (kept) and not (dropped, text kept). */
+  externalLinksKept?: number;
+  externalLinksDropped?: number;
 }
 
 export interface CmsPostResult {

@@ -31,6 +31,7 @@ export * from './fake-articles';
 export * from './fake-publications';
 export * from './fake-services';
 export * from './fake-site-profiles';
+export * from './fake-sources';
 export * from './fake-usage';
 export * from './fake-webhooks';
 export * from './fake-websites';

@@ -67,7 +67,10 @@ describe('writeArticle', () => {
     expect(written.content).not.toMatch(/<script|onclick|onerror|<img|javascript:|<table|target=/);
     expect(written.content).toContain('<h3>Big</h3>');
     expect(written.content).toContain('<strong>bold</strong>');
-    expect(written.content).toContain('<a href="https://ok.example/">ok</a>');
+    // An external link to no fetched source goes, its text stays (counted).
+    expect(written.content).not.toContain('ok.example');
+    expect(written.content).toContain(' ok</p>');
+    expect(written.seo.externalLinksRemoved).toBe(4);
     // outline twice (the keyword is in no heading), intro twice (nor in the first paragraph), 2 sections, conclusion, meta
     expect(written.usage).toEqual({ promptTokens: 2 * 1 + 5 * 3 + 5, completionTokens: 2 * 2 + 5 * 4 + 6 });
   });

@@ -26,9 +26,11 @@ final class Inkpress_Blocks {
 	 * @param string     $intro_html Introduction HTML.
 	 * @param array      $sections   List of array{heading: string, html: string}.
 	 * @param array|null $faq        array{heading: string, items: list of array{question, answer}} or null.
+	 * @param array|null $sources    array{heading: string, items: list of array{title, url: ?string}} or null:
+	 *                               the sources section, after the FAQ (an H2 and a list; a null url is text alone).
 	 * @return array Parsed-block arrays, ready for serialize_blocks().
 	 */
-	public static function post_blocks( string $intro_html, array $sections, ?array $faq ): array {
+	public static function post_blocks( string $intro_html, array $sections, ?array $faq, ?array $sources = null ): array {
 		$blocks = self::html_blocks( $intro_html );
 		foreach ( $sections as $section ) {
 			$blocks[] = self::heading( self::text( $section['heading'] ), 2 );
@@ -40,6 +42,19 @@ final class Inkpress_Blocks {
 				$blocks[] = self::heading( self::text( $item['question'] ), 3 );
 				$blocks[] = self::paragraph( self::text( $item['answer'] ) );
 			}
+		}
+		if ( null !== $sources && array() !== $sources['items'] ) {
+			$blocks[] = self::heading( self::text( $sources['heading'] ), 2 );
+			$items    = array();
+			foreach ( $sources['items'] as $item ) {
+				$title   = self::text( $item['title'] );
+				$items[] = self::block(
+					'core/list-item',
+					array(),
+					'<li>' . ( null === $item['url'] ? $title : '<a href="' . esc_url( $item['url'] ) . '">' . $title . '</a>' ) . '</li>'
+				);
+			}
+			$blocks[] = self::container( 'core/list', array(), '<ul>', $items, '</ul>' );
 		}
 		return $blocks;
 	}

@@ -17,6 +17,7 @@ final class Inkpress_Rest {
 	private const TERMS_PER_PAGE = 500;
 	private const MAX_SECTIONS   = 50;
 	private const MAX_FAQ        = 20;
+	private const MAX_SOURCES    = 20;
 	private const MAX_TAGS       = 30;
 
 	/**
@@ -316,7 +317,7 @@ final class Inkpress_Rest {
 				return self::post_response( $existing, $uuid, false );
 			}
 
-			$blocks  = Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'] );
+			$blocks  = Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'], $structure['sources'] );
 			$postarr = array(
 				'post_type'    => 'post',
 				'post_author'  => $user_id,
@@ -355,6 +356,7 @@ final class Inkpress_Rest {
 				$seo['language'],
 				null === $structure['faq'] ? array() : $structure['faq']['items']
 			);
+			Inkpress_Seo::store_citations( (int) $post_id, null === $structure['sources'] ? array() : $structure['sources']['items'] );
 			return self::post_response( (int) $post_id, $uuid, true );
 		} finally {
 			$wpdb->query( $wpdb->prepare( 'SELECT RELEASE_LOCK(%s)', $lock ) );
@@ -415,7 +417,12 @@ final class Inkpress_Rest {
 				'items'   => $clean,
 			);
 		}
+		$sources = self::sources( $body );
+		if ( is_wp_error( $sources ) ) {
+			return $sources;
+		}
 		return array(
+			'sources'    => $sources,
 			'intro_html' => $intro,
 			'sections'   => array_map(
 				static function ( $section ) {
@@ -458,6 +465,47 @@ final class Inkpress_Rest {
 			'intro_html' => $parts[0] ?? '',
 			'sections'   => $sections,
 			'faq'        => null,
+			'sources'    => null,
+		);
+	}
+
+	/**
+	 * The sources section: {heading, items [{title, url}]}, a url null (its link was dropped) or an
+	 * http(s) address; at most MAX_SOURCES items. Null when absent or empty.
+	 *
+	 * @param array $body Request body.
+	 * @return array|WP_Error|null
+	 */
+	private static function sources( array $body ) {
+		if ( ! isset( $body['sources'] ) ) {
+			return null;
+		}
+		$raw   = $body['sources'];
+		$items = is_array( $raw ) ? ( $raw['items'] ?? null ) : null;
+		if ( ! is_array( $raw ) || ! is_string( $raw['heading'] ?? null ) || '' === trim( $raw['heading'] ) || ! is_array( $items ) || ! self::is_list( $items ) || count( $items ) > self::MAX_SOURCES ) {
+			return self::invalid( 'inkpress_invalid_sources', 'sources must be {heading, items: [{title, url}]} with at most ' . self::MAX_SOURCES . ' items.', 'sources' );
+		}
+		$clean = array();
+		foreach ( $items as $item ) {
+			$url = is_array( $item ) ? ( $item['url'] ?? null ) : null;
+			if ( ! is_array( $item ) || ! is_string( $item['title'] ?? null ) || ! ( null === $url || is_string( $url ) ) ) {
+				return self::invalid( 'inkpress_invalid_sources', 'Each source needs a title string and a url (string or null).', 'sources' );
+			}
+			$url   = null === $url ? '' : esc_url_raw( $url, array( 'http', 'https' ) );
+			$title = sanitize_text_field( $item['title'] );
+			if ( '' === $title ) {
+				$title = $url;
+			}
+			if ( '' !== $title ) {
+				$clean[] = array(
+					'title' => $title,
+					'url'   => '' === $url ? null : $url,
+				);
+			}
+		}
+		return array() === $clean ? null : array(
+			'heading' => sanitize_text_field( $raw['heading'] ),
+			'items'   => $clean,
 		);
 	}
 

@@ -20,6 +20,7 @@ final class Inkpress_Seo {
 	public const META_FOCUS       = '_inkpress_focus_keyword';
 	public const META_LANGUAGE    = '_inkpress_language';
 	public const META_FAQ         = '_inkpress_faq';
+	public const META_CITATIONS   = '_inkpress_citations';
 
 	/** Where each SEO plugin keeps a post's description and focus keyword (null: it has none). */
 	private const POST_META = array(
@@ -226,6 +227,27 @@ final class Inkpress_Seo {
 	}
 
 	/**
+	 * The sources a post cites (those that kept their link), for the Article's `citation`.
+	 *
+	 * @param int   $post_id Post.
+	 * @param array $items   List of array{title, url: ?string}.
+	 */
+	public static function store_citations( int $post_id, array $items ): void {
+		$citations = array();
+		foreach ( $items as $item ) {
+			if ( null !== $item['url'] ) {
+				$citations[] = array(
+					'title' => $item['title'],
+					'url'   => $item['url'],
+				);
+			}
+		}
+		if ( array() !== $citations ) {
+			update_post_meta( $post_id, self::META_CITATIONS, wp_slash( $citations ) );
+		}
+	}
+
+	/**
 	 * The schema.org Article of a post.
 	 *
 	 * @param WP_Post $post Post.
@@ -252,6 +274,21 @@ final class Inkpress_Seo {
 			$node['author'] = array(
 				'@type' => 'Person',
 				'name'  => self::text( $author->display_name ),
+			);
+		}
+		$citations = get_post_meta( $post->ID, self::META_CITATIONS, true );
+		if ( is_array( $citations ) && array() !== $citations ) {
+			$node['citation'] = array_values(
+				array_map(
+					static function ( $citation ) {
+						return array(
+							'@type' => 'CreativeWork',
+							'name'  => (string) ( $citation['title'] ?? '' ),
+							'url'   => esc_url_raw( (string) ( $citation['url'] ?? '' ) ),
+						);
+					},
+					$citations
+				)
 			);
 		}
 		return $node;

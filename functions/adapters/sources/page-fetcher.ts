@@ -1,0 +1,154 @@
+/**
+ * Source pages fetched through the SSRF guard (at most 2 MB, 10 s, 3 redirects, each hop
+ * checked) and reduced to their main text: HTML comments and hidden content (hidden elements,
+ * white or zero-size text, off-screen blocks, scripts, forms) are dropped before Mozilla's
+ * Readability finds the article on a light DOM (linkedom); plain text is taken as it is.
+ */
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import { type FetchedPage, type PageFetcher, SourceFetchError } from '../../core/sources/ports';
+import { guardedRequest, OutboundError, type OutboundPolicy } from '../wordpress/guarded-http';
+import type { DestinationPolicy } from '../wordpress/ssrf-guard';
+
+export const SOURCE_LIMITS = {
+  connectTimeoutMs: 5_000,
+  totalTimeoutMs: 10_000,
+  maxResponseBytes: 2 * 1024 * 1024,
+  maxRedirects: 3,
+} as const;
+
+const USER_AGENT = 'InkpressBot/1.0 (+source fetcher)';
+
+export class GuardedPageFetcher implements PageFetcher {
+  private readonly policy: OutboundPolicy;
+
+  constructor(destinations: DestinationPolicy, limits: Partial<typeof SOURCE_LIMITS> = {}) {
+    this.policy = { ...SOURCE_LIMITS, ...limits, ...destinations };
+  }
+
+  async fetchPage(url: string): Promise<FetchedPage> {
+    let response: Awaited<ReturnType<typeof guardedRequest>>;
+    try {
+      response = await guardedRequest(
+        {
+          method: 'GET',
+          url,
+          headers: { Accept: 'text/html,application/xhtml+xml,text/plain;q=0.9', 'User-Agent': USER_AGENT },
+        },
+        this.policy,
+      );
+    } catch (error) {
+      if (error instanceof OutboundError) throw new SourceFetchError(fetchFailure(error));
+      throw new SourceFetchError('The page could not be fetched.');
+    }
+    if (response.status >= 400) throw new SourceFetchError(`The page answered HTTP ${response.status}.`);
+    if (response.status < 200 || response.status >= 300) {
+      throw new SourceFetchError(`The page answered HTTP ${response.status}, not a page.`);
+    }
+    const contentType = String(response.headers['content-type'] ?? '').toLowerCase();
+    const text = decode(response.body, contentType);
+    const fallbackTitle = hostOf(url);
+    if (/^text\/plain\b/.test(contentType)) {
+      return { url, title: fallbackTitle, text: text.replace(/\r\n?/g, '\n') };
+    }
+    if (!/^(text\/html|application\/xhtml\+xml)\b/.test(contentType)) {
+      throw new SourceFetchError(
+        `The page is not HTML or plain text (${contentType.split(';')[0]?.trim() || 'no content type'}).`,
+      );
+    }
+    return { url, ...mainText(text, url, fallbackTitle) };
+  }
+}
+
+function fetchFailure(error: OutboundError): string {
+  switch (error.failure) {
+    case 'blocked':
+      return `The address may not be fetched: ${error.message}.`;
+    case 'timeout':
+      return 'The page did not answer within 10 s.';
+    case 'too_large':
+      return 'The page is larger than 2 MB.';
+    case 'redirects':
+    case 'bad_redirect':
+      return `The page redirected too often or to an unusable address: ${error.message}.`;
+    default:
+      return `The page could not be reached: ${error.message}.`;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** The body as text, in the charset the answer names (UTF-8 when none or unknown). */
+function decode(body: Buffer, contentType: string): string {
+  const charset = /charset=["']?([\w-]+)/.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+/** Elements whose content no reader sees, or that are no text at all. */
+const INVISIBLE_ELEMENTS =
+  'script, style, noscript, template, iframe, object, embed, svg, canvas, form, input, textarea, select, button, [hidden], [aria-hidden="true"], .sr-only, .visually-hidden, .screen-reader-text';
+
+/** Inline styles that hide text: not displayed, invisible, transparent, zero-size, off-screen, white. */
+const HIDING_STYLE = [
+  /display\s*:\s*none/i,
+  /visibility\s*:\s*(hidden|collapse)/i,
+  /opacity\s*:\s*0(\.0+)?\s*(;|$)/i,
+  /font-size\s*:\s*0(px|em|rem|pt|%)?\s*(;|$)/i,
+  /(^|;)\s*(width|height|max-height|max-width)\s*:\s*0(px)?\s*(;|$)/i,
+  /text-indent\s*:\s*-\d{3,}/i,
+  /(left|top|right)\s*:\s*-\d{3,}/i,
+  /clip\s*:\s*rect\(\s*0/i,
+  /(^|;)\s*color\s*:\s*(white|#fff\b|#ffffff\b|#fffffff?f?\b|rgba?\(\s*255\s*,\s*255\s*,\s*255|transparent|hsla?\(\s*\d+\s*,\s*\d+%\s*,\s*100%)/i,
+];
+
+/** Drops comments and hidden content, then Readability's main text, paragraphs separated by blank lines. */
+export function mainText(html: string, url: string, fallbackTitle: string): { title: string; text: string } {
+  const withoutComments = html.replace(/<!--[\s\S]*?(-->|$)/g, ' ');
+  const { document } = parseHTML(withoutComments);
+  for (const element of [...document.querySelectorAll(INVISIBLE_ELEMENTS)]) element.remove();
+  for (const element of [...document.querySelectorAll('[style]')]) {
+    const style = element.getAttribute('style') ?? '';
+    if (HIDING_STYLE.some((pattern) => pattern.test(style))) element.remove();
+  }
+  for (const element of [...document.querySelectorAll('font[color]')]) {
+    if (/^(white|#fff|#ffffff)$/i.test(element.getAttribute('color') ?? '')) element.remove();
+  }
+  const pageTitle = (document.querySelector('title')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  let article: ReturnType<Readability<string>['parse']> = null;
+  try {
+    // Readability reads the URL for relative links; linkedom's document has none.
+    Object.defineProperty(document, 'documentURI', { value: url, configurable: true });
+    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], {
+      charThreshold: 100,
+    }).parse();
+  } catch {
+    article = null;
+  }
+  const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? '';
+  const text = blocksText(contentHtml);
+  const title = (article?.title ?? '').replace(/\s+/g, ' ').trim() || pageTitle || fallbackTitle;
+  return { title: title.slice(0, 300), text };
+}
+
+const BLOCKS = 'p, li, blockquote, pre, h1, h2, h3, h4, h5, h6, td, th, dd, dt, figcaption';
+
+function blocksText(html: string): string {
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const blocks = [...document.querySelectorAll(BLOCKS)]
+    // A block inside another block is read with its parent.
+    .filter((element) => !element.parentElement?.closest(BLOCKS))
+    .map((element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
+  if (blocks.length > 0) return blocks.join('\n\n');
+  return (document.querySelector('body')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
