@@ -58,7 +58,7 @@ export function inkpressMcpServer(settings: McpSettings): Server {
         'Inkpress writes SEO articles with a language model and publishes them to WordPress. create_article queues an article (credits are reserved) and answers at once; it is generated within minutes: follow it with show_article. list_languages gives the language codes, list_websites and list_categories the uuids to publish with.',
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(describe) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listing) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) return toolError(`There is no tool named ${request.params.name}.`);
@@ -67,7 +67,7 @@ export function inkpressMcpServer(settings: McpSettings): Server {
   return server;
 }
 
-function describe(tool: ApiTool): Tool {
+function listing(tool: ApiTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
