@@ -126,6 +126,19 @@ export const routes: RouteDefinition[] = [
     },
   },
   {
+    name: 'CheckWebsite',
+    methods: ['POST'],
+    path: '/v1/websites/check',
+    takesBody: true,
+    entry: 'functions/api/check-website.ts',
+    access: {
+      // The connection doctor: calls the site, stores nothing but the account's failed logins
+      // to it (login-failures.ts), as a create does.
+      tables: rateLimited({ ...countsLoginFailures }),
+      callsCustomerSites: true,
+    },
+  },
+  {
     name: 'ShowWebsite',
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/show',

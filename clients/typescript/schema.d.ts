@@ -419,6 +419,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/websites/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a site's connection (the connection doctor)
+         * @description Probes the site as a website create would use it and says what is wrong, each problem with a fix for the site owner: DNS, TLS, timeouts, redirects, firewall challenge pages, a REST API turned off, the plugin missing or outdated, a stripped Authorization header, a refused or paused login (with an application password, a missing role or too much power). Nothing is stored or charged; a refused login counts toward the same cap of failed logins as a create.
+         */
+        post: operations["checkWebsite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/websites/create": {
         parameters: {
             query?: never;
@@ -688,6 +708,29 @@ export interface components {
              * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
              */
             uuid: string;
+        };
+        /** @description One thing the connection doctor found wrong with a site (docs/api-contract.md lists the codes). */
+        ConnectionProblem: {
+            /** @enum {string} */
+            code: "dns_unresolved" | "tls_invalid" | "timeout" | "unreachable" | "redirected" | "challenge_page" | "rest_api_blocked" | "server_error" | "not_wordpress" | "plugin_missing" | "plugin_outdated" | "auth_header_stripped" | "login_refused" | "role_missing" | "role_too_powerful" | "login_paused" | "site_error";
+            /** @description One sentence the site owner can act on. */
+            fix: string;
+            /** @description What the probe saw. */
+            message: string;
+        };
+        ConnectionReport: {
+            data: {
+                /**
+                 * @description 1 when Inkpress logged in through the plugin and read the categories: a create with these credentials would work.
+                 * @enum {number}
+                 */
+                connected: 0 | 1;
+                /** @description The plugin's version, when the site told it. */
+                plugin_version: string | null;
+                problems: components["schemas"]["ConnectionProblem"][];
+                /** @description The address as Inkpress would register it. */
+                url: string;
+            };
         };
         DeliveryAttempt: {
             attempt: number;
@@ -1119,6 +1162,8 @@ export interface components {
             };
             /** @description The first field message. */
             message: string;
+            /** @description Website create and update, when the site check failed: what the connection doctor found. */
+            problems?: components["schemas"]["ConnectionProblem"][];
         };
         Webhook: {
             created_at: string | null;
@@ -3626,6 +3671,149 @@ export interface operations {
             /** @description No such record in this account. */
             404: {
                 headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
+            415: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: messages by field. */
+            422: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkWebsite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Login of the WordPress user with the Inkpress Editor role. */
+                    login: string;
+                    /** @description That user's password or an application password; never stored. */
+                    password: string;
+                    /** @description The site address (https when deployed). */
+                    url: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description Login of the WordPress user with the Inkpress Editor role. */
+                    login: string;
+                    /** @description That user's password or an application password; never stored. */
+                    password: string;
+                    /** @description The site address (https when deployed). */
+                    url: string;
+                };
+                "multipart/form-data": {
+                    /** @description Login of the WordPress user with the Inkpress Editor role. */
+                    login: string;
+                    /** @description That user's password or an application password; never stored. */
+                    password: string;
+                    /** @description The site address (https when deployed). */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What the doctor found (`problems` is empty when nothing is wrong). */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionReport"];
+                };
+            };
+            /** @description The body could not be parsed. */
+            400: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
                     /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

@@ -24,6 +24,24 @@ export class ValidationError extends DomainError {
   }
 }
 
+/** One thing the connection doctor found wrong with a site, and what its owner can do about it. */
+export interface ConnectionProblem {
+  code: string;
+  message: string;
+  /** One sentence the site owner can act on. */
+  fix: string;
+}
+
+/** A site check that failed (website create or update): the 422 also lists what the doctor found. */
+export class SiteProblemsError extends ValidationError {
+  constructor(
+    fieldErrors: FieldErrors,
+    readonly problems: ConnectionProblem[],
+  ) {
+    super(fieldErrors);
+  }
+}
+
 /** The record does not exist for this account (another account's records do not exist either). */
 export class NotFoundError extends DomainError {
   constructor(readonly resource: string) {

@@ -46,7 +46,7 @@ function sampleEvent(definition: FunctionDefinition): unknown {
     string,
     unknown
   >;
-  if (definition.name === 'CreateWebsite') {
+  if (definition.name === 'CreateWebsite' || definition.name === 'CheckWebsite') {
     // A site that can never resolve (RFC 2606), so the test makes no outbound call.
     return {
       ...event,

@@ -390,6 +390,7 @@ describe('functions', () => {
       categories: ['BatchWriteItem'],
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     },
+    CheckWebsite: { rateLimits: ['GetItem', 'PutItem', 'UpdateItem'] },
     ShowWebsite: { rateLimits: ['UpdateItem'], websites: ['GetItem'] },
     UpdateWebsite: {
       rateLimits: ['GetItem', 'PutItem', 'UpdateItem'],

@@ -92,6 +92,7 @@ describe('sample events match the route table', () => {
   it.each([
     ['create-article', ['keyword', 'h2_count', 'ai_model', 'language']],
     ['create-website', ['url', 'login', 'password']],
+    ['check-website', ['url', 'login', 'password']],
   ])('%s carries a realistic form body with the required fields', async (name, required) => {
     const event = apiEventOf(name);
     const contentType = Object.entries(event.headers).find(

@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeUser {
   password: string;
   roles: string[];
+  /** Application passwords: the plugin takes them like the password, and WordPress core's routes take only these. */
+  appPasswords?: string[];
 }
 
 export interface FakeCategory {
@@ -84,6 +86,12 @@ export interface FakeWordPress {
   arrivals: number;
   /** How far the site's clock is ahead of ours (ms): a scheduled post is due on a read once `date_gmt` is past it. */
   clockAheadMs: number;
+  /** The plugin's version (its probe route and status say it). */
+  pluginVersion: string;
+  /** Whether the plugin has the probe route (1.5.0 and later); without it the namespace index still answers. */
+  probeRoute: boolean;
+  /** A host or proxy that removes these request headers before WordPress sees them. */
+  strippedHeaders: ('authorization' | 'x-inkpress-authorization')[];
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -94,6 +102,15 @@ export interface FakeWordPress {
 const EDITOR_ROLE = 'inkpress_editor';
 /** Roles holding capabilities beyond the Inkpress Editor role (unfiltered_html and more). */
 const TOO_POWERFUL_ROLES = ['administrator', 'editor'];
+const ADMIN_CAPABILITIES = {
+  edit_posts: true,
+  publish_posts: true,
+  unfiltered_html: true,
+  manage_options: true,
+  edit_users: true,
+  install_plugins: true,
+  activate_plugins: true,
+};
 const MAX_FAILURES = 5;
 const FAILURE_WINDOW_MS = 15 * 60_000;
 
@@ -112,6 +129,9 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     ],
     posts: new Map(),
     clockAheadMs: 0,
+    pluginVersion: '1.5.0',
+    probeRoute: true,
+    strippedHeaders: [],
     dropNextPostAnswer: false,
     mode: 'ok',
     redirectLocation: undefined,
@@ -152,8 +172,16 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     json(response, status, { code, message, data: { status } });
   }
 
+  /** A request header as WordPress sees it (undefined when the host strips it). */
+  function arrived(request: IncomingMessage, name: 'authorization' | 'x-inkpress-authorization') {
+    return site.strippedHeaders.includes(name) ? undefined : request.headers[name];
+  }
+
   function credentials(request: IncomingMessage): [string, string] | null {
-    const header = request.headers['x-inkpress-authorization'] ?? request.headers.authorization;
+    return basicOf(arrived(request, 'x-inkpress-authorization') ?? arrived(request, 'authorization'));
+  }
+
+  function basicOf(header: string | string[] | undefined): [string, string] | null {
     const match = /^Basic\s+(\S+)$/i.exec(String(header ?? ''));
     if (!match?.[1]) return null;
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
@@ -183,6 +211,25 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         .end('<h1>Error establishing a database connection</h1>');
       return;
     }
+    if (route.startsWith('/wp/v2/users/me')) {
+      coreUser(request, response);
+      return;
+    }
+    if (site.mode !== 'no_plugin' && (route === '/inkpress/v1' || route === '/inkpress/v1/')) {
+      json(response, 200, { namespace: 'inkpress/v1', routes: {} });
+      return;
+    }
+    if (site.mode !== 'no_plugin' && site.probeRoute && route === '/inkpress/v1/probe') {
+      // Answered to anyone; the plugin's authentication ignores this route.
+      json(response, 200, {
+        plugin_version: site.pluginVersion,
+        auth_headers: {
+          authorization: Boolean(arrived(request, 'authorization')),
+          x_inkpress_authorization: Boolean(arrived(request, 'x-inkpress-authorization')),
+        },
+      });
+      return;
+    }
     const match = /^\/inkpress\/v1\/(status|categories|posts)(?:\/([0-9a-fA-F-]{36}))?$/.exec(route);
     if (site.mode === 'no_plugin' || !match) {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
@@ -198,7 +245,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         user: { id: 2, login: given[0], roles: user.roles },
         role_ok: true,
         wordpress_version: '6.1.9',
-        plugin_version: '1.2.0',
+        plugin_version: site.pluginVersion,
         php_version: '8.2.0',
       });
     } else if (endpoint === 'GET categories') {
@@ -244,7 +291,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     }
     const user = site.users.get(name);
     const allowed =
-      user?.password === password &&
+      (user?.password === password || user?.appPasswords?.includes(password) === true) &&
       user.roles.includes(EDITOR_ROLE) &&
       !user.roles.some((role) => TOO_POWERFUL_ROLES.includes(role));
     if (!user || !allowed) {
@@ -259,6 +306,38 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     }
     site.failedLogins.delete(key);
     return user;
+  }
+
+  /**
+   * WordPress core's `users/me?context=edit`: only application passwords, only from the
+   * Authorization header; its own error codes (which tell a wrong password from an unknown user).
+   */
+  function coreUser(request: IncomingMessage, response: ServerResponse) {
+    const given = basicOf(arrived(request, 'authorization'));
+    const user = given ? site.users.get(given[0]) : undefined;
+    if (!given || !user) {
+      wpError(response, 401, given ? 'invalid_username' : 'rest_not_logged_in', 'Not logged in.');
+      return;
+    }
+    if (!user.appPasswords?.includes(given[1])) {
+      wpError(
+        response,
+        401,
+        'incorrect_password',
+        'The provided password is an invalid application password.',
+      );
+      return;
+    }
+    const capabilities: Record<string, boolean> = { read: true };
+    for (const role of user.roles) {
+      if (role === 'administrator') Object.assign(capabilities, ADMIN_CAPABILITIES);
+      if (role === 'editor')
+        Object.assign(capabilities, { edit_posts: true, publish_posts: true, unfiltered_html: true });
+      if (role === EDITOR_ROLE || role === 'author')
+        Object.assign(capabilities, { edit_posts: true, publish_posts: true });
+      capabilities[role] = true;
+    }
+    json(response, 200, { id: 2, username: given[0], slug: given[0], roles: user.roles, capabilities });
   }
 
   function createPost(response: ServerResponse, body: string, author: string) {

@@ -3,7 +3,7 @@
  * Plugin Name:       Inkpress Connector
  * Plugin URI:        https://inkpress.app/
  * Description:       Lets Inkpress publish articles to this site through a dedicated "Inkpress Editor" user and a small REST API (namespace inkpress/v1).
- * Version:           1.4.0
+ * Version:           1.5.0
  * Requires at least: 6.1
  * Requires PHP:      8.0
  * Author:            Inkpress
@@ -16,7 +16,7 @@
 
 defined( 'ABSPATH' ) || exit;
 
-define( 'INKPRESS_CONNECTOR_VERSION', '1.4.0' );
+define( 'INKPRESS_CONNECTOR_VERSION', '1.5.0' );
 define( 'INKPRESS_CONNECTOR_FILE', __FILE__ );
 define( 'INKPRESS_CONNECTOR_ROLE', 'inkpress_editor' );
 define( 'INKPRESS_CONNECTOR_NAMESPACE', 'inkpress/v1' );
@@ -26,6 +26,7 @@ require_once __DIR__ . '/includes/class-inkpress-role.php';
 require_once __DIR__ . '/includes/class-inkpress-throttle.php';
 require_once __DIR__ . '/includes/class-inkpress-auth.php';
 require_once __DIR__ . '/includes/class-inkpress-rest.php';
+require_once __DIR__ . '/includes/class-inkpress-probe.php';
 require_once __DIR__ . '/includes/class-inkpress-blocks.php';
 require_once __DIR__ . '/includes/class-inkpress-seo.php';
 require_once __DIR__ . '/includes/class-inkpress-schedule.php';
@@ -36,6 +37,7 @@ register_activation_hook( __FILE__, array( 'Inkpress_Role', 'activate' ) );
 Inkpress_Role::init();
 Inkpress_Auth::init();
 Inkpress_Rest::init();
+Inkpress_Probe::init();
 Inkpress_Seo::init();
 Inkpress_Schedule::init();
 if ( is_admin() ) {

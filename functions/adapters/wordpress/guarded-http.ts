@@ -43,9 +43,18 @@ export interface OutboundResponse {
 
 /**
  * `bad_redirect`: the site redirected to a Location that is not a valid http(s) address (the
- * site's own fault, not a blocked destination).
+ * site's own fault, not a blocked destination); `unresolved`: the host name has no address (DNS);
+ * `tls`: the TLS handshake failed (a certificate that is not valid for the host, or no TLS).
  */
-export type OutboundFailure = 'blocked' | 'timeout' | 'network' | 'too_large' | 'redirects' | 'bad_redirect';
+export type OutboundFailure =
+  | 'blocked'
+  | 'timeout'
+  | 'network'
+  | 'unresolved'
+  | 'tls'
+  | 'too_large'
+  | 'redirects'
+  | 'bad_redirect';
 
 /** A call that got no usable HTTP answer. The message never carries request headers or bodies. */
 export class OutboundError extends Error {
@@ -91,7 +100,8 @@ export async function guardedRequest(
       } catch (error) {
         if (error instanceof BlockedDestinationError) throw new OutboundError('blocked', error.message);
         if (error instanceof OutboundError) throw error;
-        throw new OutboundError('network', `Could not resolve ${url.hostname}`);
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new OutboundError('unresolved', `Could not resolve ${url.hostname}${code ? ` (${code})` : ''}`);
       }
       const response = await sendOnce(url, current, addresses, policy, deadline);
       answered = true;
@@ -178,6 +188,10 @@ function redirected(
   return { ...previous, url: to.toString(), headers };
 }
 
+/** OpenSSL's certificate verdicts as Node reports them, and handshakes that failed (EPROTO, ERR_SSL_...). */
+const TLS_FAILURE =
+  /^(?:CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH|EPROTO$)/;
+
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
@@ -252,6 +266,13 @@ function sendOnce(
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? 'network error';
+      if (url.protocol === 'https:' && TLS_FAILURE.test(code)) {
+        fail(
+          'tls',
+          `HTTPS to ${url.host} failed: its certificate is not valid for it, or it does not speak TLS (${code})`,
+        );
+        return;
+      }
       // llhttp's codes: the server answered, but not in HTTP.
       fail(
         'network',

@@ -11,6 +11,7 @@ import {
   PayloadTooLargeError,
   RequestInProgressError,
   SiteCallError,
+  SiteProblemsError,
   TooManyRequestsError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
@@ -74,7 +75,8 @@ export function htmlPage(
 /** Maps an error thrown by a use case to its HTTP result; unknown errors are a logged 500. */
 export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof ValidationError) {
-    return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors } };
+    const problems = error instanceof SiteProblemsError ? { problems: error.problems } : {};
+    return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors, ...problems } };
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
   if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };

@@ -35,6 +35,7 @@ import {
   articleQueuedSchema,
   articleRecordSchema,
   categorySchema,
+  connectionReportSchema,
   deliveryAttemptSchema,
   generatedArticleSchema,
   languagesSchema,
@@ -130,6 +131,24 @@ export const operations: Record<string, OperationSpec> = {
     idempotent: true,
     responses: { 201: { description: 'The new website record.', schema: websiteRecordSchema } },
     errors: { 409: IDEMPOTENT_COPY_RUNNING },
+  },
+  CheckWebsite: {
+    summary: "Check a site's connection (the connection doctor)",
+    description:
+      'Probes the site as a website create would use it and says what is wrong, each problem with a fix for the site owner: DNS, TLS, timeouts, redirects, firewall challenge pages, a REST API turned off, the plugin missing or outdated, a stripped Authorization header, a refused or paused login (with an application password, a missing role or too much power). Nothing is stored or charged; a refused login counts toward the same cap of failed logins as a create.',
+    tag: 'Websites',
+    body: createWebsiteSchema,
+    fieldDocs: {
+      url: { description: 'The site address (https when deployed).', maxLength: MAX_SITE_URL_LENGTH },
+      login: { description: 'Login of the WordPress user with the Inkpress Editor role.' },
+      password: { description: "That user's password or an application password; never stored." },
+    },
+    responses: {
+      200: {
+        description: 'What the doctor found (`problems` is empty when nothing is wrong).',
+        schema: connectionReportSchema,
+      },
+    },
   },
   ShowWebsite: {
     summary: 'Show a website',

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { AI_MODELS } from '../../core/pricing';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/webhook';
+import { PROBLEM_CODES } from '../../core/websites/diagnose-connection';
 
 const bit = z.literal([0, 1]).meta({ description: 'A boolean written as 0 or 1.' });
 const wireTime = z
@@ -28,10 +29,42 @@ export const errorSchema = z
   })
   .meta({ id: 'Error', description: 'Every error is JSON with a message.' });
 
+export const problemSchema = z
+  .object({
+    code: z.enum(PROBLEM_CODES),
+    message: z.string().meta({ description: 'What the probe saw.' }),
+    fix: z.string().meta({ description: 'One sentence the site owner can act on.' }),
+  })
+  .meta({
+    id: 'ConnectionProblem',
+    description:
+      'One thing the connection doctor found wrong with a site (docs/api-contract.md lists the codes).',
+  });
+
+export const connectionReportSchema = z
+  .object({
+    data: z.object({
+      url: z.string().meta({ description: 'The address as Inkpress would register it.' }),
+      connected: bit.meta({
+        description:
+          '1 when Inkpress logged in through the plugin and read the categories: a create with these credentials would work.',
+      }),
+      plugin_version: z
+        .string()
+        .nullable()
+        .meta({ description: "The plugin's version, when the site told it." }),
+      problems: z.array(problemSchema),
+    }),
+  })
+  .meta({ id: 'ConnectionReport' });
+
 export const validationErrorSchema = z
   .object({
     message: z.string().meta({ description: 'The first field message.' }),
     errors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by field name.' }),
+    problems: z.array(problemSchema).optional().meta({
+      description: 'Website create and update, when the site check failed: what the connection doctor found.',
+    }),
   })
   .meta({ id: 'ValidationError', description: 'Invalid input; nothing was stored or charged.' });
 

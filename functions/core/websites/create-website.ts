@@ -8,11 +8,17 @@ import { ValidationError } from '../errors';
 import { formText, parseOrThrow } from '../schema-helpers';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
+import { withDiagnosis } from './diagnose-connection';
 import { type LoginAttemptStore, withLoginAttempt } from './login-failures';
 import { PASSWORD_CONTEXT_VERSION, type PasswordCipher } from './password-cipher';
-import { type CategoryStore, DuplicateWebsiteUrlError, type WebsiteStore } from './ports';
+import {
+  type CategoryStore,
+  type ConnectionProbes,
+  DuplicateWebsiteUrlError,
+  type WebsiteStore,
+} from './ports';
 import { registrationError } from './site-failures';
-import { normalizeSiteUrl } from './site-url';
+import { normalizeSiteUrl, registrableSiteUrl, siteUrlIdentity } from './site-url';
 import { presentWebsite, type Website } from './website';
 import { fitsHttpBasic } from './wordpress-login';
 
@@ -26,6 +32,8 @@ export interface WebsiteDeps {
    * call to the site carries its password.
    */
   allowPlainHttp?: boolean;
+  /** The connection doctor's probes: a failed site check then lists its `problems`. */
+  probes?: ConnectionProbes;
   /** Caps the failed logins registrations and updates cause (login-failures.ts). */
   loginFailures: LoginAttemptStore;
   now?: () => Date;
@@ -78,17 +86,12 @@ const duplicateUrl = () =>
 
 export async function createWebsite(deps: WebsiteDeps, accountId: string, fields: Record<string, unknown>) {
   const input = parseOrThrow(createWebsiteSchema, fields);
-  const { url, identity } = normalizeSiteUrl(input.url);
-  if (!deps.allowPlainHttp && url.startsWith('http:')) {
-    throw ValidationError.forField(
-      'url',
-      'The url must use https:// (plain http would send the site password unencrypted).',
-    );
-  }
+  const url = registrableSiteUrl(input.url, deps.allowPlainHttp === true);
+  const identity = siteUrlIdentity(url);
   if (await deps.websites.isUrlRegistered(accountId, identity)) throw duplicateUrl();
 
   const site: SiteAccess = { url, login: input.login, password: input.password };
-  const fromSite = await verifyLogin(deps, accountId, site);
+  const fromSite = await withDiagnosis(deps, site, () => verifyLogin(deps, accountId, site));
 
   const websiteUuid = randomUUID();
   const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
@@ -144,7 +147,8 @@ export async function verifyLogin(
       },
     );
   } catch (error) {
-    if (error instanceof CmsError) throw registrationError(error);
+    // The site's answer stays with the 422, for the connection doctor to read.
+    if (error instanceof CmsError) throw Object.assign(registrationError(error), { cause: error });
     throw error;
   }
 }

@@ -1,4 +1,6 @@
 /** What the website use cases need from storage. */
+
+import type { SiteAccess } from './cms-client';
 import type { SiteProfile } from './site-profile';
 import type { Category, Website } from './website';
 
@@ -86,4 +88,59 @@ export interface SiteProfileStore {
   get(accountId: string, websiteUuid: string): Promise<SiteProfile | undefined>;
   /** Stores (replaces) the profile while its website exists; false when the website is gone. */
   put(profile: SiteProfile): Promise<boolean>;
+}
+
+/**
+ * What answered a probe of a site instead of the plugin's JSON, or why nothing did: each kind
+ * is something the connection doctor saw, never a guess (core/websites/diagnose-connection.ts).
+ */
+export type SiteObstacle =
+  /** The address may not be called (private, loopback, reserved): a 422 on `url`, as registration says. */
+  | { kind: 'blocked'; detail: string }
+  /** The host name has no address. */
+  | { kind: 'unresolved'; detail: string }
+  /** HTTPS failed: a certificate not valid for the host (self-signed, expired, another name), or no TLS. */
+  | { kind: 'tls'; detail: string }
+  | { kind: 'timeout'; detail: string }
+  /** No HTTP answer otherwise (connection refused or reset, not HTTP). */
+  | { kind: 'unreachable'; detail: string }
+  /** A redirect (not followed): `location` is absolute. */
+  | { kind: 'redirected'; status: number; location: string }
+  /** An HTML challenge or block page of a firewall; `vendor` when its page or headers name it. */
+  | { kind: 'challenge'; status: number; vendor: string | undefined }
+  /** WordPress's REST API refused or is off (a JSON refusal that is not the plugin's, or a page for a REST address). */
+  | { kind: 'rest_blocked'; status: number; detail: string }
+  | { kind: 'server_error'; status: number; detail: string }
+  /** An answer that is neither WordPress's REST API nor a recognised block. */
+  | { kind: 'not_wordpress'; status: number; detail: string }
+  /** WordPress's REST API answers, without the plugin's routes. */
+  | { kind: 'plugin_missing'; detail: string };
+
+/** Which of the two headers that carry the login reached PHP on the site, as the plugin saw them. */
+export interface LoginHeaders {
+  authorization: boolean;
+  /** X-Inkpress-Authorization, the plugin's fallback for hosts that strip Authorization. */
+  custom: boolean;
+}
+
+/** The plugin as its anonymous probe route found it. */
+export type PluginProbe =
+  | { kind: 'plugin'; version: string; headers: LoginHeaders }
+  /** Its namespace answers but the probe route does not: a plugin before 1.5.0 (version unknown). */
+  | { kind: 'plugin_without_probe' }
+  | { kind: 'obstacle'; obstacle: SiteObstacle };
+
+/** Who WordPress core says an application password logs in as (`/wp/v2/users/me?context=edit`). */
+export type CoreUserProbe =
+  | { kind: 'user'; login: string; roles: string[]; capabilities: string[] }
+  /** Core refused the password (or did not see it): nothing is known of the user. */
+  | { kind: 'refused' }
+  | { kind: 'obstacle'; obstacle: SiteObstacle };
+
+/** The connection doctor's requests to a site (through the SSRF guard), each bounded by `timeoutMs`. */
+export interface ConnectionProbes {
+  /** The plugin's probe route, without a login (and its namespace when the route is missing). */
+  probePlugin(url: string, timeoutMs: number): Promise<PluginProbe>;
+  /** WordPress core's own answer to who the user is; only ever sent an application password. */
+  coreUser(site: SiteAccess, timeoutMs: number): Promise<CoreUserProbe>;
 }

@@ -70,3 +70,18 @@ function normalEscape(percentEscape: string): string {
 export function siteUrlIdentity(url: string): string {
   return url.replace(/^https?:\/\//i, '');
 }
+
+/**
+ * The normalised URL of a site a client registers (or checks): https is required unless
+ * `allowPlainHttp` (local mode), since every call to the site carries its password.
+ */
+export function registrableSiteUrl(input: string, allowPlainHttp: boolean): string {
+  const { url } = normalizeSiteUrl(input);
+  if (!allowPlainHttp && url.startsWith('http:')) {
+    throw ValidationError.forField(
+      'url',
+      'The url must use https:// (plain http would send the site password unencrypted).',
+    );
+  }
+  return url;
+}

@@ -11,6 +11,7 @@ import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
 import { syncCategories } from './categories';
 import { createWebsiteSchema, verifyLogin, type WebsiteDeps } from './create-website';
+import { withDiagnosis } from './diagnose-connection';
 import { PASSWORD_CONTEXT_VERSION } from './password-cipher';
 import { findWebsite } from './read-websites';
 import { removeAllCategories } from './remove-categories';
@@ -19,7 +20,10 @@ import { normalizeSiteUrl } from './site-url';
 import { presentWebsite } from './website';
 
 export interface UpdateWebsiteDeps
-  extends Pick<WebsiteDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'loginFailures' | 'now'> {
+  extends Pick<
+    WebsiteDeps,
+    'websites' | 'categories' | 'cipher' | 'cms' | 'loginFailures' | 'now' | 'probes'
+  > {
   publications: Pick<PublicationSweeps, 'makeDueForWebsite'>;
 }
 
@@ -41,11 +45,8 @@ export async function updateWebsite(
     );
   }
   const input = parseOrThrow(updateWebsiteSchema, fields);
-  const fromSite = await verifyLogin(deps, accountId, {
-    url: website.url,
-    login: input.login,
-    password: input.password,
-  });
+  const site = { url: website.url, login: input.login, password: input.password };
+  const fromSite = await withDiagnosis(deps, site, () => verifyLogin(deps, accountId, site));
 
   const passwordCiphertext = await deps.cipher.encrypt(input.password, {
     accountId,

@@ -6,6 +6,7 @@ import { createAccount } from '../../../functions/core/accounts';
 import type { Website } from '../../../functions/core/websites/website';
 import { FakeAccountStore, FakeTokenStore } from './fake-accounts';
 import { FakeArticleStore } from './fake-articles';
+import { FakeConnectionProbes } from './fake-probes';
 import { FakePublicationStore } from './fake-publications';
 import {
   FakeClock,
@@ -28,6 +29,7 @@ import { InMemoryTables } from './tables';
 
 export * from './fake-accounts';
 export * from './fake-articles';
+export * from './fake-probes';
 export * from './fake-publications';
 export * from './fake-services';
 export * from './fake-site-profiles';
@@ -56,6 +58,7 @@ export function createFakes(start?: string) {
     queue: new FakeGenerationQueue(),
     models: new FakeModelProvider(),
     cms: new FakeCmsClient(),
+    probes: new FakeConnectionProbes(),
     cipher: new FakePasswordCipher(),
     webhooks: new FakeWebhookStore(),
     webhookQueue: new FakeWebhookQueue(),

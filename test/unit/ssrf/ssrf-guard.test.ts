@@ -390,9 +390,9 @@ describe('guardedRequest against a local server', () => {
     expect(error).toMatchObject({ failure: 'network' });
   });
 
-  it('reports an unknown name as a network failure', async () => {
+  it('reports an unknown name as unresolved (the doctor tells it apart from other network failures)', async () => {
     await expect(guardedRequest(get('/', 'nowhere.test'), policy())).rejects.toMatchObject({
-      failure: 'network',
+      failure: 'unresolved',
     });
   });
 });

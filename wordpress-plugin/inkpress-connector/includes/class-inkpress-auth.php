@@ -90,6 +90,10 @@ final class Inkpress_Auth {
 			return false;
 		}
 		$route = '/' . ltrim( $route, '/' );
+		// The probe is answered to anyone, and its headers are test values, never a login.
+		if ( Inkpress_Probe::is_probe_route( $route ) ) {
+			return false;
+		}
 		// Route patterns match case-insensitively.
 		return 0 === stripos( rtrim( $route, '/' ) . '/', '/' . INKPRESS_CONNECTOR_NAMESPACE . '/' );
 	}

@@ -168,6 +168,7 @@ final class Inkpress_Rest {
 				'php_version'       => PHP_VERSION,
 				'site_url'          => home_url( '/' ),
 				'timezone'          => wp_timezone_string(),
+				'auth_headers'      => Inkpress_Probe::headers_received(),
 			),
 			200
 		);

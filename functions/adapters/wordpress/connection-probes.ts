@@ -1,0 +1,335 @@
+/**
+ * The connection doctor's requests to a WordPress site, through the SSRF guard, each read for
+ * what answered it: the plugin's anonymous probe route (`?rest_route=/inkpress/v1/probe`, plugin
+ * 1.5.0+), its namespace, and WordPress core's `users/me` for an application password. Redirects
+ * are never followed (a redirect is a finding); an answer that is not the expected JSON is named
+ * (a firewall's challenge page, a REST API turned off, a server error, not WordPress).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import * as z from 'zod/mini';
+import type { SiteAccess } from '../../core/websites/cms-client';
+import type { ConnectionProbes, CoreUserProbe, PluginProbe, SiteObstacle } from '../../core/websites/ports';
+import {
+  guardedRequest,
+  OutboundError,
+  type OutboundPolicy,
+  type OutboundResponse,
+  REDIRECT_STATUSES,
+} from './guarded-http';
+
+const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector; connection check)';
+/**
+ * What the probe sends in each login header: a scheme no authentication reads (not Basic), so
+ * that no plugin, core included, takes it for a login; the probe route says whether it arrived.
+ */
+const HEADER_TEST_VALUE = 'InkpressProbe header-check';
+const MAX_PROBE_BYTES = 1024 * 1024;
+
+const probeSchema = z.object({
+  plugin_version: z.string(),
+  auth_headers: z.object({ authorization: z.boolean(), x_inkpress_authorization: z.boolean() }),
+});
+const namespaceSchema = z.object({ namespace: z.string() });
+const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
+const coreUserSchema = z.object({
+  username: z.optional(z.string()),
+  slug: z.optional(z.string()),
+  roles: z.array(z.string()),
+  capabilities: z.optional(z.record(z.string(), z.unknown())),
+});
+
+type Answer = { status: number; json: unknown } | { obstacle: SiteObstacle };
+
+export class WordPressConnectionProbes implements ConnectionProbes {
+  constructor(private readonly policy: OutboundPolicy) {}
+
+  async probePlugin(url: string, timeoutMs: number): Promise<PluginProbe> {
+    const probe = await this.get(url, 'inkpress/v1/probe', { Authorization: HEADER_TEST_VALUE }, timeoutMs);
+    if ('obstacle' in probe)
+      return probe.obstacle.kind === 'plugin_missing'
+        ? this.namespace(url, timeoutMs)
+        : { kind: 'obstacle', obstacle: probe.obstacle };
+    const found = probeSchema.safeParse(probe.json);
+    if (probe.status !== 200 || !found.success) {
+      return { kind: 'obstacle', obstacle: jsonObstacle(probe.status, probe.json) };
+    }
+    const version = found.data.plugin_version;
+    let custom = found.data.auth_headers.x_inkpress_authorization;
+    if (!found.data.auth_headers.authorization) {
+      // Authorization did not arrive: does the plugin's own header? Asked only now, from a plugin
+      // that has the probe route (an older one would take the test value for a failed login).
+      const fallback = await this.get(
+        url,
+        'inkpress/v1/probe',
+        { 'X-Inkpress-Authorization': HEADER_TEST_VALUE },
+        timeoutMs,
+      );
+      const read = 'json' in fallback ? probeSchema.safeParse(fallback.json) : undefined;
+      custom = read?.success === true && read.data.auth_headers.x_inkpress_authorization;
+    }
+    return {
+      kind: 'plugin',
+      version,
+      headers: { authorization: found.data.auth_headers.authorization, custom },
+    };
+  }
+
+  async coreUser(site: SiteAccess, timeoutMs: number): Promise<CoreUserProbe> {
+    const basic = Buffer.from(`${site.login}:${site.password}`, 'utf8').toString('base64');
+    const answer = await this.get(
+      site.url,
+      'wp/v2/users/me&context=edit',
+      { Authorization: `Basic ${basic}` },
+      timeoutMs,
+    );
+    if ('obstacle' in answer) {
+      // A 404 here is core's REST API without that route (or a refusal dressed as one): nothing known.
+      return answer.obstacle.kind === 'plugin_missing'
+        ? { kind: 'refused' }
+        : { kind: 'obstacle', obstacle: answer.obstacle };
+    }
+    const user = coreUserSchema.safeParse(answer.json);
+    if (answer.status !== 200 || !user.success) return { kind: 'refused' };
+    const capabilities = Object.entries(user.data.capabilities ?? {})
+      .filter(([, granted]) => granted === true)
+      .map(([capability]) => capability);
+    return {
+      kind: 'user',
+      login: user.data.username ?? user.data.slug ?? site.login,
+      roles: user.data.roles,
+      capabilities,
+    };
+  }
+
+  /** The plugin's namespace index, asked when the probe route is missing: an older plugin, or none. */
+  private async namespace(url: string, timeoutMs: number): Promise<PluginProbe> {
+    const answer = await this.get(url, 'inkpress/v1', {}, timeoutMs);
+    if ('obstacle' in answer) return { kind: 'obstacle', obstacle: answer.obstacle };
+    const index = namespaceSchema.safeParse(answer.json);
+    if (answer.status === 200 && index.success && index.data.namespace === 'inkpress/v1') {
+      return { kind: 'plugin_without_probe' };
+    }
+    return { kind: 'obstacle', obstacle: jsonObstacle(answer.status, answer.json) };
+  }
+
+  /** One GET of a REST route (`?rest_route=/<route>`), no redirect followed, read as JSON or an obstacle. */
+  private async get(
+    url: string,
+    route: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<Answer> {
+    let response: OutboundResponse;
+    try {
+      response = await guardedRequest(
+        {
+          method: 'GET',
+          url: `${url.replace(/\/+$/, '')}/?rest_route=/${route}`,
+          headers: { Accept: 'application/json', 'User-Agent': USER_AGENT, ...headers },
+        },
+        {
+          ...this.policy,
+          maxRedirects: 0,
+          totalTimeoutMs: timeoutMs,
+          connectTimeoutMs: Math.min(this.policy.connectTimeoutMs, timeoutMs),
+          maxResponseBytes: Math.min(this.policy.maxResponseBytes, MAX_PROBE_BYTES),
+        },
+      );
+    } catch (error) {
+      if (error instanceof OutboundError) return { obstacle: failureObstacle(error) };
+      throw error;
+    }
+    return read(response);
+  }
+}
+
+function failureObstacle(error: OutboundError): SiteObstacle {
+  switch (error.failure) {
+    case 'blocked':
+      return { kind: 'blocked', detail: error.message };
+    case 'unresolved':
+      return { kind: 'unresolved', detail: error.message };
+    case 'tls':
+      return { kind: 'tls', detail: error.message };
+    case 'timeout':
+      return { kind: 'timeout', detail: error.message };
+    default:
+      return { kind: 'unreachable', detail: error.message };
+  }
+}
+
+/** An answer as JSON, or what it is instead (a 404 `rest_no_route` is `plugin_missing`: the route is not there). */
+function read(response: OutboundResponse): Answer {
+  const { status, headers } = response;
+  const location = headerOf(headers, 'location');
+  if (REDIRECT_STATUSES.has(status) && location) {
+    let absolute: string;
+    try {
+      absolute = new URL(location, response.url).toString();
+    } catch {
+      return { obstacle: { kind: 'not_wordpress', status, detail: `HTTP ${status} to an invalid address` } };
+    }
+    return { obstacle: { kind: 'redirected', status, location: absolute } };
+  }
+  const text = response.body.toString('utf8');
+  const type = (headerOf(headers, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const json = type.includes('json') ? parsed(text.replace(/^\uFEFF/, '')) : undefined;
+  if (json === undefined) return { obstacle: pageObstacle(status, headers, text, type) };
+  const code = wpErrorSchema.safeParse(json).data?.code;
+  if (status === 404 && code === 'rest_no_route') {
+    return { obstacle: { kind: 'plugin_missing', detail: 'no inkpress/v1 routes: rest_no_route' } };
+  }
+  return { status, json };
+}
+
+/** A JSON answer that is not the one asked for. */
+function jsonObstacle(status: number, json: unknown): SiteObstacle {
+  const error = wpErrorSchema.safeParse(json).data;
+  const said = error ? `${error.code}${error.message ? `: ${clip(stripTags(error.message))}` : ''}` : 'JSON';
+  if (status >= 500) return { kind: 'server_error', status, detail: `HTTP ${status} (${said})` };
+  if (error && !error.code.startsWith('inkpress_') && [401, 403, 404, 405, 429].includes(status)) {
+    // A refusal of WordPress's REST layer that is not the plugin's: REST turned off or closed to
+    // anonymous requests by a security plugin (rest_cannot_access, rest_login_required, ...).
+    return { kind: 'rest_blocked', status, detail: `the REST API answered HTTP ${status} (${said})` };
+  }
+  return {
+    kind: 'not_wordpress',
+    status,
+    detail: `HTTP ${status} with JSON that is not the plugin's (${said})`,
+  };
+}
+
+/** A page (or anything not JSON) where the REST API's JSON was expected. */
+function pageObstacle(
+  status: number,
+  headers: IncomingHttpHeaders,
+  text: string,
+  type: string,
+): SiteObstacle {
+  const kind = type === '' ? 'no content type' : type;
+  const vendor = firewallOf(headers, text);
+  const challengeWords = CHALLENGE_WORDS.test(text);
+  if (vendor?.page || ((vendor !== undefined || challengeWords) && BLOCK_STATUSES.has(status))) {
+    return { kind: 'challenge', status, vendor: vendor?.name };
+  }
+  if (status >= 500) return { kind: 'server_error', status, detail: `HTTP ${status} with ${kind}` };
+  if ([401, 403, 406, 429, 451].includes(status)) {
+    return {
+      kind: 'rest_blocked',
+      status,
+      detail: `HTTP ${status} with ${kind} instead of the REST API's JSON (a web server rule or security layer refuses REST requests)`,
+    };
+  }
+  if (isWordPress(headers, text)) {
+    return {
+      kind: 'rest_blocked',
+      status,
+      detail: `WordPress answers REST API addresses with a page (HTTP ${status} ${kind}): the REST API is turned off`,
+    };
+  }
+  return { kind: 'not_wordpress', status, detail: `HTTP ${status} with ${kind} for a REST API address` };
+}
+
+/** Statuses firewalls answer a challenge or block with. */
+const BLOCK_STATUSES = new Set([403, 406, 429, 503]);
+const CHALLENGE_WORDS =
+  /captcha|challenge-form|are you (?:a )?human|checking your browser|verify you are human|access denied|request (?:was )?blocked|web application firewall/i;
+
+interface Firewall {
+  name: string;
+  /** Seen in a page only the firewall's challenge or block shows (not on every answer it passes on). */
+  page: boolean;
+}
+
+/**
+ * Which firewall an answer names: its challenge or block page, or (weaker: it also passes the
+ * site's own pages on) its headers.
+ */
+function firewallOf(headers: IncomingHttpHeaders, text: string): Firewall | undefined {
+  const server = headerOf(headers, 'server') ?? '';
+  for (const { name, page, header } of FIREWALLS) {
+    if (page.test(text)) return { name, page: true };
+    if (header(headers, server)) return { name, page: false };
+  }
+  return undefined;
+}
+
+const FIREWALLS: {
+  name: string;
+  page: RegExp;
+  header: (headers: IncomingHttpHeaders, server: string) => boolean;
+}[] = [
+  {
+    name: 'Cloudflare',
+    page: /cf-chl|cf_chl_|challenge-platform|Attention Required! \| Cloudflare|cf-error-details|<title>Just a moment\.\.\.<\/title>/i,
+    header: (headers, server) => headers['cf-ray'] !== undefined || /cloudflare/i.test(server),
+  },
+  {
+    name: 'Sucuri',
+    page: /Sucuri WebSite Firewall|sucuri_cloudproxy|cloudproxy@sucuri/i,
+    header: (headers, server) =>
+      headers['x-sucuri-id'] !== undefined ||
+      headers['x-sucuri-block'] !== undefined ||
+      /sucuri/i.test(server),
+  },
+  {
+    name: 'Wordfence',
+    page: /Generated by Wordfence|Your access to this site has been limited by the site owner/i,
+    header: () => false,
+  },
+  {
+    name: 'Imperva',
+    page: /Incapsula incident ID|_Incapsula_Resource/i,
+    header: (headers) =>
+      headers['x-iinfo'] !== undefined || /imperva|incapsula/i.test(headerOf(headers, 'x-cdn') ?? ''),
+  },
+  {
+    name: 'SiteGround',
+    page: /sgcaptcha/i,
+    header: () => false,
+  },
+  {
+    name: 'ModSecurity',
+    page: /Mod_Security|ModSecurity/i,
+    header: () => false,
+  },
+  {
+    name: 'Akamai',
+    page: /errors\.edgesuite\.net/i,
+    header: (_headers, server) => /AkamaiGHost/i.test(server),
+  },
+  {
+    name: 'DDoS-Guard',
+    page: /ddos-guard/i,
+    header: (_headers, server) => /ddos-guard/i.test(server),
+  },
+];
+
+/** WordPress's marks on a page: its REST API link header, or its asset paths. */
+function isWordPress(headers: IncomingHttpHeaders, text: string): boolean {
+  return (
+    /api\.w\.org/i.test(headerOf(headers, 'link') ?? '') ||
+    /wp-content\/|wp-includes\/|api\.w\.org/i.test(text)
+  );
+}
+
+function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function stripTags(text: string): string {
+  return text.replace(/<[^>]*>/g, '');
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}

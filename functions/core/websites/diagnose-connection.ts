@@ -1,0 +1,413 @@
+/**
+ * The connection doctor behind `POST /v1/websites/check` (check-connection.ts) and the `problems`
+ * of a website create or update whose site check failed. Each problem is something a request to the site showed (the
+ * plugin's anonymous probe route, the login through the plugin, WordPress core's answer about an
+ * application password's user), never a guess, with one sentence the site owner can act on.
+ *
+ * It is no password oracle: the plugin answers one 401 for a wrong password, a user without the
+ * role and a user with more power alike, so with a real password all three are `login_refused`.
+ * Only an application password, where WordPress core itself tells its user who it is, can be
+ * told apart (`role_missing`, `role_too_powerful`).
+ */
+import { type ConnectionProblem, SiteProblemsError, ValidationError } from '../errors';
+import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
+import { isOlderThan, PLUGIN_VERSION_NEEDED } from './plugin-version';
+import type { ConnectionProbes, LoginHeaders, SiteObstacle } from './ports';
+import { registrationError } from './site-failures';
+import { normalizeSiteUrl } from './site-url';
+
+/** Every code a problem can have, in the order the doctor looks (docs/api-contract.md says what each means). */
+export const PROBLEM_CODES = [
+  'dns_unresolved',
+  'tls_invalid',
+  'timeout',
+  'unreachable',
+  'redirected',
+  'challenge_page',
+  'rest_api_blocked',
+  'server_error',
+  'not_wordpress',
+  'plugin_missing',
+  'plugin_outdated',
+  'auth_header_stripped',
+  'login_refused',
+  'role_missing',
+  'role_too_powerful',
+  'login_paused',
+  'site_error',
+] as const;
+
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
+export interface Problem extends ConnectionProblem {
+  code: ProblemCode;
+}
+
+export interface DoctorDeps {
+  probes: ConnectionProbes;
+  /** The plugin's status route, for the version of a plugin too old to tell it without a login. */
+  cms: Pick<CmsClient, 'status'>;
+  now?: () => Date;
+}
+
+/** The whole check's time (API Gateway ends a request at 29 s); a probe gets at most PROBE_MS of it. */
+export const CHECK_BUDGET_MS = 22_000;
+/** A failed create or update (which already spent up to 20 s on the site) gets this much more. */
+export const FAILURE_DIAGNOSIS_BUDGET_MS = 6_000;
+const PROBE_MS = 8_000;
+
+/** Where the site owner learns which of the causes of a refused login it is. */
+const SETTINGS_PAGE = 'Settings > Inkpress Connector';
+const AUTH_FALLBACK_HEADER = 'X-Inkpress-Authorization';
+
+/**
+ * Capabilities that make a user too powerful for Inkpress: the plugin's list
+ * (Inkpress_Role::TOO_POWERFUL), as WordPress core reports a user's capabilities.
+ */
+const TOO_POWERFUL = [
+  'unfiltered_html',
+  'manage_options',
+  'edit_users',
+  'promote_users',
+  'create_users',
+  'delete_users',
+  'install_plugins',
+  'activate_plugins',
+  'edit_plugins',
+  'edit_themes',
+  'switch_themes',
+  'edit_files',
+  'update_core',
+  'manage_network',
+];
+const EDITOR_ROLE = 'inkpress_editor';
+
+/** What the doctor found: whether the login worked, the plugin's version when told, the problems. */
+export interface Diagnosis {
+  connected: boolean;
+  pluginVersion: string | null;
+  problems: Problem[];
+}
+
+/**
+ * Diagnoses the connection to `site`: the anonymous probe first (nothing that keeps Inkpress
+ * from the plugin is worth a login), then `logIn` (the plugin's login, counted toward the
+ * account's cap of failed logins) unless no login could arrive.
+ */
+export async function diagnoseConnection(
+  deps: Pick<DoctorDeps, 'probes' | 'cms' | 'now'>,
+  site: SiteAccess,
+  logIn: () => Promise<unknown>,
+): Promise<Diagnosis> {
+  const budget = timeBudget(deps, CHECK_BUDGET_MS);
+  const found = await probeSite(deps, site, budget);
+  if ('stop' in found)
+    return { connected: false, pluginVersion: found.pluginVersion, problems: found.problems };
+  const { problems } = found;
+  try {
+    await logIn();
+  } catch (error) {
+    const refusal = cmsErrorOf(error);
+    if (!refusal) throw error;
+    problems.push(...(await loginProblems(deps, site, refusal, found.headers, budget)));
+    return { connected: false, pluginVersion: found.pluginVersion, problems };
+  }
+  if (found.pluginVersion !== null) return { connected: true, pluginVersion: found.pluginVersion, problems };
+  // A plugin without the probe route: the login that just worked tells its version.
+  const pluginVersion = await deps.cms.status(site).then(
+    (status) => status.pluginVersion,
+    () => null,
+  );
+  return { connected: true, pluginVersion, problems: [...problems, outdated(pluginVersion)] };
+}
+
+/**
+ * The problems behind a failed site check of a website create or update (`error`, what the
+ * plugin answered its login): the anonymous probe, then the login's failure read like the
+ * check reads it. No second login through the plugin is made.
+ */
+export async function diagnoseFailedCheck(
+  deps: Pick<DoctorDeps, 'probes' | 'now'>,
+  site: SiteAccess,
+  error: CmsError,
+): Promise<Problem[]> {
+  const budget = timeBudget(deps, FAILURE_DIAGNOSIS_BUDGET_MS);
+  const found = await probeSite(deps, site, budget);
+  if ('stop' in found) return found.problems;
+  return [...found.problems, ...(await loginProblems(deps, site, error, found.headers, budget))];
+}
+
+/**
+ * Runs `verify` (a website create's or update's site check) and, when the site refused or
+ * failed it, throws its 422 with the doctor's problems (when `probes` is given).
+ */
+export async function withDiagnosis<T>(
+  deps: { probes?: ConnectionProbes; now?: () => Date },
+  site: SiteAccess,
+  verify: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await verify();
+  } catch (error) {
+    const failure = cmsErrorOf(error);
+    if (!failure || !deps.probes || !(error instanceof ValidationError)) throw error;
+    const problems = await diagnoseFailedCheck({ probes: deps.probes, now: deps.now }, site, failure);
+    throw new SiteProblemsError(error.fieldErrors, problems);
+  }
+}
+
+type Probed =
+  | { stop: true; problems: Problem[]; pluginVersion: string | null }
+  | { problems: Problem[]; pluginVersion: string | null; headers: LoginHeaders | undefined };
+
+/** The anonymous probe: what keeps Inkpress from the plugin, its version, the login headers. */
+async function probeSite(
+  deps: Pick<DoctorDeps, 'probes'>,
+  site: SiteAccess,
+  budget: TimeBudget,
+): Promise<Probed> {
+  const probe = await deps.probes.probePlugin(site.url, budget.next(PROBE_MS));
+  if (probe.kind === 'obstacle') {
+    return { stop: true, problems: [obstacleProblem(site.url, probe.obstacle)], pluginVersion: null };
+  }
+  if (probe.kind === 'plugin_without_probe') {
+    return { problems: [], pluginVersion: null, headers: undefined };
+  }
+  const problems: Problem[] = [];
+  if (isOlderThan(probe.version, PLUGIN_VERSION_NEEDED)) problems.push(outdated(probe.version));
+  if (!probe.headers.authorization) {
+    problems.push(headerStripped(probe.headers.custom));
+    // Neither header arrives: a login would arrive as no login at all, and prove nothing.
+    if (!probe.headers.custom) return { stop: true, problems, pluginVersion: probe.version };
+  }
+  return { problems, pluginVersion: probe.version, headers: probe.headers };
+}
+
+/** What a login the plugin did not accept means. */
+async function loginProblems(
+  deps: Pick<DoctorDeps, 'probes' | 'now'>,
+  site: SiteAccess,
+  error: CmsError,
+  headers: LoginHeaders | undefined,
+  budget: TimeBudget,
+): Promise<Problem[]> {
+  switch (error.reason) {
+    case 'unauthorized':
+      return [await refusedLogin(deps, site, headers, budget)];
+    case 'throttled':
+      return [paused(deps, error.retryAfterSeconds)];
+    case 'plugin_missing':
+      return [obstacleProblem(site.url, { kind: 'plugin_missing', detail: error.message })];
+    case 'blocked':
+      throw registrationError(error);
+    case 'unreachable':
+    case 'plugin_error':
+    case 'invalid_request':
+      return [
+        problem(
+          'site_error',
+          `The login through the plugin failed: ${error.message}.`,
+          'Try again in a few minutes; if it keeps failing, send this message to whoever runs the site.',
+        ),
+      ];
+  }
+}
+
+/**
+ * A login the plugin refused. With an application password, WordPress core says who it logs in
+ * as (it needs the Authorization header to arrive); anything else stays `login_refused`.
+ */
+async function refusedLogin(
+  deps: Pick<DoctorDeps, 'probes'>,
+  site: SiteAccess,
+  headers: LoginHeaders | undefined,
+  budget: TimeBudget,
+): Promise<Problem> {
+  if (isApplicationPassword(site.password) && headers?.authorization !== false) {
+    const who = await deps.probes.coreUser(site, budget.next(PROBE_MS));
+    if (who.kind === 'user') {
+      const excess = who.capabilities.filter((capability) => TOO_POWERFUL.includes(capability));
+      const roles = who.roles.length > 0 ? who.roles.join(', ') : 'none';
+      if (excess.length > 0) {
+        return problem(
+          'role_too_powerful',
+          `The application password logs in as ${who.login}, who has more power than the Inkpress Editor role (roles: ${roles}; ${excess.slice(0, 4).join(', ')}${excess.length > 4 ? ', ...' : ''}), so the plugin refuses it.`,
+          `Create a user with only the Inkpress Editor role (Users > Add New on the site) and register its login and one of its application passwords instead.`,
+        );
+      }
+      if (!who.roles.includes(EDITOR_ROLE)) {
+        return problem(
+          'role_missing',
+          `The application password logs in as ${who.login}, who does not have the Inkpress Editor role (roles: ${roles}), so the plugin refuses it.`,
+          `Give ${who.login} the Inkpress Editor role in Users on the site (and no other role), then check again.`,
+        );
+      }
+    }
+  }
+  return problem(
+    'login_refused',
+    'The plugin refused the login (it gives one answer for a wrong user name or password, a user without the Inkpress Editor role and a user with more power than it, so that it tells no one which).',
+    `Check the user name and password, and that the user has the Inkpress Editor role and no more power (not an Administrator or Editor): ${SETTINGS_PAGE} on the site lists which users Inkpress can log in as and why not.`,
+  );
+}
+
+function paused(deps: Pick<DoctorDeps, 'now'>, retryAfterSeconds: number | undefined): Problem {
+  const now = deps.now?.() ?? new Date();
+  const until =
+    retryAfterSeconds === undefined
+      ? undefined
+      : new Date(now.getTime() + retryAfterSeconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  return problem(
+    'login_paused',
+    until === undefined
+      ? 'The plugin has paused logins for this user from Inkpress after repeated failed logins; it did not say until when.'
+      : `The plugin has paused logins for this user from Inkpress after repeated failed logins, until ${until}.`,
+    `Wait${until === undefined ? ' 15 minutes' : ` until ${until}`} (or clear the failed logins with the button under ${SETTINGS_PAGE} on the site), then check the credentials again.`,
+  );
+}
+
+function outdated(version: string | null): Problem {
+  return problem(
+    'plugin_outdated',
+    version === null
+      ? `The Inkpress Connector plugin on the site is older than ${PLUGIN_VERSION_NEEDED} (it has no probe route); version ${PLUGIN_VERSION_NEEDED} or later is needed.`
+      : `The Inkpress Connector plugin on the site is version ${version}; version ${PLUGIN_VERSION_NEEDED} or later is needed.`,
+    `Update the Inkpress Connector plugin to version ${PLUGIN_VERSION_NEEDED} or later under Plugins on the site.`,
+  );
+}
+
+function headerStripped(fallbackWorks: boolean): Problem {
+  return fallbackWorks
+    ? problem(
+        'auth_header_stripped',
+        `The web server or a proxy in front of WordPress removes the Authorization header; the plugin's own header, ${AUTH_FALLBACK_HEADER}, arrives, and Inkpress logs in with it (application passwords on WordPress's own routes do not work there).`,
+        'Nothing is needed for Inkpress; to let other tools log in too, make the server pass the Authorization header on to PHP (on Apache, add "CGIPassAuth On" to .htaccess).',
+      )
+    : problem(
+        'auth_header_stripped',
+        `The web server or a proxy in front of WordPress removes the Authorization header, and the plugin's own header, ${AUTH_FALLBACK_HEADER}, does not arrive either, so no login can reach WordPress.`,
+        `Make the server pass the Authorization or ${AUTH_FALLBACK_HEADER} header on to PHP (on Apache, add "CGIPassAuth On" to .htaccess; on a proxy or CDN, stop removing these headers).`,
+      );
+}
+
+/** The problem an obstacle in front of the plugin is. */
+function obstacleProblem(url: string, obstacle: SiteObstacle): Problem {
+  const host = new URL(url).host;
+  switch (obstacle.kind) {
+    case 'blocked':
+      throw registrationError(new CmsError('blocked', obstacle.detail));
+    case 'unresolved':
+      return problem(
+        'dns_unresolved',
+        `The name ${new URL(url).hostname} does not resolve to an address (${obstacle.detail}).`,
+        'Check the spelling of the address, or add the DNS record (A or AAAA) of the site at your DNS provider, then check again.',
+      );
+    case 'tls':
+      return problem(
+        'tls_invalid',
+        `The HTTPS certificate of ${host} is not valid: ${obstacle.detail}.`,
+        `Install a valid certificate for ${host} (your host can issue a free Let's Encrypt one), then check again.`,
+      );
+    case 'timeout':
+      return problem(
+        'timeout',
+        `The site did not answer in time (${obstacle.detail}).`,
+        'Make sure the site is up and that no firewall silently drops requests from Inkpress, then check again.',
+      );
+    case 'unreachable':
+      return problem(
+        'unreachable',
+        `The site could not be reached: ${obstacle.detail}.`,
+        'Make sure the web server is running and accepts connections at this address, then check again.',
+      );
+    case 'redirected': {
+      const instead = registerInstead(url, obstacle.location);
+      const target = new URL(obstacle.location);
+      return problem(
+        'redirected',
+        `${url} redirects (HTTP ${obstacle.status}) to ${target.origin}${target.pathname}, and Inkpress does not follow a site's redirects with its password.`,
+        instead !== undefined && instead !== url
+          ? `Register ${instead} instead, the address the site answers at.`
+          : `Make the site answer at ${url} without a redirect, or register the address it answers at.`,
+      );
+    }
+    case 'challenge': {
+      const who = obstacle.vendor ?? 'A firewall in front of WordPress';
+      return problem(
+        'challenge_page',
+        `${who} answered with an HTML challenge page (HTTP ${obstacle.status}) instead of the plugin's JSON.`,
+        `Allow Inkpress's requests to the path /?rest_route=/inkpress/v1/ in ${obstacle.vendor ? `${obstacle.vendor}'s` : 'the firewall'} settings (a rule that skips the challenge for it), then check again.`,
+      );
+    }
+    case 'rest_blocked':
+      return problem(
+        'rest_api_blocked',
+        `WordPress's REST API is disabled or blocked on this site: ${obstacle.detail}.`,
+        'Allow the REST API for the path /?rest_route=/inkpress/v1/ (in the security plugin or setting that turns it off), then check again.',
+      );
+    case 'server_error':
+      return problem(
+        'server_error',
+        `The site answered with a server error: ${obstacle.detail}.`,
+        "Look at the site's PHP error log (or ask your host) and fix the error, then check again.",
+      );
+    case 'not_wordpress':
+      return problem(
+        'not_wordpress',
+        `The address does not answer like a WordPress site: ${obstacle.detail}.`,
+        'Register the address of the WordPress site itself (the one whose /wp-admin/ is its dashboard).',
+      );
+    case 'plugin_missing':
+      return problem(
+        'plugin_missing',
+        `WordPress answers, but the Inkpress Connector plugin does not (${obstacle.detail}).`,
+        'Install and activate the Inkpress Connector plugin under Plugins on the site, then check again.',
+      );
+  }
+}
+
+/**
+ * The address to register when the site redirects: where the redirect points, less our query
+ * (and `index.php`); when the redirect dropped our query, its origin with the registered path.
+ */
+export function registerInstead(url: string, location: string): string | undefined {
+  try {
+    const target = new URL(location);
+    const path = target.searchParams.has('rest_route')
+      ? target.pathname.replace(/\/index\.php$/, '')
+      : new URL(url).pathname;
+    return normalizeSiteUrl(`${target.origin}${path}`).url;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a password is shaped like a WordPress application password: 24 letters and digits,
+ * as WordPress generates them, in groups of four or not.
+ */
+export function isApplicationPassword(password: string): boolean {
+  const text = password.trim();
+  return /^[A-Za-z0-9 ]+$/.test(text) && text.replace(/ /g, '').length === 24;
+}
+
+function cmsErrorOf(error: unknown): CmsError | undefined {
+  if (error instanceof CmsError) return error;
+  if (error instanceof ValidationError && error.cause instanceof CmsError) return error.cause;
+  return undefined;
+}
+
+function problem(code: ProblemCode, message: string, fix: string): Problem {
+  return { code, message, fix };
+}
+
+interface TimeBudget {
+  /** The time the next probe may take: at most `most`, at least 1 ms. */
+  next(most: number): number;
+}
+
+function timeBudget(deps: { now?: () => Date }, totalMs: number): TimeBudget {
+  const now = () => (deps.now?.() ?? new Date()).getTime();
+  const deadline = now() + totalMs;
+  return { next: (most) => Math.max(1, Math.min(most, deadline - now())) };
+}

@@ -1,0 +1,438 @@
+/**
+ * The connection doctor through its handler (`POST /v1/websites/check`) and the website create
+ * handler, against DynamoDB Local and sites on 127.0.0.1: the fake plugin (fake-wordpress.ts),
+ * fault servers (a firewall's challenge page, a REST API closed by a security plugin, a server
+ * that never answers), a TLS server with a self-signed certificate and a `.invalid` name. Every
+ * code comes from the real probes through the SSRF-guarded client; the answers fit the OpenAPI
+ * document.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { WordPressConnectionProbes } from '../../functions/adapters/wordpress/connection-probes';
+import { systemResolver } from '../../functions/adapters/wordpress/ssrf-guard';
+import { DEFAULT_SITE_LIMITS } from '../../functions/adapters/wordpress/wordpress-client';
+import { handler as checkWebsiteHandler } from '../../functions/api/check-website';
+import { handler as createWebsiteHandler } from '../../functions/api/create-website';
+import { openApiDocument } from '../../functions/api/openapi/document';
+import { createAccount } from '../../functions/core/accounts';
+import * as deps from '../support/deps';
+import { apiEvent } from '../support/events';
+import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
+import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server';
+import { multipartBody } from '../support/multipart';
+import { type ResponseValidator, responseValidator } from '../support/openapi-validator';
+import { provisionTestResources } from '../support/test-resources';
+
+const PASSWORD = 'correct horse battery';
+const APP_PASSWORD = 'abcd EFGH ijkl MNOP qrst UVWX';
+
+let site: FakeWordPress;
+let validator: ResponseValidator;
+
+beforeAll(async () => {
+  site = await startFakeWordPress();
+  await provisionTestResources({ PUBLIC_BASE_URL: '' });
+  validator = responseValidator(
+    JSON.parse(JSON.stringify(openApiDocument('http://localhost'))) as Record<string, unknown>,
+  );
+});
+
+afterAll(async () => {
+  await site.close();
+});
+
+beforeEach(() => {
+  site.mode = 'ok';
+  site.redirectLocation = undefined;
+  site.requests = [];
+  site.failedLogins.clear();
+  site.pluginVersion = '1.5.0';
+  site.probeRoute = true;
+  site.strippedHeaders = [];
+  site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
+});
+
+async function newAccount(): Promise<string> {
+  const { account } = await createAccount(
+    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+    { name: 'Doctor test', credits: 0 },
+  );
+  return account.accountId;
+}
+
+interface Report {
+  url: string;
+  connected: 0 | 1;
+  plugin_version: string | null;
+  problems: { code: string; message: string; fix: string }[];
+}
+
+async function check(
+  fields: Partial<Record<'url' | 'login' | 'password', string>> = {},
+  accountId?: string,
+): Promise<{ status: number; report: Report; body: Record<string, unknown> }> {
+  const response: APIGatewayProxyResult = await checkWebsiteHandler(
+    apiEvent('check-website', {
+      accountId: accountId ?? (await newAccount()),
+      ...multipartBody({ url: site.url, login: 'inkpress', password: PASSWORD, ...fields }),
+    }),
+  );
+  const body = JSON.parse(response.body);
+  validator.check('POST', '/v1/websites/check', response.statusCode, body);
+  return { status: response.statusCode, report: body.data, body };
+}
+
+const codes = (report: Report) => report.problems.map((problem) => problem.code);
+const loginsSent = () => site.requests.filter((request) => request.login !== null).length;
+
+async function faultServer(
+  answer: (response: import('node:http').ServerResponse) => void,
+): Promise<LocalHttpServer> {
+  return startLocalHttpServer((_request, response) => answer(response));
+}
+
+describe('POST /v1/websites/check against the fake plugin', () => {
+  it('a site that connects: 200, connected, no problems; the probe sent no login', async () => {
+    const { status, report } = await check();
+    expect(status).toBe(200);
+    expect(report).toEqual({ url: site.url, connected: 1, plugin_version: '1.5.0', problems: [] });
+    expect(site.requests[0]).toEqual({ method: 'GET', route: '/inkpress/v1/probe', login: null });
+    expect(site.failedLogins.size).toBe(0);
+  });
+
+  it('plugin_missing: WordPress answers without the plugin; no login is sent', async () => {
+    site.mode = 'no_plugin';
+    const { report } = await check();
+    expect(report.connected).toBe(0);
+    expect(codes(report)).toEqual(['plugin_missing']);
+    expect(loginsSent()).toBe(0);
+  });
+
+  it('plugin_outdated: a plugin without the probe route, its version from the login', async () => {
+    site.probeRoute = false;
+    site.pluginVersion = '1.4.0';
+    const { report } = await check();
+    expect(report).toMatchObject({ connected: 1, plugin_version: '1.4.0' });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'plugin_outdated',
+        message: expect.stringContaining('version 1.4.0; version 1.5.0 or later is needed'),
+      }),
+    ]);
+  });
+
+  it('auth_header_stripped: the host drops Authorization; the plugin header works and is named', async () => {
+    site.strippedHeaders = ['authorization'];
+    const { report } = await check();
+    expect(report.connected).toBe(1);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'auth_header_stripped',
+        message: expect.stringContaining('X-Inkpress-Authorization, arrives'),
+      }),
+    ]);
+  });
+
+  it('auth_header_stripped with both headers dropped: no fallback, and no login is sent', async () => {
+    site.strippedHeaders = ['authorization', 'x-inkpress-authorization'];
+    const { report } = await check();
+    expect(report.connected).toBe(0);
+    expect(codes(report)).toEqual(['auth_header_stripped']);
+    expect(report.problems[0]?.message).toContain('does not arrive either');
+    expect(site.requests.filter((request) => request.route === '/inkpress/v1/status')).toEqual([]);
+  });
+
+  it('login_refused: a wrong password, a user without the role and an administrator with it answer alike', async () => {
+    site.users.set('author', { password: 'author pass', roles: ['author'] });
+    site.users.set('boss', { password: 'boss pass', roles: ['administrator', 'inkpress_editor'] });
+    const answers = [
+      await check({ password: 'wrong' }),
+      await check({ login: 'author', password: 'author pass' }),
+      await check({ login: 'boss', password: 'boss pass' }),
+    ].map(({ report }) => report.problems);
+    expect(answers[0]).toEqual([
+      expect.objectContaining({
+        code: 'login_refused',
+        fix: expect.stringContaining('Settings > Inkpress Connector'),
+      }),
+    ]);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    expect(site.requests.some((request) => request.route.startsWith('/wp/v2/'))).toBe(false);
+  });
+
+  it('role_too_powerful and role_missing: application passwords, as WordPress core tells them', async () => {
+    site.users.set('admin', {
+      password: 'admin pass',
+      roles: ['administrator'],
+      appPasswords: [APP_PASSWORD.replace(/ /g, '')],
+    });
+    site.users.set('author', {
+      password: 'author pass',
+      roles: ['author'],
+      appPasswords: [APP_PASSWORD.replace(/ /g, '')],
+    });
+    // WordPress strips the spaces of an application password; the fake compares as sent.
+    const powerful = await check({ login: 'admin', password: APP_PASSWORD.replace(/ /g, '') });
+    expect(powerful.report.problems).toEqual([
+      expect.objectContaining({ code: 'role_too_powerful', message: expect.stringContaining('admin') }),
+    ]);
+    const missing = await check({ login: 'author', password: APP_PASSWORD.replace(/ /g, '') });
+    expect(missing.report.problems).toEqual([
+      expect.objectContaining({ code: 'role_missing', message: expect.stringContaining('(roles: author)') }),
+    ]);
+    // A wrong application password: core would say "incorrect_password"; the doctor does not.
+    const wrong = await check({ login: 'admin', password: 'ZZZZ'.repeat(6) });
+    expect(codes(wrong.report)).toEqual(['login_refused']);
+  });
+
+  it("login_paused: the plugin's throttle, with when it ends", async () => {
+    const path = new URL(site.url).pathname.replace(/\/+$/, '');
+    const now = Date.now();
+    site.failedLogins.set(`${path}|inkpress`, [now, now, now, now, now]);
+    const { report } = await check();
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'login_paused',
+        message: expect.stringMatching(/until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/),
+      }),
+    ]);
+    const until = Date.parse(/until (\S+Z)/.exec(report.problems[0]?.message ?? '')?.[1] ?? '');
+    expect(until).toBeGreaterThan(now + 14 * 60_000);
+    expect(until).toBeLessThan(now + 16 * 60_000);
+  });
+
+  it("counts refused logins toward the account's cap, as a create does: the third is a 422", async () => {
+    const accountId = await newAccount();
+    await check({ password: 'wrong' }, accountId);
+    await check({ password: 'wrong' }, accountId);
+    const third = await check({ password: 'wrong' }, accountId);
+    expect(third.status).toBe(422);
+    expect(third.body).toMatchObject({
+      errors: { login: [expect.stringMatching(/refused this login 2 times/)] },
+    });
+    expect(loginsSent()).toBe(2);
+  });
+
+  it('redirected: a site that redirects to https names the https address', async () => {
+    site.redirectLocation = `https://${new URL(site.url).host}/?rest_route=/inkpress/v1/probe`;
+    const { report } = await check();
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'redirected',
+        fix: `Register https://${new URL(site.url).host} instead, the address the site answers at.`,
+      }),
+    ]);
+    expect(loginsSent()).toBe(0);
+  });
+
+  it('not_wordpress: a page for a REST address, without WordPress marks', async () => {
+    site.mode = 'html';
+    expect(codes((await check()).report)).toEqual(['not_wordpress']);
+  });
+
+  it('refuses bad input with a 422 before calling the site', async () => {
+    const { status, body } = await check({ password: '' });
+    expect(status).toBe(422);
+    expect(body).toMatchObject({ errors: { password: [expect.any(String)] } });
+    expect(site.requests).toEqual([]);
+  });
+});
+
+describe('POST /v1/websites/check against faults', () => {
+  const servers: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const serve = async (answer: (response: import('node:http').ServerResponse) => void) => {
+    const server = await faultServer(answer);
+    servers.push(server);
+    return server.url;
+  };
+
+  it.each([
+    [
+      'Cloudflare',
+      { 'Content-Type': 'text/html; charset=UTF-8', Server: 'cloudflare', 'CF-RAY': '8f1c2a9e8b3d4c5e-CDG' },
+      '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><div id="challenge-platform">Checking your browser</div></body></html>',
+    ],
+    [
+      'Sucuri',
+      { 'Content-Type': 'text/html', 'X-Sucuri-ID': '11005', Server: 'Sucuri/Cloudproxy' },
+      '<html><title>Sucuri WebSite Firewall - Access Denied</title><body>Access Denied</body></html>',
+    ],
+    [
+      'Wordfence',
+      { 'Content-Type': 'text/html' },
+      '<html><body><h1>Your access to this site has been limited by the site owner</h1><p>Generated by Wordfence</p></body></html>',
+    ],
+  ])('challenge_page: %s answers with its page', async (vendor, headers, page) => {
+    const url = await serve((response) => response.writeHead(403, headers).end(page));
+    const { report } = await check({ url });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'challenge_page',
+        message: expect.stringContaining(`${vendor} answered`),
+      }),
+    ]);
+  });
+
+  it('rest_api_blocked: a security plugin closes the REST API to anonymous requests', async () => {
+    const url = await serve((response) =>
+      response
+        .writeHead(401, { 'Content-Type': 'application/json; charset=UTF-8' })
+        .end(
+          JSON.stringify({
+            code: 'rest_cannot_access',
+            message: 'Only authenticated users can access the REST API.',
+            data: { status: 401 },
+          }),
+        ),
+    );
+    const { report } = await check({ url });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'rest_api_blocked',
+        message: expect.stringContaining('rest_cannot_access'),
+      }),
+    ]);
+  });
+
+  it('rest_api_blocked: WordPress answers REST addresses with its home page', async () => {
+    const url = await serve((response) =>
+      response
+        .writeHead(200, {
+          'Content-Type': 'text/html',
+          Link: '<http://x/wp-json/>; rel="https://api.w.org/"',
+        })
+        .end(
+          '<html><head><link rel="stylesheet" href="/wp-content/themes/x/style.css"></head><body>Blog</body></html>',
+        ),
+    );
+    expect(codes((await check({ url })).report)).toEqual(['rest_api_blocked']);
+  });
+
+  it('server_error: a 500 page', async () => {
+    const url = await serve((response) =>
+      response
+        .writeHead(500, { 'Content-Type': 'text/html' })
+        .end('<h1>Error establishing a database connection</h1>'),
+    );
+    expect(codes((await check({ url })).report)).toEqual(['server_error']);
+  });
+
+  it('dns_unresolved: a name that cannot resolve (.invalid)', async () => {
+    const { report } = await check({ url: 'http://doctor-check.inkpress.invalid' });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'dns_unresolved',
+        message: expect.stringContaining('doctor-check.inkpress.invalid'),
+      }),
+    ]);
+  });
+
+  it('unreachable: nothing listens', async () => {
+    const url = await serve((response) => response.end());
+    await servers.pop()?.close();
+    expect(codes((await check({ url })).report)).toEqual(['unreachable']);
+  });
+
+  describe('tls_invalid', () => {
+    let dir: string;
+    let server: HttpsServer;
+    beforeAll(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'inkpress-doctor-tls-'));
+      const made = spawnSync('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ]);
+      if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
+      server = createHttpsServer(
+        { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+        (_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a self-signed certificate', async () => {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { report } = await check({ url });
+      expect(report.problems).toEqual([
+        expect.objectContaining({ code: 'tls_invalid', message: expect.stringContaining('SELF_SIGNED') }),
+      ]);
+    });
+  });
+});
+
+describe('the probes with a short timeout', () => {
+  it('timeout: a server that never answers', async () => {
+    const silent = await startLocalHttpServer(() => {
+      // never answers
+    });
+    try {
+      const probes = new WordPressConnectionProbes({
+        ...DEFAULT_SITE_LIMITS,
+        allowPrivate: true,
+        resolve: systemResolver,
+      });
+      const started = Date.now();
+      const probe = await probes.probePlugin(silent.url, 300);
+      expect(probe).toEqual({ kind: 'obstacle', obstacle: { kind: 'timeout', detail: expect.any(String) } });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+describe('POST /v1/websites/create when the site check fails', () => {
+  it('the 422 keeps its field errors and lists the problems', async () => {
+    const response = await createWebsiteHandler(
+      apiEvent('create-website', {
+        accountId: await newAccount(),
+        ...multipartBody({ url: site.url, login: 'inkpress', password: 'wrong' }),
+      }),
+    );
+    const body = JSON.parse(response.body);
+    expect(response.statusCode).toBe(422);
+    validator.check('POST', '/v1/websites/create', 422, body);
+    expect(body).toMatchObject({
+      errors: { login: [expect.any(String)], password: [expect.any(String)] },
+      problems: [expect.objectContaining({ code: 'login_refused' })],
+    });
+    // One login (the create's own), not a second one for the diagnosis.
+    expect(loginsSent()).toBe(1);
+  });
+
+  it('a site without the plugin is told as plugin_missing', async () => {
+    site.mode = 'no_plugin';
+    const response = await createWebsiteHandler(
+      apiEvent('create-website', {
+        accountId: await newAccount(),
+        ...multipartBody({ url: site.url, login: 'inkpress', password: PASSWORD }),
+      }),
+    );
+    expect(JSON.parse(response.body).problems).toEqual([expect.objectContaining({ code: 'plugin_missing' })]);
+  });
+});

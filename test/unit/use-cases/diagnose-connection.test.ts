@@ -1,0 +1,457 @@
+/**
+ * The connection doctor against the fakes: each problem code from what the probes and the
+ * plugin's login answered, the order it looks in (nothing worth a login is logged in to), the
+ * failed-login cap it shares with a create, and that it is no password oracle.
+ */
+import { SiteProblemsError, ValidationError } from '../../../functions/core/errors';
+import { checkConnection } from '../../../functions/core/websites/check-connection';
+import { CmsError } from '../../../functions/core/websites/cms-client';
+import { createWebsite } from '../../../functions/core/websites/create-website';
+import {
+  isApplicationPassword,
+  type Problem,
+  registerInstead,
+} from '../../../functions/core/websites/diagnose-connection';
+import type { SiteObstacle } from '../../../functions/core/websites/ports';
+import { updateWebsite } from '../../../functions/core/websites/update-website';
+import { createFakes, type Fakes } from '../../support/fakes';
+
+const APP_PASSWORD = 'abcd EFGH ijkl MNOP qrst UVWX';
+const fields = { url: 'https://blog.example.com/', login: 'inkpress', password: 'correct horse' };
+
+const doctorDeps = (fakes: Fakes) => ({
+  allowPlainHttp: true,
+  cms: fakes.cms,
+  probes: fakes.probes,
+  loginFailures: fakes.loginFailures,
+  now: fakes.clock,
+});
+
+async function check(fakes: Fakes, overrides: Record<string, unknown> = {}) {
+  const accountId = await fakes.account(0);
+  return (await checkConnection(doctorDeps(fakes), accountId, { ...fields, ...overrides })).data;
+}
+
+const codes = (problems: Problem[]) => problems.map((problem) => problem.code);
+const loginCalls = (fakes: Fakes) => fakes.cms.calls.filter((call) => call.kind === 'status').length;
+
+describe('connection doctor', () => {
+  it('finds nothing wrong with a site that connects, and says it connected', async () => {
+    const fakes = createFakes();
+    const report = await check(fakes);
+    expect(report).toEqual({
+      url: 'https://blog.example.com',
+      connected: 1,
+      plugin_version: '1.5.0',
+      problems: [],
+    });
+    expect(fakes.probes.calls.map((call) => call.kind)).toEqual(['probePlugin']);
+  });
+
+  it.each<[string, SiteObstacle, string, RegExp]>([
+    [
+      'dns_unresolved',
+      { kind: 'unresolved', detail: 'Could not resolve blog.example.com (ENOTFOUND)' },
+      'blog.example.com',
+      /DNS record/,
+    ],
+    [
+      'tls_invalid',
+      { kind: 'tls', detail: 'HTTPS to blog.example.com failed (DEPTH_ZERO_SELF_SIGNED_CERT)' },
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      /valid certificate for blog\.example\.com/,
+    ],
+    [
+      'timeout',
+      { kind: 'timeout', detail: 'No complete answer from blog.example.com in time' },
+      'in time',
+      /firewall/,
+    ],
+    [
+      'unreachable',
+      { kind: 'unreachable', detail: 'Could not reach blog.example.com (ECONNREFUSED)' },
+      'ECONNREFUSED',
+      /web server is running/,
+    ],
+    [
+      'challenge_page',
+      { kind: 'challenge', status: 403, vendor: 'Cloudflare' },
+      'Cloudflare answered with an HTML challenge page (HTTP 403)',
+      /Cloudflare's settings/,
+    ],
+    [
+      'rest_api_blocked',
+      { kind: 'rest_blocked', status: 401, detail: 'the REST API answered HTTP 401 (rest_cannot_access)' },
+      'rest_cannot_access',
+      /Allow the REST API/,
+    ],
+    [
+      'server_error',
+      { kind: 'server_error', status: 500, detail: 'HTTP 500 with text/html' },
+      'HTTP 500',
+      /error log/,
+    ],
+    [
+      'not_wordpress',
+      { kind: 'not_wordpress', status: 200, detail: 'HTTP 200 with text/html for a REST API address' },
+      'HTTP 200',
+      /WordPress site itself/,
+    ],
+    [
+      'plugin_missing',
+      { kind: 'plugin_missing', detail: 'no inkpress/v1 routes: rest_no_route' },
+      'rest_no_route',
+      /Install and activate the Inkpress Connector plugin/,
+    ],
+  ])(
+    '%s: what keeps Inkpress from the plugin is told, and no login is tried',
+    async (code, obstacle, said, fix) => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'obstacle', obstacle };
+      const report = await check(fakes);
+      expect(report.connected).toBe(0);
+      expect(report.problems).toHaveLength(1);
+      expect(report.problems[0]).toMatchObject({
+        code,
+        message: expect.stringContaining(said),
+        fix: expect.stringMatching(fix),
+      });
+      expect(loginCalls(fakes)).toBe(0);
+    },
+  );
+
+  it.each([
+    [
+      'http://blog.example.com/?rest_route=/inkpress/v1/probe',
+      'https://blog.example.com/?rest_route=/inkpress/v1/probe',
+      'https://blog.example.com',
+    ],
+    [
+      'https://blog.example.com/?rest_route=/inkpress/v1/probe',
+      'https://www.blog.example.com/?rest_route=/inkpress/v1/probe',
+      'https://www.blog.example.com',
+    ],
+    [
+      'https://example.com/blog/?rest_route=/inkpress/v1/probe',
+      'https://blog.example.org/index.php?rest_route=/inkpress/v1/probe',
+      'https://blog.example.org',
+    ],
+  ])('redirected: names the address to register instead (%s -> %s)', async (_from, location, instead) => {
+    const fakes = createFakes();
+    fakes.probes.plugin = { kind: 'obstacle', obstacle: { kind: 'redirected', status: 301, location } };
+    const url = new URL(_from);
+    const report = await check(fakes, { url: `${url.protocol}//${url.host}${url.pathname}` });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'redirected',
+        fix: `Register ${instead} instead, the address the site answers at.`,
+      }),
+    ]);
+    expect(loginCalls(fakes)).toBe(0);
+  });
+
+  it('a redirect that drops the query keeps the registered path on the new origin', () => {
+    expect(registerInstead('http://example.com/blog', 'https://example.com/')).toBe(
+      'https://example.com/blog',
+    );
+  });
+
+  it('a blocked address is the 422 on url a create gives', async () => {
+    const fakes = createFakes();
+    fakes.probes.plugin = { kind: 'obstacle', obstacle: { kind: 'blocked', detail: 'private' } };
+    await expect(check(fakes)).rejects.toMatchObject({
+      fieldErrors: { url: [expect.stringMatching(/private/)] },
+    });
+  });
+
+  it('refuses bad input with a 422 before calling the site', async () => {
+    const fakes = createFakes();
+    await expect(check(fakes, { password: '' })).rejects.toBeInstanceOf(ValidationError);
+    const accountId = await fakes.account(0);
+    await expect(
+      checkConnection({ ...doctorDeps(fakes), allowPlainHttp: false }, accountId, {
+        ...fields,
+        url: 'http://blog.example.com',
+      }),
+    ).rejects.toMatchObject({ fieldErrors: { url: [expect.stringMatching(/https/)] } });
+    expect(fakes.probes.calls).toEqual([]);
+  });
+
+  it('plugin_outdated names its version and the one needed, and the login is still checked', async () => {
+    const fakes = createFakes();
+    fakes.probes.plugin = {
+      kind: 'plugin',
+      version: '1.4.2',
+      headers: { authorization: true, custom: true },
+    };
+    const report = await check(fakes);
+    expect(report.connected).toBe(1);
+    expect(report.problems).toEqual([
+      {
+        code: 'plugin_outdated',
+        message: expect.stringContaining('version 1.4.2; version 1.5.0 or later is needed'),
+        fix: expect.stringContaining('Update the Inkpress Connector plugin to version 1.5.0'),
+      },
+    ]);
+  });
+
+  it('plugin_outdated from a plugin without the probe route: the working login tells its version', async () => {
+    const fakes = createFakes();
+    fakes.probes.plugin = { kind: 'plugin_without_probe' };
+    const report = await check(fakes);
+    expect(report).toMatchObject({ connected: 1, plugin_version: '1.2.0' });
+    expect(report.problems).toEqual([
+      expect.objectContaining({ code: 'plugin_outdated', message: expect.stringContaining('version 1.2.0') }),
+    ]);
+  });
+
+  it('auth_header_stripped: says the fallback header works, and logs in with it', async () => {
+    const fakes = createFakes();
+    fakes.probes.plugin = {
+      kind: 'plugin',
+      version: '1.5.0',
+      headers: { authorization: false, custom: true },
+    };
+    const report = await check(fakes);
+    expect(report.connected).toBe(1);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'auth_header_stripped',
+        message: expect.stringContaining('X-Inkpress-Authorization, arrives'),
+        fix: expect.stringContaining('CGIPassAuth On'),
+      }),
+    ]);
+    expect(loginCalls(fakes)).toBe(1);
+  });
+
+  it('auth_header_stripped with no fallback: no login is sent (it could not arrive) and none is counted', async () => {
+    const fakes = createFakes();
+    fakes.probes.plugin = {
+      kind: 'plugin',
+      version: '1.5.0',
+      headers: { authorization: false, custom: false },
+    };
+    const report = await check(fakes);
+    expect(report.connected).toBe(0);
+    expect(codes(report.problems)).toEqual(['auth_header_stripped']);
+    expect(report.problems[0]?.message).toContain('does not arrive either');
+    expect(loginCalls(fakes)).toBe(0);
+  });
+
+  it('login_refused with a real password names the three causes and the settings page, and asks WordPress nothing more', async () => {
+    const fakes = createFakes();
+    fakes.cms.failWith(
+      new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed'),
+    );
+    const report = await check(fakes);
+    expect(report.connected).toBe(0);
+    expect(report.problems).toEqual([
+      {
+        code: 'login_refused',
+        message: expect.any(String),
+        fix: expect.stringMatching(
+          /user name and password.*Inkpress Editor role and no more power.*Settings > Inkpress Connector/,
+        ),
+      },
+    ]);
+    expect(fakes.probes.calls.map((call) => call.kind)).toEqual(['probePlugin']);
+  });
+
+  it('is no password oracle: with a real password, core is never asked, whatever it would say', async () => {
+    const fakes = createFakes();
+    fakes.probes.user = {
+      kind: 'user',
+      login: 'admin',
+      roles: ['administrator'],
+      capabilities: ['manage_options'],
+    };
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const report = await check(fakes, { password: 'an administrator password' });
+    expect(codes(report.problems)).toEqual(['login_refused']);
+    expect(fakes.probes.calls.some((call) => call.kind === 'coreUser')).toBe(false);
+  });
+
+  it('role_too_powerful: an application password whose user WordPress says is an administrator', async () => {
+    const fakes = createFakes();
+    fakes.probes.user = {
+      kind: 'user',
+      login: 'admin',
+      roles: ['administrator'],
+      capabilities: ['read', 'manage_options', 'unfiltered_html', 'edit_posts'],
+    };
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const report = await check(fakes, { login: 'admin', password: APP_PASSWORD });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'role_too_powerful',
+        message: expect.stringContaining(
+          'admin, who has more power than the Inkpress Editor role (roles: administrator; manage_options, unfiltered_html)',
+        ),
+        fix: expect.stringContaining('only the Inkpress Editor role'),
+      }),
+    ]);
+    expect(fakes.probes.calls.at(-1)).toMatchObject({ kind: 'coreUser', password: APP_PASSWORD });
+  });
+
+  it('role_missing: an application password whose user has not got the role', async () => {
+    const fakes = createFakes();
+    fakes.probes.user = {
+      kind: 'user',
+      login: 'writer',
+      roles: ['author'],
+      capabilities: ['read', 'edit_posts'],
+    };
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const report = await check(fakes, { login: 'writer', password: APP_PASSWORD });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'role_missing',
+        message: expect.stringContaining('(roles: author)'),
+        fix: 'Give writer the Inkpress Editor role in Users on the site (and no other role), then check again.',
+      }),
+    ]);
+  });
+
+  it('an application password WordPress refuses too, or that cannot reach it, stays login_refused', async () => {
+    const fakes = createFakes();
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    expect(codes((await check(fakes, { password: APP_PASSWORD })).problems)).toEqual(['login_refused']);
+
+    const stripped = createFakes();
+    stripped.probes.plugin = {
+      kind: 'plugin',
+      version: '1.5.0',
+      headers: { authorization: false, custom: true },
+    };
+    stripped.probes.user = {
+      kind: 'user',
+      login: 'x',
+      roles: ['administrator'],
+      capabilities: ['manage_options'],
+    };
+    stripped.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const report = await check(stripped, { password: APP_PASSWORD });
+    expect(codes(report.problems)).toEqual(['auth_header_stripped', 'login_refused']);
+    expect(stripped.probes.calls.some((call) => call.kind === 'coreUser')).toBe(false);
+  });
+
+  it('login_paused says when the pause ends', async () => {
+    const fakes = createFakes('2026-03-01T10:00:00.000Z');
+    fakes.cms.failWith(new CmsError('throttled', 'paused', 429, 'inkpress_throttled', 600));
+    const report = await check(fakes);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'login_paused',
+        message: expect.stringContaining('until 2026-03-01T10:10:00Z'),
+        fix: expect.stringContaining('Wait until 2026-03-01T10:10:00Z'),
+      }),
+    ]);
+  });
+
+  it("counts refused logins toward the account's cap like a create, then refuses to try again", async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const refuse = () =>
+      fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    refuse();
+    await checkConnection(doctorDeps(fakes), accountId, fields);
+    refuse();
+    await checkConnection(doctorDeps(fakes), accountId, fields);
+    expect(loginCalls(fakes)).toBe(2);
+    await expect(checkConnection(doctorDeps(fakes), accountId, fields)).rejects.toMatchObject({
+      fieldErrors: { login: [expect.stringMatching(/refused this login 2 times/)] },
+    });
+    expect(loginCalls(fakes)).toBe(2);
+  });
+
+  it('site_error for a login that failed on the site for another reason', async () => {
+    const fakes = createFakes();
+    fakes.cms.failWith(
+      new CmsError('plugin_error', 'The plugin answered 500 (inkpress_busy)', 500, 'inkpress_busy'),
+    );
+    const report = await check(fakes);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ code: 'site_error', message: expect.stringContaining('inkpress_busy') }),
+    ]);
+  });
+
+  it('tells an application password by its shape', () => {
+    expect(isApplicationPassword(APP_PASSWORD)).toBe(true);
+    expect(isApplicationPassword('abcdEFGHijklMNOPqrstUVWX')).toBe(true);
+    expect(isApplicationPassword('correct horse battery staple')).toBe(false);
+    expect(isApplicationPassword('abcd-EFGH-ijkl-MNOP-qrst-UVWX')).toBe(false);
+  });
+});
+
+describe('the diagnosis in a failed website create or update', () => {
+  const websiteDeps = (fakes: Fakes) => ({
+    websites: fakes.websites,
+    categories: fakes.categories,
+    cipher: fakes.cipher,
+    cms: fakes.cms,
+    probes: fakes.probes,
+    loginFailures: fakes.loginFailures,
+    publications: fakes.publications,
+    now: fakes.clock,
+  });
+
+  it('a refused create lists the problems, with the same field errors, and logs in only once', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const error = await createWebsite(websiteDeps(fakes), accountId, fields).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(SiteProblemsError);
+    expect(error).toMatchObject({
+      fieldErrors: { login: [expect.stringMatching(/login failed/)], password: [expect.any(String)] },
+      problems: [expect.objectContaining({ code: 'login_refused' })],
+    });
+    expect(loginCalls(fakes)).toBe(1);
+  });
+
+  it('a create the site redirects says where to register instead', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    fakes.cms.failWith(new CmsError('unreachable', 'The site answered 301'));
+    fakes.probes.plugin = {
+      kind: 'obstacle',
+      obstacle: {
+        kind: 'redirected',
+        status: 301,
+        location: 'https://www.blog.example.com/?rest_route=/inkpress/v1/probe',
+      },
+    };
+    await expect(createWebsite(websiteDeps(fakes), accountId, fields)).rejects.toMatchObject({
+      problems: [
+        expect.objectContaining({
+          code: 'redirected',
+          fix: expect.stringContaining('https://www.blog.example.com'),
+        }),
+      ],
+    });
+  });
+
+  it('an update whose new password is refused lists the problems', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const website = await fakes.website(accountId);
+    fakes.cms.failWith(new CmsError('throttled', 'paused', 429, 'inkpress_throttled', 60));
+    await expect(
+      updateWebsite(websiteDeps(fakes), accountId, website.websiteUuid, {
+        login: 'inkpress',
+        password: 'new',
+      }),
+    ).rejects.toMatchObject({ problems: [expect.objectContaining({ code: 'login_paused' })] });
+  });
+
+  it('a create without the probes (or whose failure is not the site) is the plain 422', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const { probes: _probes, ...withoutProbes } = websiteDeps(fakes);
+    const error = await createWebsite(withoutProbes, accountId, fields).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).not.toBeInstanceOf(SiteProblemsError);
+  });
+});
