@@ -284,15 +284,13 @@ describe('POST /v1/websites/check against faults', () => {
 
   it('rest_api_blocked: a security plugin closes the REST API to anonymous requests', async () => {
     const url = await serve((response) =>
-      response
-        .writeHead(401, { 'Content-Type': 'application/json; charset=UTF-8' })
-        .end(
-          JSON.stringify({
-            code: 'rest_cannot_access',
-            message: 'Only authenticated users can access the REST API.',
-            data: { status: 401 },
-          }),
-        ),
+      response.writeHead(401, { 'Content-Type': 'application/json; charset=UTF-8' }).end(
+        JSON.stringify({
+          code: 'rest_cannot_access',
+          message: 'Only authenticated users can access the REST API.',
+          data: { status: 401 },
+        }),
+      ),
     );
     const { report } = await check({ url });
     expect(report.problems).toEqual([

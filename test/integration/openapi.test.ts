@@ -195,6 +195,25 @@ describe('real answers of every route fit the document', () => {
     expect(website.status).toBe(201);
     const websiteUuid = website.body.data.uuid;
     expect((await call(token, 'POST', '/v1/websites/create', {}, { url: '' })).status).toBe(422);
+    const checked = await call(
+      token,
+      'POST',
+      '/v1/websites/check',
+      {},
+      { url: `${site.url}/openapi`, login: 'inkpress', password: 'wrong' },
+    );
+    expect(checked.status).toBe(200);
+    expect(checked.body.data.problems[0].code).toBe('login_refused');
+    const refused = await call(
+      token,
+      'POST',
+      '/v1/websites/create',
+      {},
+      { url: `${site.url}/openapi-refused`, login: 'inkpress', password: 'wrong' },
+    );
+    expect(refused.status).toBe(422);
+    expect(refused.body.problems[0].code).toBe('login_refused');
+    expect((await call(token, 'POST', '/v1/websites/check', {}, { url: '' })).status).toBe(422);
     expect((await call(token, 'GET', '/v1/websites/list?page=1')).status).toBe(200);
     expect((await call(token, 'GET', '/v1/websites/list?page=0')).status).toBe(422);
     const show = (uuid: string) =>
