@@ -118,7 +118,8 @@ export async function diagnoseConnection(
     (status) => status.pluginVersion,
     () => null,
   );
-  return { connected: true, pluginVersion, problems: [...problems, outdated(pluginVersion)] };
+  const told = problems.map((found) => (found.code === 'plugin_outdated' ? outdated(pluginVersion) : found));
+  return { connected: true, pluginVersion, problems: told };
 }
 
 /**
@@ -171,7 +172,7 @@ async function probeSite(
     return { stop: true, problems: [obstacleProblem(site.url, probe.obstacle)], pluginVersion: null };
   }
   if (probe.kind === 'plugin_without_probe') {
-    return { problems: [], pluginVersion: null, headers: undefined };
+    return { problems: [outdated(null)], pluginVersion: null, headers: undefined };
   }
   const problems: Problem[] = [];
   if (isOlderThan(probe.version, PLUGIN_VERSION_NEEDED)) problems.push(outdated(probe.version));

@@ -205,6 +205,16 @@ describe('connection doctor', () => {
     ]);
   });
 
+  it('plugin_outdated without the probe route and a refused login: older than the version needed', async () => {
+    const fakes = createFakes();
+    fakes.probes.plugin = { kind: 'plugin_without_probe' };
+    fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+    const report = await check(fakes);
+    expect(report).toMatchObject({ connected: 0, plugin_version: null });
+    expect(codes(report.problems)).toEqual(['plugin_outdated', 'login_refused']);
+    expect(report.problems[0]?.message).toContain('older than 1.5.0');
+  });
+
   it('auth_header_stripped: says the fallback header works, and logs in with it', async () => {
     const fakes = createFakes();
     fakes.probes.plugin = {
