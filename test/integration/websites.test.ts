@@ -397,6 +397,14 @@ describe('POST /v1/websites/create', () => {
         message:
           'login failed: check the user name, the password, and that the user has only the Inkpress Editor role',
         errors: { login: [LOGIN_FAILED_MESSAGE], password: [LOGIN_FAILED_MESSAGE] },
+        // The connection doctor's reading, the same for every cause (a real password).
+        problems: [
+          {
+            code: 'login_refused',
+            message: expect.stringContaining('it tells no one which'),
+            fix: expect.stringContaining('Settings > Inkpress Connector'),
+          },
+        ],
       });
       expect(response.body).not.toContain(password);
     });
