@@ -135,6 +135,7 @@ describe('the OpenAPI document', () => {
     expect(required).toEqual({
       'POST /v1/articles/create': true,
       'POST /v1/websites/create': true,
+      'POST /v1/websites/check': true,
       'PUT /v1/websites/{website_uuid}/update': true,
       // An empty profile is a profile (PUT replaces it).
       'PUT /v1/websites/{website_uuid}/profile': false,
@@ -195,8 +196,9 @@ describe('real answers of every route fit the document', () => {
     expect(website.status).toBe(201);
     const websiteUuid = website.body.data.uuid;
     expect((await call(token, 'POST', '/v1/websites/create', {}, { url: '' })).status).toBe(422);
+    // Another account (refused logins count toward each account's cap per site and login).
     const checked = await call(
-      token,
+      brokeToken,
       'POST',
       '/v1/websites/check',
       {},
@@ -205,7 +207,7 @@ describe('real answers of every route fit the document', () => {
     expect(checked.status).toBe(200);
     expect(checked.body.data.problems[0].code).toBe('login_refused');
     const refused = await call(
-      token,
+      brokeToken,
       'POST',
       '/v1/websites/create',
       {},

@@ -367,6 +367,7 @@ describe('POST /v1/websites/create', () => {
             'The Inkpress Connector plugin was not found on this site: install and activate it, then try again.',
           ],
         },
+        problems: [expect.objectContaining({ code: 'plugin_missing' })],
       });
     });
 
@@ -401,7 +402,7 @@ describe('POST /v1/websites/create', () => {
         problems: [
           {
             code: 'login_refused',
-            message: expect.stringContaining('it tells no one which'),
+            message: expect.stringContaining('tells no one which'),
             fix: expect.stringContaining('Settings > Inkpress Connector'),
           },
         ],

@@ -151,7 +151,10 @@ export async function withDiagnosis<T>(
     return await verify();
   } catch (error) {
     const failure = cmsErrorOf(error);
-    if (!failure || !deps.probes || !(error instanceof ValidationError)) throw error;
+    // A blocked address is a bad `url`, not a site to diagnose (nor to call again).
+    if (!failure || failure.reason === 'blocked' || !deps.probes || !(error instanceof ValidationError)) {
+      throw error;
+    }
     const problems = await diagnoseFailedCheck({ probes: deps.probes, now: deps.now }, site, failure);
     throw new SiteProblemsError(error.fieldErrors, problems);
   }
@@ -247,7 +250,7 @@ async function refusedLogin(
   }
   return problem(
     'login_refused',
-    'The plugin refused the login (it gives one answer for a wrong user name or password, a user without the Inkpress Editor role and a user with more power than it, so that it tells no one which).',
+    'The plugin refused the login: it answers alike when the user name or password does not match, when the user lacks the Inkpress Editor role and when the user has more power than that role, so that it tells no one which.',
     `Check the user name and password, and that the user has the Inkpress Editor role and no more power (not an Administrator or Editor): ${SETTINGS_PAGE} on the site lists which users Inkpress can log in as and why not.`,
   );
 }
