@@ -202,7 +202,7 @@ describe('real answers of every route fit the document', () => {
       'POST',
       '/v1/websites/check',
       {},
-      { url: `${site.url}/openapi`, login: 'inkpress', password: 'wrong' },
+      { url: `${site.url}/openapi`, login: 'nobody', password: 'wrong' },
     );
     expect(checked.status).toBe(200);
     expect(checked.body.data.problems[0].code).toBe('login_refused');
@@ -211,7 +211,7 @@ describe('real answers of every route fit the document', () => {
       'POST',
       '/v1/websites/create',
       {},
-      { url: `${site.url}/openapi-refused`, login: 'inkpress', password: 'wrong' },
+      { url: `${site.url}/openapi-refused`, login: 'nobody', password: 'wrong' },
     );
     expect(refused.status).toBe(422);
     expect(refused.body.problems[0].code).toBe('login_refused');

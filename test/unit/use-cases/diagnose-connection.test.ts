@@ -369,7 +369,7 @@ describe('connection doctor', () => {
     await checkConnection(doctorDeps(fakes), accountId, fields);
     expect(loginCalls(fakes)).toBe(2);
     await expect(checkConnection(doctorDeps(fakes), accountId, fields)).rejects.toMatchObject({
-      fieldErrors: { login: [expect.stringMatching(/refused this login 2 times/)] },
+      fieldErrors: { login: [expect.stringMatching(/refused this login .*2 times/)] },
     });
     expect(loginCalls(fakes)).toBe(2);
   });
