@@ -13,7 +13,7 @@ import { publishDeps } from '../composition/publishing';
 import { sourceDeps } from '../composition/sources';
 import { generationDeliveriesOnDemand } from '../composition/sqs-on-demand';
 import { websiteStore } from '../composition/websites';
-import { generateQueuedArticle } from '../core/articles/generate-article';
+import { deliveryKept, generateQueuedArticle } from '../core/articles/generate-article';
 import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
 import { composition } from '../shared/composition';
@@ -92,7 +92,9 @@ async function processRecord(record: SQSRecord): Promise<void> {
         }
       : {}),
   });
-  if (outcome === 'retry_scheduled' || outcome === 'duplicate') throw new RetryScheduled(failure);
+  // Only a retry keeps its delivery; a duplicate, or an attempt that lost its lease, is deleted
+  // (the lease holder or the sweeper carries the article on).
+  if (deliveryKept(outcome)) throw new RetryScheduled(failure);
   // Just generated, or generated earlier with its publication still to do (a client's retry,
   // or a message sent again after a restart).
   if (article?.state === 'generated' && article.websiteUuid && article.publishState === 'pending') {

@@ -6,6 +6,7 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { OpenAiModelProvider } from '../../functions/adapters/model/openai-article-model';
 import { SqsGenerationQueue } from '../../functions/adapters/sqs/sqs-generation-queue';
 import { handler as cancelArticleHandler } from '../../functions/api/cancel-article';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
@@ -22,6 +23,7 @@ import {
 import { resendUnfinishedGenerations } from '../../functions/core/articles/resend-unfinished';
 import { recoverStalledGenerations } from '../../functions/core/articles/sweep-articles';
 import { ConflictError } from '../../functions/core/errors';
+import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
@@ -49,6 +51,7 @@ afterAll(async () => {
 beforeEach(async () => {
   fakeOpenAi.behaviour = { latencyMs: 0 };
   fakeOpenAi.requests.length = 0;
+  fakeOpenAi.abandoned = 0;
   await new SQSClient({}).send(new PurgeQueueCommand({ QueueUrl: resources.queueUrl }));
 });
 
@@ -101,8 +104,8 @@ describe('leases', () => {
     const responses = await Promise.all(
       Array.from({ length: 10 }, () => worker(sqsEventOf([message]), lambdaContext)),
     );
-    // One delivery generated it; the nine duplicates were asked back for when the lease ends.
-    expect(responses.filter((response) => response.batchItemFailures.length === 0)).toHaveLength(1);
+    // One delivery generated it; the nine duplicates were deleted (none kept to come back).
+    expect(responses.filter((response) => response.batchItemFailures.length === 0)).toHaveLength(10);
     expect((await show(accountId, uuid)).status).toBe('generated');
     // One article's worth of model calls: an outline, then one call per part (intro, 3 H2s, end, meta).
     expect(modelCalls()).toBe(1 + 3 + 2 + 1);
@@ -136,6 +139,128 @@ describe('leases', () => {
     expect(await drainQueue(resources.queueUrl, worker)).toBe(1);
     expect((await show(accountId, uuid)).status).toBe('generated');
     expect(await credits(accountId)).toBe(100 - PRICE);
+  });
+});
+
+describe('lease ids', () => {
+  const result = () => ({
+    title: 'Written',
+    content: '<h2>One</h2><p>Text</p>',
+    totalWords: 2,
+    providerModel: 'gpt-4o-mini',
+    promptTokens: 1,
+    completionTokens: 1,
+    generatedAt: new Date().toISOString(),
+  });
+  const take = (accountId: string, uuid: string, leaseId: string, at: Date) =>
+    deps
+      .articleStore()
+      .takeLease(
+        { accountId, articleUuid: uuid },
+        leaseId,
+        at.toISOString(),
+        new Date(at.getTime() + LEASE_MS).toISOString(),
+        MAX_GENERATION_ATTEMPTS,
+      );
+
+  it('only the lease that holds the article completes, fails, renews or releases it', async () => {
+    const accountId = await newAccount(100);
+    const uuid = await create(accountId);
+    const now = new Date();
+    expect((await take(accountId, uuid, 'expired', now)).kind).toBe('leased');
+    // Its lease ran out and another delivery took the article.
+    expect((await take(accountId, uuid, 'holder', new Date(now.getTime() + LEASE_MS + 1))).kind).toBe(
+      'leased',
+    );
+    const article = await stored(accountId, uuid);
+    const later = new Date(Date.now() + LEASE_MS).toISOString();
+
+    expect(await deps.articleStore().completeGeneration(article, 'expired', result())).toBe(false);
+    expect(await deps.articleStore().failGeneration(article, 'late', later, 'expired')).toBe(false);
+    expect(await deps.articleStore().renewLease(article, 'expired', later)).toBe(false);
+    await deps.articleStore().releaseLease(article, 'expired', 'late', later);
+    // Without a lease id, only used-up attempts fail it.
+    expect(await deps.articleStore().failGeneration(article, 'stalled', later)).toBe(false);
+    expect(await stored(accountId, uuid)).toMatchObject({ state: 'queued', leaseOwner: 'holder' });
+    expect(await credits(accountId)).toBe(100 - PRICE);
+
+    expect(await deps.articleStore().completeGeneration(article, 'holder', result())).toBe(true);
+    expect((await stored(accountId, uuid)).state).toBe('generated');
+  });
+
+  it('a duplicate that loses the race with the holder’s retry neither fails nor refunds the article', async () => {
+    const accountId = await newAccount(100);
+    const uuid = await create(accountId);
+    const [message] = await receive(resources.queueUrl);
+    if (!message) throw new Error('no message');
+    await take(accountId, uuid, 'holder', new Date());
+    // Between the duplicate's refused take and its read, the holder gives the lease back for a retry.
+    const client = dynamoDocumentClient();
+    let armed = true;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (armed && ['GetCommand', 'GetItemCommand'].includes(String(context.commandName))) {
+          armed = false;
+          await deps
+            .articleStore()
+            .releaseLease({ accountId, articleUuid: uuid }, 'holder', 'model down', new Date().toISOString());
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'holderRetriesMeanwhile' },
+    );
+    try {
+      const response = await worker(sqsEventOf([message]), lambdaContext);
+      expect(response.batchItemFailures).toEqual([]);
+    } finally {
+      client.middlewareStack.remove('holderRetriesMeanwhile');
+    }
+    expect(armed).toBe(false);
+    expect(await stored(accountId, uuid)).toMatchObject({ state: 'queued', generationAttempts: 1 });
+    expect(await credits(accountId)).toBe(100 - PRICE);
+  });
+});
+
+describe('the model call of an aborted attempt', () => {
+  it('is cancelled on the network by the attempt’s signal', async () => {
+    fakeOpenAi.behaviour = { latencyMs: 20_000 };
+    const provider = new OpenAiModelProvider({
+      apiKey: async () => 'sk-test',
+      baseURL: fakeOpenAi.baseURL,
+      timeoutMs: 60_000,
+      maxRetries: 2,
+      providerModels: { 'gpt-3.5-turbo': 'gpt-4o-mini', 'gpt-4': 'gpt-4o' },
+    });
+    const attempt = new AbortController();
+    const model = await provider.modelFor('gpt-3.5-turbo', attempt.signal);
+    const started = Date.now();
+    const call = model.outline({
+      keyword: 'trail running',
+      language: 'en',
+      languageName: 'English',
+      h2Count: 2,
+      needBold: false,
+      focusKeyword: 'trail running',
+      faqCount: 0,
+      autoTags: false,
+    });
+    call.catch(() => undefined);
+    // Once the request reached the server (it answers after 20 s), the attempt is aborted.
+    while (fakeOpenAi.requests.length === 0 && Date.now() - started < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const aborted = Date.now();
+    attempt.abort(new Error('budget spent'));
+
+    await expect(call).rejects.toThrow();
+    expect(Date.now() - aborted).toBeLessThan(5_000);
+    // The request was abandoned at the server, and the client did not retry it.
+    const deadline = Date.now() + 5_000;
+    while (fakeOpenAi.abandoned === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(fakeOpenAi.requests).toHaveLength(1);
+    expect(fakeOpenAi.abandoned).toBe(1);
   });
 });
 

@@ -759,6 +759,9 @@ describe('retries, redeliveries and crashes', () => {
     const stored = await deps.articleStore().get(accountId, created.article_uuid);
     if (!stored) throw new Error('missing');
     expect(await deps.articleStore().failGeneration(stored, 'again', new Date().toISOString())).toBe(false);
+    expect(
+      await deps.articleStore().failGeneration(stored, 'again', new Date().toISOString(), 'its-last-lease'),
+    ).toBe(false);
     expect(await credits(accountId)).toBe(100);
   });
 });

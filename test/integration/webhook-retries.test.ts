@@ -18,6 +18,7 @@ import { handler as createArticleHandler } from '../../functions/api/create-arti
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
 import { createAccount } from '../../functions/core/accounts';
 import type { Article } from '../../functions/core/articles/article';
+import { LEASE_MS, MAX_GENERATION_ATTEMPTS } from '../../functions/core/articles/lifecycle-policy';
 import { attemptDelivery, fanOut, resendDueWebhooks } from '../../functions/core/webhooks/deliver-webhooks';
 import type { DeliveryKey, WebhookMessage } from '../../functions/core/webhooks/ports';
 import { RESEND_AFTER_MS, RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
@@ -115,11 +116,24 @@ async function queuedArticle(accountId?: string): Promise<Article> {
       contentType: 'application/json',
     }),
   );
-  const article = await deps.articleStore().get(owner, JSON.parse(created.body).article_uuid);
-  if (!article) throw new Error('the article is stored');
+  const now = new Date();
+  // Held by a worker (lease `LEASE`), as when the worker completes or fails it.
+  const leased = await deps
+    .articleStore()
+    .takeLease(
+      { accountId: owner, articleUuid: JSON.parse(created.body).article_uuid },
+      LEASE,
+      now.toISOString(),
+      new Date(now.getTime() + LEASE_MS).toISOString(),
+      MAX_GENERATION_ATTEMPTS,
+    );
+  if (leased.kind !== 'leased') throw new Error('the article is stored and leased');
   await sqs.send(new PurgeQueueCommand({ QueueUrl: resources.webhookQueueUrl }));
-  return article;
+  return leased.article;
 }
+
+/** The lease id of the worker holding the articles of `queuedArticle`. */
+const LEASE = 'the-worker-lease';
 
 describe('the retry schedule', () => {
   it('follows immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with one webhook-id, then fails', async () => {
@@ -246,7 +260,7 @@ describe('the retry schedule', () => {
 
     // The store the worker and the sweeper use: failing the article records the event.
     expect(
-      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString(), LEASE),
     ).toBe(true);
     const [message] = await takeMessages();
     if (message?.message.kind !== 'event') throw new Error('an event message is sent');
@@ -261,7 +275,7 @@ describe('the retry schedule', () => {
     });
     // Failing it again (another delivery) is no change, and no second event.
     expect(
-      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString(), LEASE),
     ).toBe(false);
     expect(await takeMessages()).toEqual([]);
   });
@@ -328,7 +342,7 @@ describe('a producer that dies right after its change', () => {
     const crash = dieRightAfterCommit('generatedTitle');
     const result = generated();
     try {
-      await deps.articlesWithEvents().completeGeneration(article, result);
+      await deps.articlesWithEvents().completeGeneration(article, LEASE, result);
     } finally {
       crash.restart();
     }
@@ -336,7 +350,7 @@ describe('a producer that dies right after its change', () => {
     expect(await takeMessages()).toEqual([]);
     expect((await deps.articleStore().get(article.accountId, article.articleUuid))?.state).toBe('generated');
     // Another delivery of the message finds it generated: no change, so no second event.
-    expect(await deps.articlesWithEvents().completeGeneration(article, result)).toBe(false);
+    expect(await deps.articlesWithEvents().completeGeneration(article, LEASE, result)).toBe(false);
 
     const { body } = await sweepAndDeliver(article.accountId, '/died-generated');
     expect(body).toMatchObject({
@@ -347,7 +361,7 @@ describe('a producer that dies right after its change', () => {
 
   it('article.published: stored with the publication, finished and sent by the sweeper', async () => {
     const article = await queuedArticle();
-    expect(await deps.articleStore().completeGeneration(article, generated())).toBe(true);
+    expect(await deps.articleStore().completeGeneration(article, LEASE, generated())).toBe(true);
     await register(article.accountId, '/died-published', ['article.published']);
     const crash = dieRightAfterCommit('cmsPermalink');
     const post = { cmsId: '42', cmsPermalink: 'https://blog.example.com/written/' };
@@ -372,14 +386,14 @@ describe('a producer that dies right after its change', () => {
     await register(article.accountId, '/died-failed', ['article.failed']);
     const crash = dieRightAfterCommit('failedAt');
     try {
-      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString());
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString(), LEASE);
     } finally {
       crash.restart();
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
     expect(
-      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString()),
+      await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString(), LEASE),
     ).toBe(false);
 
     const { body } = await sweepAndDeliver(article.accountId, '/died-failed');
@@ -391,7 +405,7 @@ describe('a producer that dies right after its change', () => {
 
   it('article.publish_failed: stored with the final failure, finished and sent by the sweeper', async () => {
     const article = await queuedArticle();
-    expect(await deps.articleStore().completeGeneration(article, generated())).toBe(true);
+    expect(await deps.articleStore().completeGeneration(article, LEASE, generated())).toBe(true);
     // Its publication pending, as for an article linked to a website.
     await dynamoDocumentClient().send(
       new UpdateCommand({

@@ -54,6 +54,8 @@ export interface FakeOpenAi {
   requests: Record<string, unknown>[];
   /** Calls in flight right now, and the most seen at once. */
   maxConcurrent: number;
+  /** Calls whose client went away before the answer (an aborted request). */
+  abandoned: number;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
     behaviour: { latencyMs: 0, ...behaviour },
     requests: [],
     maxConcurrent: 0,
+    abandoned: 0,
     close: async () => undefined,
   };
   let inFlight = 0;
@@ -75,6 +78,9 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
       return;
     }
     state.requests.push(body);
+    response.on('close', () => {
+      if (!response.writableFinished) state.abandoned++;
+    });
     calls++;
     inFlight++;
     state.maxConcurrent = Math.max(state.maxConcurrent, inFlight);

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import { canFailGeneration, completion, errorText, leaseRefusal } from '../../core/articles/article-rules';
+import { MAX_GENERATION_ATTEMPTS } from '../../core/articles/lifecycle-policy';
 import type {
   ArticleKey,
   GenerationLifecycle,
@@ -50,7 +51,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
 
   async takeLease(
     ref: ArticleKey,
-    owner: string,
+    leaseId: string,
     now: string,
     leaseUntil: string,
     maxAttempts: number,
@@ -67,7 +68,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
             '#state = :queued AND (attribute_not_exists(leaseExpiresAt) OR leaseExpiresAt < :now) AND (attribute_not_exists(generationAttempts) OR generationAttempts < :max)',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
-            ':owner': owner,
+            ':owner': leaseId,
             ':until': leaseUntil,
             ':zero': 0,
             ':one': 1,
@@ -83,19 +84,19 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
     } catch (error) {
       if (!conditionFailed(error)) throw error;
     }
-    return leaseRefusal(await this.get(ref.accountId, ref.articleUuid), now);
+    return leaseRefusal(await this.get(ref.accountId, ref.articleUuid), now, maxAttempts);
   }
 
-  renewLease(article: ArticleKey, owner: string, leaseUntil: string): Promise<boolean> {
+  renewLease(article: ArticleKey, leaseId: string, leaseUntil: string): Promise<boolean> {
     return this.update(article, {
       UpdateExpression: 'SET leaseExpiresAt = :until, sweepAt = :until',
       ConditionExpression: '#state = :queued AND leaseOwner = :owner',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':until': leaseUntil, ':queued': 'queued', ':owner': owner },
+      ExpressionAttributeValues: { ':until': leaseUntil, ':queued': 'queued', ':owner': leaseId },
     });
   }
 
-  async releaseLease(article: ArticleKey, owner: string, reason: string, recheckAt: string): Promise<void> {
+  async releaseLease(article: ArticleKey, leaseId: string, reason: string, recheckAt: string): Promise<void> {
     await this.update(article, {
       UpdateExpression: 'SET lastError = :reason, sweepAt = :at REMOVE leaseOwner, leaseExpiresAt',
       ConditionExpression: '#state = :queued AND leaseOwner = :owner',
@@ -104,12 +105,12 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
         ':reason': errorText(reason),
         ':at': recheckAt,
         ':queued': 'queued',
-        ':owner': owner,
+        ':owner': leaseId,
       },
     });
   }
 
-  async completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
+  async completeGeneration(article: Article, leaseId: string, result: GenerationResult): Promise<boolean> {
     let countOnWebsite = article.websiteUuid !== undefined;
     const event = await this.events?.stage(article.accountId, 'article.generated', {
       kind: 'article',
@@ -120,7 +121,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
       async () => {
         const previous = await this.generatedCount(article.accountId);
         const transactItems: TransactItem[] = [
-          this.completedArticle(article, result, previous + 1),
+          this.completedArticle(article, leaseId, result, previous + 1),
           {
             Update: {
               TableName: this.tables.accounts,
@@ -157,7 +158,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
       },
       true,
       (codes) => {
-        // Completed (or failed) by another delivery.
+        // Completed (or failed) by another delivery, or the lease was lost.
         if (conditionFailed(codes, 0)) return { result: false };
         // The website was deleted meanwhile: the article is still generated, just not counted there.
         if (conditionFailed(codes, 2)) {
@@ -173,7 +174,12 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
     return completed;
   }
 
-  async failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean> {
+  async failGeneration(
+    article: ArticleKey,
+    reason: string,
+    failedAt: string,
+    leaseId?: string,
+  ): Promise<boolean> {
     const event = await this.events?.stage(article.accountId, 'article.failed', {
       kind: 'article',
       uuid: article.articleUuid,
@@ -183,21 +189,28 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
       this.tables,
       article,
       (current) =>
-        !canFailGeneration(current)
+        !canFailGeneration(current, failedAt, leaseId)
           ? undefined
           : {
               UpdateExpression:
                 'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt',
-              ConditionExpression: '#state = :queued AND creditsCharged = :refund',
+              // canFailGeneration, as a condition: the worker's lease, or every attempt used
+              // and no live lease.
+              ConditionExpression: `#state = :queued AND creditsCharged = :refund AND ${
+                leaseId !== undefined
+                  ? 'leaseOwner = :lease'
+                  : 'generationAttempts >= :max AND (attribute_not_exists(leaseExpiresAt) OR leaseExpiresAt < :failedAt)'
+              }`,
               ExpressionAttributeValues: {
                 ':error': 'error',
                 ':zero': 0,
                 ':reason': errorText(reason),
                 ':failedAt': failedAt,
                 ':queued': 'queued',
+                ...(leaseId !== undefined ? { ':lease': leaseId } : { ':max': MAX_GENERATION_ATTEMPTS }),
               },
             },
-      // Not queued any more (failed or completed by another delivery): nothing to refund.
+      // Not queued any more (failed or completed by another delivery), or not this one to fail.
       { result: false },
       () => (event ? [event.put] : []),
     );
@@ -218,7 +231,12 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
   }
 
   /** The article's move to `generated`, at place `seq` of the list; with a website, publication pending. */
-  private completedArticle(article: Article, result: GenerationResult, seq: number): TransactItem {
+  private completedArticle(
+    article: Article,
+    leaseId: string,
+    result: GenerationResult,
+    seq: number,
+  ): TransactItem {
     const { slug, publishCheckAt } = completion(article, result);
     const values: Item = {
       ':generated': 'generated',
@@ -231,6 +249,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
       ':completionTokens': result.completionTokens,
       ':generatedAt': result.generatedAt,
       ':seq': seq,
+      ':lease': leaseId,
     };
     let update =
       'SET #state = :generated, generatedTitle = :title, content = :content, totalWords = :words, providerModel = :providerModel, promptTokens = :promptTokens, completionTokens = :completionTokens, generatedAt = :generatedAt, generatedSeq = :seq';
@@ -256,7 +275,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
         TableName: this.tables.articles,
         Key: articleKey(article),
         UpdateExpression: update,
-        ConditionExpression: '#state = :queued',
+        ConditionExpression: '#state = :queued AND leaseOwner = :lease',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: values,
       },

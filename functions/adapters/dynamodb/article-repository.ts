@@ -70,24 +70,24 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
 
   takeLease(
     article: ArticleKey,
-    owner: string,
+    leaseId: string,
     now: string,
     leaseUntil: string,
     maxAttempts: number,
   ): Promise<LeaseOutcome> {
-    return this.lifecycle.takeLease(article, owner, now, leaseUntil, maxAttempts);
+    return this.lifecycle.takeLease(article, leaseId, now, leaseUntil, maxAttempts);
   }
-  renewLease(article: ArticleKey, owner: string, leaseUntil: string): Promise<boolean> {
-    return this.lifecycle.renewLease(article, owner, leaseUntil);
+  renewLease(article: ArticleKey, leaseId: string, leaseUntil: string): Promise<boolean> {
+    return this.lifecycle.renewLease(article, leaseId, leaseUntil);
   }
-  releaseLease(article: ArticleKey, owner: string, reason: string, recheckAt: string): Promise<void> {
-    return this.lifecycle.releaseLease(article, owner, reason, recheckAt);
+  releaseLease(article: ArticleKey, leaseId: string, reason: string, recheckAt: string): Promise<void> {
+    return this.lifecycle.releaseLease(article, leaseId, reason, recheckAt);
   }
-  completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
-    return this.lifecycle.completeGeneration(article, result);
+  completeGeneration(article: Article, leaseId: string, result: GenerationResult): Promise<boolean> {
+    return this.lifecycle.completeGeneration(article, leaseId, result);
   }
-  failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean> {
-    return this.lifecycle.failGeneration(article, reason, failedAt);
+  failGeneration(article: ArticleKey, reason: string, failedAt: string, leaseId?: string): Promise<boolean> {
+    return this.lifecycle.failGeneration(article, reason, failedAt, leaseId);
   }
 
   markSent(article: ArticleKey, recheckAt: string): Promise<void> {

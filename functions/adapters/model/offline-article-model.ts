@@ -107,8 +107,9 @@ function fitOfflineDescription(text: string): string {
 export class OfflineModelProvider implements ArticleModelProvider {
   private readonly model = new OfflineArticleModel();
 
-  async modelFor(): Promise<ArticleModel> {
-    return this.model;
+  /** The writer, stopped by the attempt's `signal` like a model on the network: no call once it aborted. */
+  async modelFor(_aiModel?: string, signal?: AbortSignal): Promise<ArticleModel> {
+    return signal ? abortable(this.model, signal) : this.model;
   }
 }
 
@@ -126,6 +127,25 @@ function voiceOf(brief: ArticleBrief): string {
 function factOf(brief: ArticleBrief): string {
   const fact = brief.siteProfile?.facts?.split('\n')[0];
   return fact ? `<p>${textToHtml(fact)}</p>` : '';
+}
+
+/** `model` whose every call rejects with the signal's reason once `signal` aborted. */
+export function abortable(model: ArticleModel, signal: AbortSignal): ArticleModel {
+  return {
+    providerModel: model.providerModel,
+    outline: async (...args) => {
+      signal.throwIfAborted();
+      return model.outline(...args);
+    },
+    write: async (...args) => {
+      signal.throwIfAborted();
+      return model.write(...args);
+    },
+    meta: async (...args) => {
+      signal.throwIfAborted();
+      return model.meta(...args);
+    },
+  };
 }
 
 function primaryKeyword(brief: ArticleBrief): string {

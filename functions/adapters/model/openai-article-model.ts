@@ -61,7 +61,14 @@ export class OpenAiArticleModel implements ArticleModel {
   constructor(
     private readonly client: OpenAI,
     readonly providerModel: string,
+    /** The attempt's signal: aborting it cancels the request in flight (and the client's retries). */
+    private readonly signal?: AbortSignal,
   ) {}
+
+  /** Request options of every call: the attempt's signal. */
+  private get requestOptions(): OpenAI.RequestOptions {
+    return this.signal ? { signal: this.signal } : {};
+  }
 
   async outline(brief: ArticleBrief, feedback?: string): Promise<{ outline: Outline; usage: TokenUsage }> {
     const titleRule = brief.title
@@ -125,14 +132,17 @@ export class OpenAiArticleModel implements ArticleModel {
   ): Promise<{ parsed: z.infer<T>; usage: TokenUsage }> {
     let completion: Awaited<ReturnType<OpenAI['chat']['completions']['parse']>>;
     try {
-      completion = await this.client.chat.completions.parse({
-        model: this.providerModel,
-        messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: prompt },
-        ],
-        response_format: responseFormat,
-      });
+      completion = await this.client.chat.completions.parse(
+        {
+          model: this.providerModel,
+          messages: [
+            { role: 'system', content: SYSTEM_PROMPT },
+            { role: 'user', content: prompt },
+          ],
+          response_format: responseFormat,
+        },
+        this.requestOptions,
+      );
     } catch (error) {
       if (error instanceof OpenAI.APIError) throw error;
       throw new MalformedModelOutputError(
@@ -149,13 +159,16 @@ export class OpenAiArticleModel implements ArticleModel {
     part: SectionPart,
     feedback?: string,
   ): Promise<{ html: string; usage: TokenUsage }> {
-    const completion = await this.client.chat.completions.create({
-      model: this.providerModel,
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content: [sectionPrompt(brief, part), ...(feedback ? [feedback] : [])].join('\n') },
-      ],
-    });
+    const completion = await this.client.chat.completions.create(
+      {
+        model: this.providerModel,
+        messages: [
+          { role: 'system', content: SYSTEM_PROMPT },
+          { role: 'user', content: [sectionPrompt(brief, part), ...(feedback ? [feedback] : [])].join('\n') },
+        ],
+      },
+      this.requestOptions,
+    );
     const html = completion.choices[0]?.message.content;
     if (!html) throw new MalformedModelOutputError(`The model returned no text for the ${part.kind}.`);
     return { html, usage: usageOf(completion.usage) };
@@ -200,7 +213,7 @@ export class OpenAiModelProvider implements ArticleModelProvider {
 
   constructor(private readonly settings: OpenAiSettings) {}
 
-  async modelFor(aiModel: AiModel): Promise<ArticleModel> {
+  async modelFor(aiModel: AiModel, signal?: AbortSignal): Promise<ArticleModel> {
     this.client ??= this.settings.apiKey().then(
       (apiKey) =>
         new OpenAI({
@@ -216,6 +229,7 @@ export class OpenAiModelProvider implements ArticleModelProvider {
         throw error;
       }),
       this.settings.providerModels[aiModel],
+      signal,
     );
   }
 }

@@ -76,7 +76,12 @@ export interface ArticleModel {
 }
 
 export interface ArticleModelProvider {
-  modelFor(aiModel: AiModel): Promise<ArticleModel>;
+  /**
+   * The model for one generation attempt. Once `signal` aborts (the attempt's time budget is
+   * spent, or its lease was lost), every call of that model stops: a call in flight rejects
+   * and its HTTP request is cancelled, and later calls reject at once.
+   */
+  modelFor(aiModel: AiModel, signal?: AbortSignal): Promise<ArticleModel>;
 }
 
 /** The model answered something unusable (wrong shape, wrong number of headings). */

@@ -7,7 +7,7 @@
 import { IdempotencyKeyReusedError } from '../errors';
 import { slugify } from '../slug';
 import type { Article } from './article';
-import { PUBLISH_GRACE_MS } from './lifecycle-policy';
+import { MAX_GENERATION_ATTEMPTS, PUBLISH_GRACE_MS } from './lifecycle-policy';
 import type {
   DeferredState,
   GenerationResult,
@@ -37,9 +37,28 @@ export function canCancel(article: Article): boolean {
   return article.state === 'queued' && !article.leaseOwner && (article.generationAttempts ?? 0) === 0;
 }
 
-/** Only a queued article can fail (a generated, failed or cancelled one is final already). */
-export function canFailGeneration(article: Pick<Article, 'state'>): boolean {
-  return article.state === 'queued';
+/**
+ * Only a queued article can fail (a generated, failed or cancelled one is final already): by
+ * the worker holding lease `leaseId`, or, without one, once its attempts are used up and no
+ * lease is live at `now` (its last worker died).
+ */
+export function canFailGeneration(
+  article: Pick<Article, 'state' | 'leaseOwner' | 'leaseExpiresAt' | 'generationAttempts'>,
+  now: string,
+  leaseId?: string,
+): boolean {
+  if (article.state !== 'queued') return false;
+  if (leaseId !== undefined) return article.leaseOwner === leaseId;
+  return attemptsUsedUp(article) && !hasLiveLease(article, now);
+}
+
+/** Every generation attempt was taken. */
+export function attemptsUsedUp(article: Pick<Article, 'generationAttempts'>): boolean {
+  return (article.generationAttempts ?? 0) >= MAX_GENERATION_ATTEMPTS;
+}
+
+function hasLiveLease(article: Pick<Article, 'leaseExpiresAt'>, now: string): boolean {
+  return article.leaseExpiresAt !== undefined && article.leaseExpiresAt >= now;
 }
 
 /** What a final failure or a cancel gives back: everything the article holds, once. */
@@ -90,25 +109,31 @@ export function outcomeOfStored(stored: Article | undefined, article: Article): 
   return isDeferred(stored) ? stored.state : 'reserved';
 }
 
-/** Whether `owner` may take the lease now: queued, no live lease, attempts left. */
+/** Whether a new lease may be taken now: queued, no live lease, attempts left. */
 export function canTakeLease(article: Article, now: string, maxAttempts: number): boolean {
   return (
     article.state === 'queued' &&
-    (article.leaseExpiresAt === undefined || article.leaseExpiresAt < now) &&
+    !hasLiveLease(article, now) &&
     (article.generationAttempts ?? 0) < maxAttempts
   );
 }
 
-/** Why a lease was refused, from the article as it is now. */
+/**
+ * Why a lease was refused, from the article as it is now. Only used-up attempts make it
+ * `exhausted`: an article with attempts left and no live lease was given back by its holder
+ * between the refusal and this read (`released`), and must not be failed.
+ */
 export function leaseRefusal(
   current: Article | undefined,
   now: string,
+  maxAttempts: number,
 ): Exclude<LeaseOutcome, { kind: 'leased' }> {
   if (current?.state !== 'queued')
     return current ? { kind: 'not_queued', article: current } : { kind: 'not_queued' };
   if (current.leaseExpiresAt !== undefined && current.leaseExpiresAt >= now) {
     return { kind: 'busy', leaseExpiresAt: current.leaseExpiresAt };
   }
+  if ((current.generationAttempts ?? 0) < maxAttempts) return { kind: 'released', article: current };
   return { kind: 'exhausted', article: current };
 }
 

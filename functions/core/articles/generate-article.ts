@@ -2,7 +2,9 @@
  * The worker's use case: generate a queued article exactly once, or fail it and refund once.
  * The worker takes a lease on the article (renewed while it works), so a duplicate delivery
  * never generates it twice, and a worker that dies leaves a lease that expires for the
- * sweeper to notice. Failed attempts come back after a backoff of seconds to minutes.
+ * sweeper to notice. Every write of an attempt is conditional on its lease id, and an attempt
+ * whose lease was lost, or whose time budget is spent, is aborted (the model call with it).
+ * Failed attempts come back after a backoff of seconds to minutes.
  */
 import { randomUUID } from 'node:crypto';
 import { type SourceDeps, SourcesUnavailableError } from '../sources/article-sources';
@@ -12,7 +14,6 @@ import type { ArticleModelProvider } from './article-model';
 import { writeGeneration } from './generation-step';
 import {
   ATTEMPT_BUDGET_MS,
-  BUSY_RECHECK_SECONDS,
   generationRetryDelaySeconds,
   LEASE_MS,
   LEASE_RENEW_MS,
@@ -34,14 +35,26 @@ export type GenerationOutcome =
   /** Nothing to generate: done, failed, cancelled or deferred already, or unknown. */
   | 'skipped'
   /**
-   * Another worker holds the article: this delivery comes back when the lease ends (at most
-   * `BUSY_RECHECK_SECONDS`), and then finds it done, or takes over from a worker that died.
+   * Another worker holds the article (or gave it back a moment ago for a retry): this delivery
+   * is done and deleted. The holder's lease guarantees progress: it completes, fails, or asks
+   * its own delivery back, and if it dies the sweeper re-sends the article once the lease expires.
    */
   | 'duplicate'
+  /** This attempt's lease was taken over (it expired) or the article moved on: stopped, nothing written. */
+  | 'lease_lost'
   /** This attempt failed; the delivery comes back after `retryInSeconds`. */
   | 'retry_scheduled'
   /** Failed for good: marked `error`, credits refunded. */
   | 'failed';
+
+/**
+ * Whether the delivery is kept to come back (after the backoff it was given): only a retry.
+ * Every other outcome deletes it, so normal operation never brings a message to the
+ * dead-letter queue.
+ */
+export function deliveryKept(outcome: GenerationOutcome): boolean {
+  return outcome === 'retry_scheduled';
+}
 
 export interface GenerateArticleDeps {
   articles: GenerationLifecycle;
@@ -69,6 +82,22 @@ export class AttemptTimeoutError extends Error {
   }
 }
 
+/** The attempt's lease is held by it no more (a renewal was refused): it stops. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor() {
+    super('The generation lease was lost; the attempt stopped.');
+  }
+}
+
+/** Renewals failed until the lease could run out before the next one: the attempt stops. */
+export class LeaseRenewalError extends Error {
+  override readonly name = 'LeaseRenewalError';
+  constructor() {
+    super('The generation lease could not be renewed; the attempt stopped.');
+  }
+}
+
 /**
  * Generates the article of one queue delivery. Never throws for a model failure: a failed
  * attempt releases the lease and asks the delivery back after the backoff (`retry_scheduled`),
@@ -80,21 +109,18 @@ export async function generateQueuedArticle(
   message: GenerationMessage,
   delivery: GenerationDelivery,
 ): Promise<GenerationAttemptResult> {
-  const owner = randomUUID();
+  const leaseId = randomUUID();
   const now = deps.clock();
   const lease = await deps.articles.takeLease(
     message,
-    owner,
+    leaseId,
     now.toISOString(),
     leaseUntil(now),
     MAX_GENERATION_ATTEMPTS,
   );
-  if (lease.kind === 'busy') {
-    const untilExpiry = Math.ceil((Date.parse(lease.leaseExpiresAt) - now.getTime()) / 1000) + 1;
-    const retryInSeconds = Math.max(1, Math.min(BUSY_RECHECK_SECONDS, untilExpiry));
-    await delivery.retryAfter(retryInSeconds).catch(() => undefined);
-    return { outcome: 'duplicate', retryInSeconds };
-  }
+  // A duplicate is never kept to come back: it would reach the dead-letter queue during a
+  // long attempt (docs/decisions.md, "A duplicate delivery is deleted").
+  if (lease.kind === 'busy' || lease.kind === 'released') return { outcome: 'duplicate' };
   if (lease.kind === 'not_queued')
     return lease.article ? { outcome: 'skipped', article: lease.article } : { outcome: 'skipped' };
   if (lease.kind === 'exhausted') {
@@ -103,13 +129,12 @@ export async function generateQueuedArticle(
   }
 
   const article = lease.article;
+  const attempt = new AbortController();
+  const stopRenewing = keepLease(deps, article, leaseId, attempt);
   let written: WrittenArticle;
   let providerModel: string;
-  const renewal = setInterval(() => {
-    deps.articles.renewLease(article, owner, leaseUntil(deps.clock())).catch(() => undefined);
-  }, LEASE_RENEW_MS);
   try {
-    const model = await deps.models.modelFor(article.aiModel);
+    const model = await deps.models.modelFor(article.aiModel, attempt.signal);
     providerModel = model.providerModel;
     const website = article.websiteUuid
       ? await deps.websites?.get(article.accountId, article.websiteUuid)
@@ -120,24 +145,30 @@ export async function generateQueuedArticle(
         ...(deps.sources ? { sources: deps.sources } : {}),
         ...(siteHost ? { siteHost } : {}),
       }),
+      attempt,
     );
   } catch (error) {
-    clearInterval(renewal);
+    stopRenewing();
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    if (attempt.signal.reason instanceof LeaseLostError)
+      return { outcome: 'lease_lost', article, failure: reason };
     // Required sources that could not be fetched: failed (and refunded) now, not retried.
     if (
       error instanceof SourcesUnavailableError ||
       (article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS
     )
-      return failForGood(deps, article, reason);
-    return retryLater(deps, delivery, article, owner, reason);
+      return failForGood(deps, article, reason, leaseId);
+    return retryLater(deps, delivery, article, leaseId, reason);
   } finally {
-    clearInterval(renewal);
+    stopRenewing();
+  }
+  if (attempt.signal.reason instanceof LeaseLostError) {
+    return { outcome: 'lease_lost', article, failure: `LeaseLostError: ${attempt.signal.reason.message}` };
   }
 
   let completed: boolean;
   try {
-    completed = await deps.articles.completeGeneration(article, {
+    completed = await deps.articles.completeGeneration(article, leaseId, {
       title: written.title,
       content: written.content,
       totalWords: written.totalWords,
@@ -150,7 +181,7 @@ export async function generateQueuedArticle(
   } catch (error) {
     // Storage failed (or the worker is going down): hand the article back for the next delivery.
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    await retryLater(deps, delivery, article, owner, reason).catch(() => undefined);
+    await retryLater(deps, delivery, article, leaseId, reason).catch(() => undefined);
     throw error;
   }
   if (!completed) return { outcome: 'skipped', article };
@@ -163,7 +194,7 @@ async function retryLater(
   deps: GenerateArticleDeps,
   delivery: GenerationDelivery,
   article: Article,
-  owner: string,
+  leaseId: string,
   reason: string,
 ): Promise<GenerationAttemptResult> {
   const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1);
@@ -171,16 +202,18 @@ async function retryLater(
   // The delivery first (if storage is down, the lease below cannot be given back: the retry
   // then waits for it to expire); if this fails, the sweeper re-sends after `recheckAt`.
   await delivery.retryAfter(retryInSeconds).catch(() => undefined);
-  await deps.articles.releaseLease(article, owner, reason, recheckAt.toISOString());
+  await deps.articles.releaseLease(article, leaseId, reason, recheckAt.toISOString());
   return { outcome: 'retry_scheduled', article, failure: reason, retryInSeconds };
 }
 
+/** Fails the article with a refund: as the holder of `leaseId`, or (without) once its attempts are used up. */
 async function failForGood(
   deps: GenerateArticleDeps,
   article: Article,
   reason: string,
+  leaseId?: string,
 ): Promise<GenerationAttemptResult> {
-  const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString());
+  const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString(), leaseId);
   return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
 }
 
@@ -188,12 +221,49 @@ function leaseUntil(now: Date): string {
   return new Date(now.getTime() + LEASE_MS).toISOString();
 }
 
-/** The attempt's result, or an AttemptTimeoutError once the budget is spent. */
-function withinBudget<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AttemptTimeoutError()), ATTEMPT_BUDGET_MS);
+/**
+ * Renews lease `leaseId` every `LEASE_RENEW_MS` until stopped. A refused renewal (the lease
+ * was taken over, or the article moved on) aborts the attempt with a LeaseLostError; renewals
+ * that fail until the lease could run out before the next one abort it with a LeaseRenewalError.
+ */
+function keepLease(
+  deps: GenerateArticleDeps,
+  article: Article,
+  leaseId: string,
+  attempt: AbortController,
+): () => void {
+  let heldUntil = Date.parse(article.leaseExpiresAt ?? leaseUntil(deps.clock()));
+  const timer = setInterval(() => {
+    const until = leaseUntil(deps.clock());
+    deps.articles.renewLease(article, leaseId, until).then(
+      (held) => {
+        if (held) heldUntil = Date.parse(until);
+        else attempt.abort(new LeaseLostError());
+      },
+      () => {
+        if (deps.clock().getTime() + LEASE_RENEW_MS >= heldUntil) attempt.abort(new LeaseRenewalError());
+      },
+    );
+  }, LEASE_RENEW_MS);
+  return () => clearInterval(timer);
+}
+
+/**
+ * The attempt's result. Once the budget is spent the attempt is aborted with an
+ * AttemptTimeoutError (the model's call in flight with it); an abort for any reason ends the
+ * wait at once, even for a model that would not stop.
+ */
+function withinBudget<T>(work: Promise<T>, attempt: AbortController): Promise<T> {
+  const timer = setTimeout(() => attempt.abort(new AttemptTimeoutError()), ATTEMPT_BUDGET_MS);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(attempt.signal.reason);
+    if (attempt.signal.aborted) onAbort();
+    else attempt.signal.addEventListener('abort', onAbort, { once: true });
   });
   work.catch(() => undefined);
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([work, aborted]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) attempt.signal.removeEventListener('abort', onAbort);
+  });
 }

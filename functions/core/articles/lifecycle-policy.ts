@@ -22,8 +22,6 @@ export const ATTEMPT_BUDGET_MS = 240_000;
 export function generationRetryDelaySeconds(failedAttempts: number): number {
   return 30 * 2 ** Math.max(0, failedAttempts - 1);
 }
-/** Longest a delivery that found the article leased by another worker waits before it looks again. */
-export const BUSY_RECHECK_SECONDS = 30;
 /** Time given to the retry's delivery to take the lease before the sweeper re-sends it. */
 export const RETRY_DELIVERY_GRACE_MS = 120_000;
 /** Time given to a new article's message to be sent before the sweeper sends it. */

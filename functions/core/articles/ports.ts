@@ -38,11 +38,16 @@ export interface ArticlePage {
 
 /** What happened when a worker tried to take an article's lease. */
 export type LeaseOutcome =
-  /** The worker holds the article now; `article` has the attempt counted. */
+  /** The worker holds the article now; `article` has the attempt counted (its `leaseOwner` is the lease id). */
   | { kind: 'leased'; article: Article }
   /** Another worker holds a live lease (until `leaseExpiresAt`): this delivery is a duplicate. */
   | { kind: 'busy'; leaseExpiresAt: string }
-  /** Every attempt was used: the article must be failed. */
+  /**
+   * No live lease and attempts left, yet the lease could not be taken: another worker held it a
+   * moment ago and gave it back for a retry that its own delivery (or the sweeper) brings.
+   */
+  | { kind: 'released'; article: Article }
+  /** Every attempt was used and no lease is live: the article must be failed. */
   | { kind: 'exhausted'; article: Article }
   /** Not queued (generated, failed, cancelled, deferred) or unknown. */
   | { kind: 'not_queued'; article?: Article };
@@ -89,29 +94,38 @@ export interface GenerationDispatch {
   postponeCheck(article: ArticleKey, nextCheckAt: string): Promise<void>;
 }
 
-/** Generation lifecycle: the worker's lease, its attempts, and the final success or failure. */
+/**
+ * Generation lifecycle: the worker's lease, its attempts, and the final success or failure.
+ * Each lease has an id (a fresh UUID per take, stored as `leaseOwner`): renewal, release,
+ * completion and a worker's failure are conditional on it, so a worker whose lease was lost
+ * (expired and taken by another delivery) changes nothing.
+ */
 export interface GenerationLifecycle {
   get(accountId: string, articleUuid: string): Promise<Article | undefined>;
-  /** Takes the generation lease for `owner` until `leaseUntil`, counting one attempt. */
+  /** Takes the generation lease `leaseId` until `leaseUntil`, counting one attempt. */
   takeLease(
     article: ArticleKey,
-    owner: string,
+    leaseId: string,
     now: string,
     leaseUntil: string,
     maxAttempts: number,
   ): Promise<LeaseOutcome>;
-  /** Extends `owner`'s lease; false when it holds it no more. */
-  renewLease(article: ArticleKey, owner: string, leaseUntil: string): Promise<boolean>;
-  /** Gives the lease back after a failed attempt; the sweeper looks again at `recheckAt`. */
-  releaseLease(article: ArticleKey, owner: string, reason: string, recheckAt: string): Promise<void>;
+  /** Extends lease `leaseId`; false when the article is held by it no more. */
+  renewLease(article: ArticleKey, leaseId: string, leaseUntil: string): Promise<boolean>;
+  /** Gives lease `leaseId` back after a failed attempt; the sweeper looks again at `recheckAt`. */
+  releaseLease(article: ArticleKey, leaseId: string, reason: string, recheckAt: string): Promise<void>;
   /**
    * Records the generated article, gives it the next place in the account's list and counts it
-   * on its website and in the day's usage; false when it was already completed (or failed) by
-   * another delivery.
+   * on its website and in the day's usage, while lease `leaseId` holds it; false otherwise
+   * (completed or failed by another delivery, or the lease was lost).
    */
-  completeGeneration(article: Article, result: GenerationResult): Promise<boolean>;
-  /** Marks a queued article failed and refunds its credits; false when it was not queued any more. */
-  failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean>;
+  completeGeneration(article: Article, leaseId: string, result: GenerationResult): Promise<boolean>;
+  /**
+   * Marks a queued article failed and refunds its credits: while lease `leaseId` holds it (the
+   * worker's last attempt) or, without a lease id, when its attempts are used up and no lease is
+   * live at `failedAt` (its last worker died). False otherwise.
+   */
+  failGeneration(article: ArticleKey, reason: string, failedAt: string, leaseId?: string): Promise<boolean>;
 }
 
 /** Sweeping: what is due for the sweeper, and what it records. */

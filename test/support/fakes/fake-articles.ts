@@ -137,17 +137,17 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
 
   async takeLease(
     ref: ArticleKey,
-    owner: string,
+    leaseId: string,
     now: string,
     leaseUntil: string,
     maxAttempts: number,
   ): Promise<LeaseOutcome> {
     const row = this.row(ref);
     if (!row || !canTakeLease(row.article, now, maxAttempts)) {
-      return leaseRefusal(row ? copy(row.article) : undefined, now);
+      return leaseRefusal(row ? copy(row.article) : undefined, now, maxAttempts);
     }
     Object.assign(row.article, {
-      leaseOwner: owner,
+      leaseOwner: leaseId,
       leaseExpiresAt: leaseUntil,
       generationAttempts: (row.article.generationAttempts ?? 0) + 1,
     });
@@ -155,26 +155,26 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     return { kind: 'leased', article: copy(row.article) };
   }
 
-  async renewLease(article: ArticleKey, owner: string, leaseUntil: string): Promise<boolean> {
+  async renewLease(article: ArticleKey, leaseId: string, leaseUntil: string): Promise<boolean> {
     const row = this.row(article);
-    if (row?.article.state !== 'queued' || row.article.leaseOwner !== owner) return false;
+    if (row?.article.state !== 'queued' || row.article.leaseOwner !== leaseId) return false;
     row.article.leaseExpiresAt = leaseUntil;
     if (row.sweep) row.sweep.at = leaseUntil;
     return true;
   }
 
-  async releaseLease(article: ArticleKey, owner: string, reason: string, recheckAt: string): Promise<void> {
+  async releaseLease(article: ArticleKey, leaseId: string, reason: string, recheckAt: string): Promise<void> {
     const row = this.row(article);
-    if (row?.article.state !== 'queued' || row.article.leaseOwner !== owner) return;
+    if (row?.article.state !== 'queued' || row.article.leaseOwner !== leaseId) return;
     row.article.lastError = errorText(reason);
     delete row.article.leaseOwner;
     delete row.article.leaseExpiresAt;
     if (row.sweep) row.sweep.at = recheckAt;
   }
 
-  async completeGeneration(article: Article, result: GenerationResult): Promise<boolean> {
+  async completeGeneration(article: Article, leaseId: string, result: GenerationResult): Promise<boolean> {
     const row = this.row(article);
-    if (row?.article.state !== 'queued') return false;
+    if (row?.article.state !== 'queued' || row.article.leaseOwner !== leaseId) return false;
     const account = this.tables.accounts.get(article.accountId);
     const seq = (account?.generatedCount ?? 0) + 1;
     if (account) account.generatedCount = seq;
@@ -210,9 +210,14 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     return true;
   }
 
-  async failGeneration(article: ArticleKey, reason: string, failedAt: string): Promise<boolean> {
+  async failGeneration(
+    article: ArticleKey,
+    reason: string,
+    failedAt: string,
+    leaseId?: string,
+  ): Promise<boolean> {
     const row = this.row(article);
-    if (!row || !canFailGeneration(row.article)) return false;
+    if (!row || !canFailGeneration(row.article, failedAt, leaseId)) return false;
     this.refund(row);
     const { leaseOwner: _owner, leaseExpiresAt: _until, ...rest } = row.article;
     row.article = { ...rest, state: 'error', creditsCharged: 0, lastError: errorText(reason), failedAt };

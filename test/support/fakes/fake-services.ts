@@ -72,32 +72,51 @@ export class FakeClock {
 
 /**
  * The offline writer behind the model port (deterministic, no network); `failNext` makes the
- * next articles' outline calls throw, like a provider that is down.
+ * next articles' outline calls throw, like a provider that is down; `hangNext` makes them wait
+ * until the attempt's signal aborts them (a provider that never answers). `signals` holds the
+ * signal each attempt passed.
  */
 export class FakeModelProvider implements ArticleModelProvider {
   readonly requested: string[] = [];
+  readonly signals: (AbortSignal | undefined)[] = [];
   private failures = 0;
+  private hangs = 0;
   private readonly writer = new OfflineArticleModel();
 
   failNext(count = 1): void {
     this.failures = count;
   }
 
-  async modelFor(aiModel: string): Promise<ArticleModel> {
+  hangNext(count = 1): void {
+    this.hangs = count;
+  }
+
+  async modelFor(aiModel: string, signal?: AbortSignal): Promise<ArticleModel> {
     this.requested.push(aiModel);
+    this.signals.push(signal);
     const writer: ArticleModel = this.writer;
     const failing = this.failures > 0;
     if (failing) this.failures--;
+    const hanging = !failing && this.hangs > 0;
+    if (hanging) this.hangs--;
     return {
       providerModel: `fake-${aiModel}`,
       outline: async (...args) => {
         if (failing) throw new Error('The model provider is unavailable.');
+        if (hanging) await untilAborted(signal);
         return writer.outline(...args);
       },
       write: (...args) => writer.write(...args),
       meta: (...args) => writer.meta(...args),
     };
   }
+}
+
+/** Never resolves; rejects with the signal's reason once it aborts. */
+function untilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => {
+    signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /**

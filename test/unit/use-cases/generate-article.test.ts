@@ -1,6 +1,6 @@
 /** The worker's generation: leases, attempts with backoff, one completion, one refund. */
 import { createArticle } from '../../../functions/core/articles/create-article';
-import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import { deliveryKept, generateQueuedArticle } from '../../../functions/core/articles/generate-article';
 import {
   LEASE_MS,
   MAX_GENERATION_ATTEMPTS,
@@ -122,7 +122,7 @@ describe('generateQueuedArticle', () => {
     expect((await fakes.articles.listQueued(accountId, 1, 20)).total).toBe(1);
   });
 
-  it('asks a duplicate delivery back when the live lease ends, without generating', async () => {
+  it('deletes a duplicate delivery while another worker holds the lease, without generating', async () => {
     const { fakes, article } = await queued();
     await fakes.articles.takeLease(
       article,
@@ -136,8 +136,9 @@ describe('generateQueuedArticle', () => {
 
     const result = await generateQueuedArticle(generateDeps(fakes), article, delivery);
 
-    expect(result).toEqual({ outcome: 'duplicate', retryInSeconds: 11 });
-    expect(delivery.retries).toEqual([11]);
+    expect(result).toEqual({ outcome: 'duplicate' });
+    expect(deliveryKept(result.outcome)).toBe(false);
+    expect(delivery.retries).toEqual([]);
     expect(fakes.articles.row(article)?.article).toMatchObject({
       state: 'queued',
       generationAttempts: 1,
