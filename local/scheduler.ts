@@ -1,7 +1,9 @@
 /**
  * A local stand-in for the EventBridge schedule: the sweeper gets a ScheduledEvent
  * `firstRunAfterMs` after start, then every `intervalSeconds` (0: only that run); a tick that
- * finds a run going does nothing.
+ * finds a run going does nothing. A run gets the deployed timeout (`sweeperTimeoutSeconds`):
+ * past it the run is given up, as Lambda ends it, so one hanging run cannot block every later
+ * one (in this process it cannot be killed: whatever it still waits for ends on its own).
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
@@ -17,7 +19,10 @@ export function startScheduler(options: {
   log: (line: string) => void;
   intervalSeconds: number;
   firstRunAfterMs: number;
+  /** A run's time limit (the deployed sweeper's timeout unless a test sets another). */
+  timeoutSeconds?: number;
 }) {
+  const timeoutSeconds = options.timeoutSeconds ?? runtimeSettings.sweeperTimeoutSeconds;
   const { sweeper, log } = options;
   let running: Promise<void> | undefined;
   let paused = false;
@@ -35,16 +40,23 @@ export function startScheduler(options: {
       resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${LOCAL_PREFIX}-sweeper`],
       detail: {},
     };
-    running = (async () =>
-      loadHandler<SweeperHandler>(sweeper.entry)(
-        event,
-        lambdaContext(sweeper.name, runtimeSettings.sweeperTimeoutSeconds),
-      ))()
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Task timed out after ${timeoutSeconds} seconds`)),
+        timeoutSeconds * 1000,
+      );
+    });
+    const run = (async () =>
+      loadHandler<SweeperHandler>(sweeper.entry)(event, lambdaContext(sweeper.name, timeoutSeconds)))();
+    run.catch(() => undefined);
+    running = Promise.race([run, timedOut])
       .then(
         () => undefined,
         (error: unknown) => log(`Sweeper failed: ${messageOf(error)}`),
       )
       .finally(() => {
+        clearTimeout(timer);
         running = undefined;
       });
   };

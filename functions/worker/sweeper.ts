@@ -8,10 +8,7 @@ import { articlesWithEvents, eventRecordingDeps } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
 import { publicationStore } from '../composition/publications';
 import { publishDeps } from '../composition/publishing';
-import { recoverStalledGenerations, retryDeferredReservations } from '../core/articles/sweep-articles';
-import { confirmScheduledPosts } from '../core/publishing/confirm-scheduled';
-import { checkWebsites, retryDuePublications } from '../core/publishing/sweep-publishing';
-import { resendDueWebhooks } from '../core/webhooks/deliver-webhooks';
+import { runSweep, type SweepStepName, sweepSteps } from '../core/sweep-run';
 import { composition } from '../shared/composition';
 import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
@@ -41,41 +38,24 @@ const composed = composition('Sweeper', (config) => {
   };
 });
 
-type StepResult = unknown;
-
 /**
- * Runs every step even when one fails, so that one bad article or site never stops the rest;
- * a failed step is logged and the run then fails (for the function-error alarm).
+ * Runs every step, each within its budget and in the order of `runSweep` (store-only steps
+ * first, then the steps that call customer sites side by side), so that hanging sites never
+ * starve webhook re-sends or scheduled read-backs; a failed step is logged and the run then
+ * fails (for the function-error alarm).
  */
-export async function handler(): Promise<Record<string, StepResult>> {
+export async function handler(): Promise<Partial<Record<SweepStepName, unknown>>> {
   const { deps } = composed();
-  const steps: Record<string, () => Promise<StepResult>> = {
-    reservations: () => retryDeferredReservations(deps.articles),
-    generations: async () => {
-      const recovered = await recoverStalledGenerations(deps.articles);
-      recordFinalGenerationFailure(recovered.failed);
-      return recovered;
-    },
-    publications: () => retryDuePublications(deps.publishing),
-    websites: () => checkWebsites(deps.publishing),
-    webhooks: () => resendDueWebhooks(deps.webhooks),
-    // Last: reads of slow sites hold nothing else up.
-    scheduledPosts: () => confirmScheduledPosts(deps.scheduledPosts),
-  };
-  const results: Record<string, StepResult> = {};
-  const failed: string[] = [];
-  for (const [name, step] of Object.entries(steps)) {
-    try {
-      results[name] = await step();
-    } catch (error) {
-      failed.push(name);
-      logger.error('Sweeper step failed', {
-        step: name,
-        error: error instanceof Error ? error : String(error),
-      });
-    }
-  }
-  logger.info('sweep', results);
+  const { results, failed, overBudget, unfinished } = await runSweep(
+    sweepSteps({ ...deps, onFinalFailures: recordFinalGenerationFailure }),
+    (step, error) =>
+      logger.error('Sweeper step failed', { step, error: error instanceof Error ? error : String(error) }),
+  );
+  logger.info('sweep', {
+    ...results,
+    ...(overBudget.length > 0 ? { overBudget } : {}),
+    ...(unfinished.length > 0 ? { unfinished } : {}),
+  });
   if (failed.length > 0) throw new Error(`Sweeper steps failed: ${failed.join(', ')}`);
   return results;
 }

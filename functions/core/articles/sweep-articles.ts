@@ -27,9 +27,13 @@ export interface SweepArticlesDeps {
 /** Articles handled per kind of work and sweep; the rest wait for the next run. */
 export const SWEEP_BATCH = 100;
 
-/** Re-attempts reservations that are due (credits added, next UTC day), oldest first. */
+/**
+ * Re-attempts reservations that are due (credits added, next UTC day), oldest first; none is
+ * started once `signal` aborted (the sweep step's budget is spent).
+ */
 export async function retryDeferredReservations(
   deps: SweepArticlesDeps,
+  signal?: AbortSignal,
 ): Promise<Record<ReservationOutcome, number>> {
   const now = deps.clock();
   const due = await deps.articles.listDue('reservation', now.toISOString(), SWEEP_BATCH);
@@ -40,6 +44,7 @@ export async function retryDeferredReservations(
   };
   const byCreation = [...due].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   for (const article of byCreation) {
+    if (signal?.aborted) break;
     const account = await deps.accounts.get(article.accountId);
     if (!account) continue;
     const outcome = await deps.articles.retryReservation(
@@ -57,16 +62,18 @@ export async function retryDeferredReservations(
  * Queued articles that need a hand: a message that was never sent, a worker that died (its
  * lease expired), a retry whose delivery never came. Each is sent again — unless its attempts
  * are used up, then it is failed with a refund. An article merely waiting in a long queue is
- * never due here.
+ * never due here. None is started once `signal` aborted (the sweep step's budget is spent).
  */
 export async function recoverStalledGenerations(
   deps: SweepArticlesDeps,
+  signal?: AbortSignal,
 ): Promise<{ resent: number; failed: number; leased: number }> {
   const now = deps.clock();
   const nowIso = now.toISOString();
   const due = await deps.articles.listDue('generation', nowIso, SWEEP_BATCH);
   const result = { resent: 0, failed: 0, leased: 0 };
   for (const article of due) {
+    if (signal?.aborted) break;
     if (article.state !== 'queued') continue;
     if (article.leaseExpiresAt !== undefined && article.leaseExpiresAt >= nowIso) {
       // Renewed since it was listed: a worker is on it.

@@ -53,9 +53,10 @@ export function firstCheckAt(status: string | null, publishedAt: string | undefi
   return new Date(Date.parse(publishedAt) + FIRST_CHECK_AFTER_MS).toISOString();
 }
 
-/** Reads each scheduled post due for it; run last by the sweeper (a slow site holds nothing else up). */
+/** Reads each scheduled post due for it; none is started once `signal` aborted (the sweep step's budget is spent). */
 export async function confirmScheduledPosts(
   deps: ConfirmScheduledDeps,
+  signal?: AbortSignal,
 ): Promise<Record<ScheduleCheckOutcome, number>> {
   const due = await deps.publications.listDueConfirmations(deps.clock().toISOString(), CONFIRM_BATCH);
   const counts: Record<ScheduleCheckOutcome, number> = { live: 0, still_scheduled: 0, done: 0, errors: 0 };
@@ -63,6 +64,7 @@ export async function confirmScheduledPosts(
   await Promise.all(
     due.map((ref) =>
       limit(async () => {
+        if (signal?.aborted) return;
         // A storage error leaves the read due: the next sweep tries again.
         counts[await confirmOne(deps, ref).catch(() => 'errors' as const)]++;
       }),

@@ -15,9 +15,10 @@ export const CHECK_INTERVAL_MS = 60 * 60_000;
 /** Calls to sites in flight at once. */
 const CONCURRENCY = 4;
 
-/** Attempts every publication whose retry is due. */
+/** Attempts every publication whose retry is due; none is started once `signal` aborted (budget spent). */
 export async function retryDuePublications(
   deps: PublishDeps,
+  signal?: AbortSignal,
 ): Promise<Record<PublishOutcome | 'errors', number>> {
   const dueBy = new Date(deps.clock().getTime() + DUE_SLACK_MS).toISOString();
   const due = await deps.publications.listDue(dueBy, PUBLISH_BATCH);
@@ -33,6 +34,8 @@ export async function retryDuePublications(
   await Promise.all(
     due.map((ref) =>
       limit(async () => {
+        // Not started: still due for the next sweep.
+        if (signal?.aborted) return;
         // An error here (storage, not the site) leaves the publication due: the next sweep tries again.
         const outcome = await publishArticle(deps, ref).catch(() => 'errors' as const);
         counts[outcome]++;
@@ -50,10 +53,11 @@ export type CheckOutcome = 'healthy' | 'failing' | 'gone';
 
 /**
  * Logs in to each website not checked for `CHECK_INTERVAL_MS`: sets or clears its flags and
- * refreshes its categories from the site.
+ * refreshes its categories from the site. None is started once `signal` aborted (budget spent).
  */
 export async function checkWebsites(
   deps: Pick<PublishDeps, 'websites' | 'categories' | 'cipher' | 'cms' | 'clock'>,
+  signal?: AbortSignal,
 ): Promise<Record<CheckOutcome | 'errors', number>> {
   const now = deps.clock();
   const due = await deps.websites.listDueForCheck(
@@ -65,6 +69,7 @@ export async function checkWebsites(
   await Promise.all(
     due.map((website) =>
       limit(async () => {
+        if (signal?.aborted) return;
         const outcome = await checkWebsite(deps, website, now).catch(() => 'errors' as const);
         result[outcome]++;
       }),

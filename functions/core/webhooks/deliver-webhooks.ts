@@ -257,11 +257,13 @@ export const RESEND_BATCH = 500;
 export async function resendDueWebhooks(
   deps: EventRecordingDeps,
   limit = RESEND_BATCH,
+  signal?: AbortSignal,
 ): Promise<{ events: number; deliveries: number }> {
   const now = deps.clock();
   const later = new Date(now.getTime() + RESEND_AFTER_MS).toISOString();
   const result = { events: 0, deliveries: 0 };
   for (const kind of ['event', 'delivery'] as const) {
+    if (signal?.aborted) break;
     const due = await deps.webhooks.listDue(kind, now.toISOString(), limit);
     const ready = kind === 'event' ? await withPayloads(deps, due) : due;
     if (ready.length === 0) continue;

@@ -9,13 +9,14 @@ import type {
   GenerationMessage,
   GenerationQueue,
 } from '../../../functions/core/articles/ports';
-import type {
-  CmsCategory,
-  CmsClient,
-  CmsPost,
-  CmsPostResult,
-  CmsStatus,
-  SiteAccess,
+import {
+  type CmsCategory,
+  type CmsClient,
+  CmsError,
+  type CmsPost,
+  type CmsPostResult,
+  type CmsStatus,
+  type SiteAccess,
 } from '../../../functions/core/websites/cms-client';
 import type {
   LegacyPasswordContext,
@@ -138,6 +139,12 @@ export class FakeCmsClient implements CmsClient {
    */
   loseNextAnswer: boolean | Error = false;
 
+  /**
+   * When set, every call hangs this long and then fails as unreachable, like a site that never
+   * answers and the client's timeout ending the call.
+   */
+  hangMs: number | undefined;
+
   /** The next calls fail with these errors, in order (`null`: that call works). */
   failWith(...errors: (Error | null)[]): void {
     this.failures.push(...errors);
@@ -145,6 +152,7 @@ export class FakeCmsClient implements CmsClient {
 
   async status(site: SiteAccess): Promise<CmsStatus> {
     this.record('status', site);
+    await this.hanging();
     return {
       userLogin: site.login,
       roles: ['inkpress_editor'],
@@ -155,6 +163,7 @@ export class FakeCmsClient implements CmsClient {
 
   async categories(site: SiteAccess): Promise<CmsCategory[]> {
     this.record('categories', site);
+    await this.hanging();
     return this.siteCategories.map((category) => ({ ...category }));
   }
 
@@ -165,6 +174,7 @@ export class FakeCmsClient implements CmsClient {
 
   async createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult> {
     this.record('createPost', site);
+    await this.hanging();
     const key = `${site.login.toLowerCase()}|${post.articleUuid}`;
     const existing = this.posts.get(key);
     if (existing) return { ...existing.result, created: false };
@@ -189,6 +199,7 @@ export class FakeCmsClient implements CmsClient {
   /** The post this user made for the article, as it is now (`publishDue` makes due scheduled posts live, as plugin 1.4 does). */
   async readPost(site: SiteAccess, articleUuid: string): Promise<CmsPostResult | undefined> {
     this.record('readPost', site);
+    await this.hanging();
     const stored = this.posts.get(`${site.login.toLowerCase()}|${articleUuid}`);
     if (!stored) return undefined;
     if (this.publishDue && stored.result.status === 'future') {
@@ -203,6 +214,12 @@ export class FakeCmsClient implements CmsClient {
     const seo = { seoAdapter: 'inkpress', metaDescription: true, focusKeyword: true };
     const schema = { schemaBy: 'inkpress', schemaTypes: ['Article'], faqQuestions: 0 };
     return { ...stored.result, created: false, site: { ...readBack, ...seo, ...schema } };
+  }
+
+  private async hanging(): Promise<void> {
+    if (this.hangMs === undefined) return;
+    await new Promise((resolve) => setTimeout(resolve, this.hangMs));
+    throw new CmsError('unreachable', 'The site did not answer in time.');
   }
 
   private record(kind: 'status' | 'categories' | 'createPost' | 'readPost', site: SiteAccess): void {
