@@ -65,9 +65,13 @@ export class OpenAiArticleModel implements ArticleModel {
     private readonly signal?: AbortSignal,
   ) {}
 
-  /** Request options of every call: the attempt's signal. */
+  /**
+   * Request options of every call: a signal that follows the attempt's. One of its own per call,
+   * since the client adds an abort listener to the signal it is given and never removes it (an
+   * attempt makes dozens of calls with retries).
+   */
   private get requestOptions(): OpenAI.RequestOptions {
-    return this.signal ? { signal: this.signal } : {};
+    return this.signal ? { signal: AbortSignal.any([this.signal]) } : {};
   }
 
   async outline(brief: ArticleBrief, feedback?: string): Promise<{ outline: Outline; usage: TokenUsage }> {
