@@ -359,6 +359,22 @@ export const routes: RouteDefinition[] = [
     access: { tables: rateLimited({ webhooks: ['GetItem', 'DeleteItem', 'UpdateItem'] }) },
   },
   {
+    name: 'EnableWebhook',
+    methods: ['POST'],
+    path: '/v1/webhooks/{webhook_uuid}/enable',
+    entry: 'functions/api/enable-webhook.ts',
+    // The endpoint, then its disable removed.
+    access: { tables: rateLimited({ webhooks: ['GetItem', 'UpdateItem'] }) },
+  },
+  {
+    name: 'RotateWebhookSecret',
+    methods: ['POST'],
+    path: '/v1/webhooks/{webhook_uuid}/rotate-secret',
+    entry: 'functions/api/rotate-webhook-secret.ts',
+    // The endpoint, then the new secret (encrypted) conditional on the one read.
+    access: { tables: rateLimited({ webhooks: ['GetItem', 'UpdateItem'] }), sitePasswordKey: 'encrypt' },
+  },
+  {
     name: 'ListWebhookDeliveries',
     methods: ['GET'],
     path: '/v1/webhooks/{webhook_uuid}/deliveries',

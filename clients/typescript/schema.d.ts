@@ -247,6 +247,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{webhook_uuid}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook endpoint
+         * @description Events are sent to it again from now on; events that happened while it was disabled are not sent. An enabled endpoint is answered as it is.
+         */
+        post: operations["enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_uuid}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret of a webhook endpoint
+         * @description A new secret, shown only in this answer. For 24 hours each delivery carries two signatures in `webhook-signature` (space-separated, one per secret), then only the new one.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{webhook_uuid}/show": {
         parameters: {
             query?: never;
@@ -1167,9 +1207,14 @@ export interface components {
         };
         Webhook: {
             created_at: string | null;
+            /** @description When it was disabled; null while enabled. */
+            disabled_at: string | null;
             disabled_reason: string | null;
             events: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
-            /** @enum {string} */
+            /**
+             * @description disabled: nothing is sent (the receiver answered 410, or every attempt failed for 5 days); `enable` resumes.
+             * @enum {string}
+             */
             status: "enabled" | "disabled";
             url: string;
             /**
@@ -1181,11 +1226,16 @@ export interface components {
         WebhookCreated: {
             data: {
                 created_at: string | null;
+                /** @description When it was disabled; null while enabled. */
+                disabled_at: string | null;
                 disabled_reason: string | null;
                 events: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
                 /** @description The signing secret, shown only here: keep it to verify the signatures. */
                 secret: string;
-                /** @enum {string} */
+                /**
+                 * @description disabled: nothing is sent (the receiver answered 410, or every attempt failed for 5 days); `enable` resumes.
+                 * @enum {string}
+                 */
                 status: "enabled" | "disabled";
                 url: string;
                 /**
@@ -1200,6 +1250,30 @@ export interface components {
         };
         WebhookRecord: {
             data: components["schemas"]["Webhook"];
+        };
+        WebhookSecretRotated: {
+            data: {
+                created_at: string | null;
+                /** @description When it was disabled; null while enabled. */
+                disabled_at: string | null;
+                disabled_reason: string | null;
+                events: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                /** @description Until then deliveries carry a signature with each secret (space-separated in `webhook-signature`); then with the new one only. */
+                previous_secret_expires_at: string | null;
+                /** @description The new signing secret, shown only here. */
+                secret: string;
+                /**
+                 * @description disabled: nothing is sent (the receiver answered 410, or every attempt failed for 5 days); `enable` resumes.
+                 * @enum {string}
+                 */
+                status: "enabled" | "disabled";
+                url: string;
+                /**
+                 * Format: uuid
+                 * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+                 */
+                uuid: string;
+            };
         };
         Website: {
             data: components["schemas"]["WebsiteData"];
@@ -2610,6 +2684,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook uuid. */
+                webhook_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecord"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook uuid. */
+                webhook_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests: try again after `Retry-After` seconds. */

@@ -465,6 +465,8 @@ describe('functions', () => {
     ListWebhooks: { rateLimits: ['UpdateItem'], webhooks: ['Query'] },
     ShowWebhook: { rateLimits: ['UpdateItem'], webhooks: ['GetItem'] },
     DeleteWebhook: { rateLimits: ['UpdateItem'], webhooks: ['DeleteItem', 'GetItem', 'UpdateItem'] },
+    EnableWebhook: { rateLimits: ['UpdateItem'], webhooks: ['GetItem', 'UpdateItem'] },
+    RotateWebhookSecret: { rateLimits: ['UpdateItem'], webhooks: ['GetItem', 'UpdateItem'] },
     ListWebhookDeliveries: { rateLimits: ['UpdateItem'], webhooks: ['GetItem', 'Query'] },
     OpenApiDocument: {},
     DocsPage: {},

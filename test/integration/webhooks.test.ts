@@ -112,6 +112,7 @@ describe('webhook endpoints', () => {
       events: ['article.generated', 'article.failed'],
       status: 'enabled',
       disabled_reason: null,
+      disabled_at: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
@@ -336,6 +337,49 @@ describe('deliveries', () => {
     await createArticle(token);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(receiver.requestsTo('/gone')).toHaveLength(1);
+    expect(shown.body.data.disabled_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+
+    // Enabled again: events from now on are sent (those of the pause are not).
+    const enabled = await api(token, 'POST', `/v1/webhooks/${uuid}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.data).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null });
+    await createArticle(token);
+    await eventually(
+      () => receiver.requestsTo('/gone'),
+      (requests) => requests.length === 2,
+    );
+    expect(
+      (await api(token, 'POST', '/v1/webhooks/00000000-0000-4000-8000-000000000000/enable')).status,
+    ).toBe(404);
+  });
+
+  it('rotates the secret: for 24 hours each delivery verifies with the old and the new secret', async () => {
+    const token = await newToken();
+    const hook = await api(token, 'POST', '/v1/webhooks/create', {
+      url: `${receiver.url}/rotated`,
+      events: ['article.generated'],
+    });
+    const rotated = await api(token, 'POST', `/v1/webhooks/${hook.body.data.uuid}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data).toMatchObject({
+      uuid: hook.body.data.uuid,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      previous_secret_expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
+    expect(rotated.body.data.secret).not.toBe(hook.body.data.secret);
+    expect(
+      (await api(token, 'GET', `/v1/webhooks/${hook.body.data.uuid}/show`)).body.data.secret,
+    ).toBeUndefined();
+
+    await createArticle(token);
+    const [request] = await eventually(
+      () => receiver.requestsTo('/rotated', 'article.generated'),
+      (requests) => requests.length > 0,
+    );
+    if (!request) throw new Error('article.generated expected');
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verified(request, hook.body.data.secret).type).toBe('article.generated');
+    expect(verified(request, rotated.body.data.secret).type).toBe('article.generated');
   });
 
   it('sends article.publish_failed when the site rejects the post for good', async () => {

@@ -140,6 +140,57 @@ export class DynamoWebhookRepository implements WebhookStore {
     });
   }
 
+  async enableEndpoint(accountId: string, webhookUuid: string): Promise<WebhookEndpoint | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: webhookKeys.endpoint(accountId, webhookUuid),
+          UpdateExpression: 'REMOVE disabledAt, disabledReason, failingSince',
+          ConditionExpression: 'attribute_exists(itemKey)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? withoutInternal<WebhookEndpoint>(Attributes) : undefined;
+    } catch (error) {
+      if (conditionFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async markFailing(accountId: string, webhookUuid: string, at: string): Promise<void> {
+    await this.updateIf(webhookKeys.endpoint(accountId, webhookUuid), {
+      UpdateExpression: 'SET failingSince = :at',
+      ConditionExpression: 'attribute_exists(itemKey) AND attribute_not_exists(failingSince)',
+      ExpressionAttributeValues: { ':at': at },
+    });
+  }
+
+  async markHealthy(accountId: string, webhookUuid: string): Promise<void> {
+    await this.updateIf(webhookKeys.endpoint(accountId, webhookUuid), {
+      UpdateExpression: 'REMOVE failingSince',
+      ConditionExpression: 'attribute_exists(itemKey) AND attribute_exists(failingSince)',
+    });
+  }
+
+  rotateSecret(
+    accountId: string,
+    webhookUuid: string,
+    ciphertext: string,
+    previous: { ciphertext: string; until: string },
+  ): Promise<boolean> {
+    return this.updateIf(webhookKeys.endpoint(accountId, webhookUuid), {
+      UpdateExpression:
+        'SET secretCiphertext = :new, previousSecretCiphertext = :previous, previousSecretUntil = :until',
+      ConditionExpression: 'attribute_exists(itemKey) AND secretCiphertext = :previous',
+      ExpressionAttributeValues: {
+        ':new': ciphertext,
+        ':previous': previous.ciphertext,
+        ':until': previous.until,
+      },
+    });
+  }
+
   async getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined> {
     return this.getItem<WebhookEvent>(webhookKeys.event(accountId, eventId));
   }

@@ -5,12 +5,16 @@
 import type { ReceiverUrlPolicy } from '../../core/webhooks/ports';
 import { BlockedDestinationError, checkDestination, type Resolver } from '../wordpress/ssrf-guard';
 
-/** Receiver URLs: https when deployed, and (unless private addresses are allowed) a public address. */
+/**
+ * Receiver URLs: https on port 443 when deployed, and (unless private addresses are allowed) a
+ * public address.
+ */
 export class ReceiverUrlGuard implements ReceiverUrlPolicy {
   constructor(private readonly options: { allowPrivate: boolean; resolve: Resolver }) {}
 
   async check(url: URL): Promise<'ok' | 'blocked' | 'unresolvable' | 'https_required'> {
-    if (!this.options.allowPrivate && url.protocol !== 'https:') return 'https_required';
+    if (!this.options.allowPrivate && (url.protocol !== 'https:' || (url.port !== '' && url.port !== '443')))
+      return 'https_required';
     try {
       await checkDestination(url, this.options);
       return 'ok';

@@ -32,12 +32,16 @@ export class SignedWebhookSender implements WebhookSender {
 
   async send(request: {
     url: string;
-    secret: string;
+    secrets: string[];
     webhookId: string;
     timestamp: Date;
     payload: string;
   }): Promise<SendResult> {
-    const signature = new Webhook(request.secret).sign(request.webhookId, request.timestamp, request.payload);
+    // One `v1,<base64>` per secret, space-separated (Standard Webhooks): a receiver verifies
+    // with any of them, so the previous secret keeps working during a rotation.
+    const signature = request.secrets
+      .map((secret) => new Webhook(secret).sign(request.webhookId, request.timestamp, request.payload))
+      .join(' ');
     try {
       const response = await guardedRequest(
         {

@@ -47,6 +47,7 @@ import {
   webhookCreatedSchema,
   webhookListSchema,
   webhookRecordSchema,
+  webhookSecretRotatedSchema,
   websiteRecordSchema,
 } from './response-schemas';
 
@@ -339,6 +340,22 @@ export const operations: Record<string, OperationSpec> = {
     summary: 'Delete a webhook endpoint',
     tag: 'Webhooks',
     responses: { 200: { description: 'Confirmation naming the URL.', schema: messageSchema } },
+  },
+  EnableWebhook: {
+    summary: 'Enable a disabled webhook endpoint',
+    description:
+      'Events are sent to it again from now on; events that happened while it was disabled are not sent. An enabled endpoint is answered as it is.',
+    tag: 'Webhooks',
+    responses: { 200: { description: 'The endpoint, enabled.', schema: webhookRecordSchema } },
+  },
+  RotateWebhookSecret: {
+    summary: 'Rotate the signing secret of a webhook endpoint',
+    description:
+      'A new secret, shown only in this answer. For 24 hours each delivery carries two signatures in `webhook-signature` (space-separated, one per secret), then only the new one.',
+    tag: 'Webhooks',
+    responses: {
+      200: { description: 'The endpoint with its new secret.', schema: webhookSecretRotatedSchema },
+    },
   },
   ListWebhookDeliveries: {
     summary: 'Recent delivery attempts of an endpoint',

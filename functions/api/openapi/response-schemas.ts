@@ -323,8 +323,12 @@ const webhookFields = {
   uuid,
   url: z.string(),
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
-  status: z.enum(['enabled', 'disabled']),
+  status: z.enum(['enabled', 'disabled']).meta({
+    description:
+      'disabled: nothing is sent (the receiver answered 410, or every attempt failed for 5 days); `enable` resumes.',
+  }),
   disabled_reason: z.string().nullable(),
+  disabled_at: wireTime.nullable().meta({ description: 'When it was disabled; null while enabled.' }),
   created_at: wireTime.nullable(),
 };
 
@@ -342,6 +346,21 @@ export const webhookCreatedSchema = z
     }),
   })
   .meta({ id: 'WebhookCreated' });
+export const webhookSecretRotatedSchema = z
+  .object({
+    data: z.object({
+      ...webhookFields,
+      secret: z
+        .string()
+        .regex(/^whsec_/)
+        .meta({ description: 'The new signing secret, shown only here.' }),
+      previous_secret_expires_at: wireTime.nullable().meta({
+        description:
+          'Until then deliveries carry a signature with each secret (space-separated in `webhook-signature`); then with the new one only.',
+      }),
+    }),
+  })
+  .meta({ id: 'WebhookSecretRotated' });
 
 export const deliveryAttemptSchema = z
   .object({

@@ -3,12 +3,13 @@
  * receives; the signing secret is shown once, in this response. A module of its own so that the
  * other webhook routes do not build its body schema at their cold start.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictError, ValidationError } from '../errors';
 import { formText, parseOrThrow, preprocess } from '../schema-helpers';
 import { UndecodableText } from '../undecodable-text';
 import type { ReceiverUrlPolicy, SecretCipher, WebhookStore } from './ports';
+import { newSecret } from './secrets';
 import {
   MAX_WEBHOOKS_PER_ACCOUNT,
   presentWebhook,
@@ -82,7 +83,7 @@ export async function createWebhook(
   const input = parseOrThrow(createWebhookSchema, fields);
   const url = await receiverUrl(deps.urls, input.url);
   const webhookUuid = randomUUID();
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const secret = newSecret();
   const endpoint: WebhookEndpoint = {
     accountId,
     webhookUuid,
@@ -128,7 +129,7 @@ async function receiverUrl(policy: ReceiverUrlPolicy, text: string): Promise<str
   }
   switch (await policy.check(url)) {
     case 'https_required':
-      throw ValidationError.forField('url', 'The url must be an https:// address.');
+      throw ValidationError.forField('url', 'The url must be an https:// address on port 443 (the default).');
     case 'blocked':
       throw ValidationError.forField(
         'url',

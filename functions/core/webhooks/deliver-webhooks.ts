@@ -30,11 +30,14 @@ import {
   DELIVERY_LEASE_MS,
   type DeliveryAttempt,
   type EventSubject,
+  FAILING_DISABLED_REASON,
+  failedTooLong,
   isSubscribed,
   MAX_DELIVERY_ATTEMPTS,
   MAX_QUEUE_DELAY_SECONDS,
   RESEND_AFTER_MS,
   retryDelaySeconds,
+  type WebhookEndpoint,
   type WebhookEvent,
   type WebhookEventType,
 } from './webhook';
@@ -195,13 +198,9 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
     return 'failed';
   }
 
-  const secret = await deps.cipher.decrypt(endpoint.secretCiphertext, {
-    accountId: key.accountId,
-    webhookUuid: key.webhookUuid,
-  });
   const result = await deps.sender.send({
     url: endpoint.url,
-    secret,
+    secrets: await signingSecrets(deps, endpoint, now),
     webhookId: key.eventId,
     timestamp: now,
     payload: event.payload,
@@ -213,6 +212,7 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
   if (statusCode !== undefined && statusCode >= 200 && statusCode < 300) {
     await record({ result: 'succeeded', ...answer });
     await deps.webhooks.finishDelivery(delivery, owner, 'succeeded', attempt);
+    if (endpoint.failingSince !== undefined) await deps.webhooks.markHealthy(key.accountId, key.webhookUuid);
     return 'succeeded';
   }
   if (statusCode === 410) {
@@ -225,6 +225,20 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
     );
     await deps.webhooks.finishDelivery(delivery, owner, 'failed', attempt);
     return 'disabled';
+  }
+  if (failedTooLong(endpoint, now)) {
+    await record({ result: 'failed', ...answer });
+    await deps.webhooks.disableEndpoint(
+      key.accountId,
+      key.webhookUuid,
+      now.toISOString(),
+      FAILING_DISABLED_REASON,
+    );
+    await deps.webhooks.finishDelivery(delivery, owner, 'failed', attempt);
+    return 'disabled';
+  }
+  if (endpoint.failingSince === undefined) {
+    await deps.webhooks.markFailing(key.accountId, key.webhookUuid, now.toISOString());
   }
   if (attempt >= MAX_DELIVERY_ATTEMPTS) {
     await record({ result: 'failed', ...answer });
@@ -245,6 +259,20 @@ export async function attemptDelivery(deps: AttemptDeps, key: DeliveryKey): Prom
     await deps.queue.send([{ message: { kind: 'delivery', ...key }, delaySeconds }]).catch(() => undefined);
   }
   return 'retry_scheduled';
+}
+
+/** The endpoint's secret, and the one before it for 24 hours after a rotation: each signs the attempt. */
+async function signingSecrets(deps: AttemptDeps, endpoint: WebhookEndpoint, now: Date): Promise<string[]> {
+  const context = { accountId: endpoint.accountId, webhookUuid: endpoint.webhookUuid };
+  const secrets = [await deps.cipher.decrypt(endpoint.secretCiphertext, context)];
+  if (
+    endpoint.previousSecretCiphertext !== undefined &&
+    endpoint.previousSecretUntil !== undefined &&
+    endpoint.previousSecretUntil > now.toISOString()
+  ) {
+    secrets.push(await deps.cipher.decrypt(endpoint.previousSecretCiphertext, context));
+  }
+  return secrets;
 }
 
 /** Events and deliveries the sweeper sends per run and kind; the rest wait for the next run. */

@@ -1,11 +1,14 @@
 /**
- * The webhook endpoints of an account: list, show, delete, and the recent delivery attempts of
- * one endpoint (creating one, with its body schema, is `create-webhook.ts`).
+ * The webhook endpoints of an account: list, show, delete, enable, rotate the secret, and the
+ * recent delivery attempts of one endpoint (creating one, with its body schema, is
+ * `create-webhook.ts`).
  */
-import { NotFoundError } from '../errors';
+import { ConflictError, NotFoundError } from '../errors';
 import { type Page, PER_PAGE } from '../pagination';
-import type { WebhookStore } from './ports';
-import { presentAttempt, presentWebhook, type WebhookEndpoint } from './webhook';
+import { toWireTime } from '../wire';
+import type { SecretCipher, WebhookStore } from './ports';
+import { newSecret } from './secrets';
+import { PREVIOUS_SECRET_MS, presentAttempt, presentWebhook, type WebhookEndpoint } from './webhook';
 
 /** What listing, showing and deleting webhooks need: their store. */
 export interface WebhookReadDeps {
@@ -38,6 +41,57 @@ export async function deleteWebhook(
   const removed = await deps.webhooks.deleteEndpoint(accountId, endpoint.webhookUuid);
   if (!removed) throw new NotFoundError('Webhook');
   return { message: `The webhook ${removed.url} was deleted; nothing more is sent to it.` };
+}
+
+/**
+ * Sends events to a disabled endpoint again, from now on: events of the pause are not replayed.
+ * An enabled endpoint stays as it is.
+ */
+export async function enableWebhook(
+  deps: WebhookReadDeps,
+  accountId: string,
+  webhookUuid: string | undefined,
+) {
+  const endpoint = await findWebhook(deps.webhooks, accountId, webhookUuid);
+  if (endpoint.disabledAt === undefined) return { data: presentWebhook(endpoint) };
+  const enabled = await deps.webhooks.enableEndpoint(accountId, endpoint.webhookUuid);
+  if (!enabled) throw new NotFoundError('Webhook');
+  return { data: presentWebhook(enabled) };
+}
+
+export interface RotateSecretDeps extends WebhookReadDeps {
+  cipher: SecretCipher;
+  clock: () => Date;
+}
+
+/**
+ * A new signing secret, shown once in this answer. For 24 hours deliveries carry a signature
+ * with each secret (the previous one too), then with the new one only.
+ */
+export async function rotateWebhookSecret(
+  deps: RotateSecretDeps,
+  accountId: string,
+  webhookUuid: string | undefined,
+) {
+  const endpoint = await findWebhook(deps.webhooks, accountId, webhookUuid);
+  const secret = newSecret();
+  const context = { accountId, webhookUuid: endpoint.webhookUuid };
+  const until = new Date(deps.clock().getTime() + PREVIOUS_SECRET_MS).toISOString();
+  const rotated = await deps.webhooks.rotateSecret(
+    accountId,
+    endpoint.webhookUuid,
+    await deps.cipher.encrypt(secret, context),
+    { ciphertext: endpoint.secretCiphertext, until },
+  );
+  if (!rotated)
+    throw new ConflictError('The secret was rotated by another request at the same time; try again.');
+  return {
+    data: {
+      ...presentWebhook(endpoint),
+      secret,
+      previous_secret_expires_at: toWireTime(until),
+    },
+  };
 }
 
 export async function listDeliveries(

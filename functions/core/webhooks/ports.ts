@@ -15,6 +15,22 @@ export interface WebhookStore {
   /** Removes the endpoint; returns what was removed. */
   deleteEndpoint(accountId: string, webhookUuid: string): Promise<WebhookEndpoint | undefined>;
   disableEndpoint(accountId: string, webhookUuid: string, at: string, reason: string): Promise<void>;
+  /** Clears the disable (and the failing streak); the endpoint as stored now, undefined if gone. */
+  enableEndpoint(accountId: string, webhookUuid: string): Promise<WebhookEndpoint | undefined>;
+  /** A failed attempt: starts the failing streak at `at` unless one is going. */
+  markFailing(accountId: string, webhookUuid: string, at: string): Promise<void>;
+  /** A successful attempt: ends the failing streak. */
+  markHealthy(accountId: string, webhookUuid: string): Promise<void>;
+  /**
+   * Replaces the secret `previous.ciphertext` (the one read; false when another rotation came
+   * first) with `ciphertext`, keeping the previous one until `previous.until`.
+   */
+  rotateSecret(
+    accountId: string,
+    webhookUuid: string,
+    ciphertext: string,
+    previous: { ciphertext: string; until: string },
+  ): Promise<boolean>;
 
   getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined>;
   /** Writes the event's body unless it has one; returns the event as stored (undefined if gone). */
@@ -81,11 +97,14 @@ export type SendResult =
   /** No usable answer (timeout, network error, blocked address, not HTTP). */
   | { kind: 'failed'; error: string };
 
-/** Signs one attempt by the Standard Webhooks specification and POSTs it (10 s timeout). */
+/**
+ * Signs one attempt by the Standard Webhooks specification and POSTs it (10 s timeout): one
+ * signature per secret, space-separated in `webhook-signature`.
+ */
 export interface WebhookSender {
   send(request: {
     url: string;
-    secret: string;
+    secrets: string[];
     webhookId: string;
     timestamp: Date;
     payload: string;

@@ -47,6 +47,11 @@ export const DELIVERY_LEASE_MS = 60_000;
 export const WEBHOOK_HISTORY_DAYS = 30;
 /** Backstop: an event or delivery whose message was lost is sent again after this long. */
 export const RESEND_AFTER_MS = 2 * 60_000;
+/** An endpoint whose every attempt failed for this long is disabled (as Svix and Stripe do). */
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600_000;
+export const FAILING_DISABLED_REASON = 'Every delivery attempt failed for 5 days.';
+/** After a secret rotation, deliveries are signed with the previous secret too for this long. */
+export const PREVIOUS_SECRET_MS = 24 * 3600_000;
 
 /** Delay before attempt `attemptNumber` (1-based; attempt 1 is immediate). */
 export function retryDelaySeconds(attemptNumber: number): number {
@@ -61,9 +66,17 @@ export interface WebhookEndpoint {
   /** The signing secret, encrypted with KMS (bound to the account and the webhook). */
   secretCiphertext: string;
   createdAt: string;
-  /** Set when the receiver answered 410 Gone: nothing is sent to it any more. */
+  /**
+   * Set when the receiver answered 410 Gone, or every attempt failed for 5 days: nothing is
+   * sent to it any more until it is enabled again.
+   */
   disabledAt?: string;
   disabledReason?: string;
+  /** The first failed attempt since the last successful one (none: the last attempt succeeded). */
+  failingSince?: string;
+  /** The secret before the last rotation, still signing deliveries until `previousSecretUntil`. */
+  previousSecretCiphertext?: string;
+  previousSecretUntil?: string;
 }
 
 /** What an event reports: its `data` is this record as `show` returns it. */
@@ -132,6 +145,7 @@ export function presentWebhook(endpoint: WebhookEndpoint) {
     events: endpoint.events,
     status: endpoint.disabledAt ? ('disabled' as const) : ('enabled' as const),
     disabled_reason: endpoint.disabledReason ?? null,
+    disabled_at: toWireTime(endpoint.disabledAt),
     created_at: toWireTime(endpoint.createdAt),
   };
 }
@@ -147,6 +161,14 @@ export function presentAttempt(attempt: DeliveryAttempt) {
     attempted_at: toWireTime(attempt.attemptedAt),
     next_attempt_at: toWireTime(attempt.nextAttemptAt),
   };
+}
+
+/** Whether a failed attempt at `now` ends 5 days of nothing but failed attempts. */
+export function failedTooLong(endpoint: Pick<WebhookEndpoint, 'failingSince'>, now: Date): boolean {
+  return (
+    endpoint.failingSince !== undefined &&
+    now.getTime() - Date.parse(endpoint.failingSince) >= DISABLE_AFTER_FAILING_MS
+  );
 }
 
 export function isSubscribed(endpoint: WebhookEndpoint, type: WebhookEventType): boolean {

@@ -56,6 +56,41 @@ export class FakeWebhookStore implements WebhookStore {
     if (endpoint) Object.assign(endpoint, { disabledAt: at, disabledReason: reason });
   }
 
+  async enableEndpoint(accountId: string, webhookUuid: string): Promise<WebhookEndpoint | undefined> {
+    const endpoint = this.endpoints.get(key(accountId, webhookUuid));
+    if (!endpoint) return undefined;
+    delete endpoint.disabledAt;
+    delete endpoint.disabledReason;
+    delete endpoint.failingSince;
+    return copy(endpoint);
+  }
+
+  async markFailing(accountId: string, webhookUuid: string, at: string): Promise<void> {
+    const endpoint = this.endpoints.get(key(accountId, webhookUuid));
+    if (endpoint && endpoint.failingSince === undefined) endpoint.failingSince = at;
+  }
+
+  async markHealthy(accountId: string, webhookUuid: string): Promise<void> {
+    const endpoint = this.endpoints.get(key(accountId, webhookUuid));
+    if (endpoint) delete endpoint.failingSince;
+  }
+
+  async rotateSecret(
+    accountId: string,
+    webhookUuid: string,
+    ciphertext: string,
+    previous: { ciphertext: string; until: string },
+  ): Promise<boolean> {
+    const endpoint = this.endpoints.get(key(accountId, webhookUuid));
+    if (endpoint?.secretCiphertext !== previous.ciphertext) return false;
+    Object.assign(endpoint, {
+      secretCiphertext: ciphertext,
+      previousSecretCiphertext: previous.ciphertext,
+      previousSecretUntil: previous.until,
+    });
+    return true;
+  }
+
   /** Stores an event alone (tests; in production the outbox writes it in a change's transaction). */
   async putEvent(event: WebhookEvent, resendAt: string): Promise<boolean> {
     const eventKey = key(event.accountId, event.eventId);

@@ -113,7 +113,7 @@ describe('webhooks', () => {
     expect(await attemptDelivery(attempt(fakes), key)).toBe('skipped');
 
     expect(fakes.sender.requests).toHaveLength(1);
-    expect(fakes.sender.requests[0]).toMatchObject({ secret, webhookId: eventId });
+    expect(fakes.sender.requests[0]).toMatchObject({ secrets: [secret], webhookId: eventId });
     expect(JSON.parse(fakes.sender.requests[0]?.payload ?? '{}')).toMatchObject({
       type: 'article.generated',
       data: { uuid: 'a' },

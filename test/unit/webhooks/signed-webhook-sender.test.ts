@@ -39,7 +39,7 @@ const sender = new SignedWebhookSender(
 const send = () =>
   sender.send({
     url: `${baseUrl}/hook`,
-    secret: SECRET,
+    secrets: [SECRET],
     webhookId: 'msg_1',
     timestamp: new Date(),
     payload: '{"type":"article.generated"}',
@@ -58,6 +58,30 @@ describe('SignedWebhookSender', () => {
         'webhook-signature': String(headers['webhook-signature']),
       }),
     ).not.toThrow();
+  });
+
+  it('signs with every secret given, space-separated: the receiver verifies with either', async () => {
+    const previous = `whsec_${Buffer.from('the secret before the rotation!!').toString('base64')}`;
+    answer = (_request, response) => response.writeHead(204).end();
+    await sender.send({
+      url: `${baseUrl}/hook`,
+      secrets: [SECRET, previous],
+      webhookId: 'msg_rotated',
+      timestamp: new Date(),
+      payload: '{"type":"article.generated"}',
+    });
+    const [attempt] = received;
+    const headers = attempt?.headers ?? {};
+    expect(String(headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [SECRET, previous]) {
+      expect(() =>
+        new Webhook(secret).verify(attempt?.body ?? '', {
+          'webhook-id': String(headers['webhook-id']),
+          'webhook-timestamp': String(headers['webhook-timestamp']),
+          'webhook-signature': String(headers['webhook-signature']),
+        }),
+      ).not.toThrow();
+    }
   });
 
   it('counts a 2xx followed by a body over the size cap as answered (the body is not read)', async () => {
@@ -97,7 +121,7 @@ describe('SignedWebhookSender', () => {
     try {
       const result = await sender.send({
         url: raw.url,
-        secret: SECRET,
+        secrets: [SECRET],
         webhookId: 'msg_2',
         timestamp: new Date(),
         payload: '{}',
