@@ -124,31 +124,33 @@ export function mainText(html: string, url: string, fallbackTitle: string): { ti
     if (/^(white|#fff|#ffffff)$/i.test(element.getAttribute('color') ?? '')) element.remove();
   }
   const pageTitle = (document.querySelector('title')?.textContent ?? '').replace(/\s+/g, ' ').trim();
-  let article: ReturnType<Readability<string>['parse']> = null;
+  type Content = ReturnType<typeof document.querySelector>;
+  let article: { title?: string | null; content?: Content } | null = null;
   try {
     // Readability reads the URL for relative links; linkedom's document has none.
     Object.defineProperty(document, 'documentURI', { value: url, configurable: true });
-    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], {
+    // The article's element as it is (no HTML written out and parsed again).
+    article = new Readability<Content>(document as unknown as ConstructorParameters<typeof Readability>[0], {
       charThreshold: 100,
+      serializer: (node) => node as unknown as Content,
     }).parse();
   } catch {
     article = null;
   }
-  const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? '';
-  const text = blocksText(contentHtml);
+  const text = blocksText(article?.content ?? document.querySelector('body'));
   const title = (article?.title ?? '').replace(/\s+/g, ' ').trim() || pageTitle || fallbackTitle;
   return { title: title.slice(0, 300), text };
 }
 
 const BLOCKS = 'p, li, blockquote, pre, h1, h2, h3, h4, h5, h6, td, th, dd, dt, figcaption';
 
-function blocksText(html: string): string {
-  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
-  const blocks = [...document.querySelectorAll(BLOCKS)]
+function blocksText(root: ReturnType<ReturnType<typeof parseHTML>['document']['querySelector']>): string {
+  if (!root) return '';
+  const blocks = [...root.querySelectorAll(BLOCKS)]
     // A block inside another block is read with its parent.
     .filter((element) => !element.parentElement?.closest(BLOCKS))
     .map((element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim())
     .filter((text) => text !== '');
   if (blocks.length > 0) return blocks.join('\n\n');
-  return (document.querySelector('body')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return (root.textContent ?? '').replace(/\s+/g, ' ').trim();
 }

@@ -1,0 +1,123 @@
+/**
+ * The three search adapters against local servers shaped like each provider (SearXNG's JSON API,
+ * Brave Search, Tavily): the query and key sent as each expects, results made plain, junk dropped;
+ * and SEARCH_PROVIDER's configuration.
+ */
+import { BraveSearch } from '../../../functions/adapters/search/brave-search';
+import { searchPolicy } from '../../../functions/adapters/search/search-http';
+import { SearxngSearch } from '../../../functions/adapters/search/searxng-search';
+import { TavilySearch } from '../../../functions/adapters/search/tavily-search';
+import { GuardedPageFetcher } from '../../../functions/adapters/sources/page-fetcher';
+import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
+import { generationWorker, routes } from '../../../functions/routes';
+import { ConfigError, loadConfig } from '../../../functions/shared/config';
+import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
+import { type SourcePages, startSourcePages } from '../../support/source-pages';
+
+const policy = searchPolicy({ allowPrivate: true, resolve: systemResolver });
+let pages: SourcePages;
+let provider: LocalHttpServer;
+const seen: { url: string; headers: Record<string, unknown>; body: string }[] = [];
+
+beforeAll(async () => {
+  pages = await startSourcePages();
+  provider = await startLocalHttpServer((request, response, body) => {
+    seen.push({ url: request.url ?? '', headers: request.headers, body });
+    response.writeHead(200, { 'Content-Type': 'application/json' });
+    const results = [
+      {
+        url: 'https://a.example/1',
+        title: '<b>First</b> &amp; best',
+        description: 'Snippet',
+        content: 'Snippet',
+      },
+      { url: 'javascript:alert(1)', title: 'bad' },
+      { title: 'no url' },
+    ];
+    response.end(JSON.stringify(request.url?.startsWith('/brave') ? { web: { results } } : { results }));
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([pages.close(), provider.close()]);
+});
+
+describe('search adapters', () => {
+  it('SearXNG: its JSON API with the query and language; http(s) results only', async () => {
+    const results = await new SearxngSearch(pages.url, policy).search('sourdough tips', {
+      language: 'en',
+      limit: 5,
+    });
+    expect(results.map((result) => result.url)).toEqual([
+      `${pages.url}/starter`,
+      `${pages.url}/baking`,
+      `${pages.url}/flour`,
+      `${pages.url}/hostile`,
+    ]);
+    expect(results[0]?.title).toBe('Sourdough starter basics');
+  });
+
+  it('Brave: the subscription token header and count; Tavily: a bearer token and a JSON body', async () => {
+    const key = async () => 'secret-key';
+    const brave = await new BraveSearch(key, policy, `${provider.url}/brave`).search('bread', {
+      language: 'de',
+      limit: 3,
+    });
+    expect(brave).toEqual([{ url: 'https://a.example/1', title: 'First & best', snippet: 'Snippet' }]);
+    const braveCall = seen.find((call) => call.url.startsWith('/brave'));
+    expect(braveCall?.headers['x-subscription-token']).toBe('secret-key');
+    expect(braveCall?.url).toBe('/brave?q=bread&count=3&search_lang=de');
+
+    const tavily = await new TavilySearch(key, policy, `${provider.url}/tavily`).search('bread', {
+      language: 'en',
+      limit: 2,
+    });
+    expect(tavily).toEqual([{ url: 'https://a.example/1', title: 'First & best', snippet: 'Snippet' }]);
+    const tavilyCall = seen.find((call) => call.url === '/tavily');
+    expect(tavilyCall?.headers.authorization).toBe('Bearer secret-key');
+    expect(JSON.parse(tavilyCall?.body ?? '{}')).toEqual({
+      query: 'bread',
+      max_results: 2,
+      search_depth: 'basic',
+    });
+  });
+
+  it('the page fetcher reads plain text and refuses what is neither HTML nor text, and private addresses when deployed', async () => {
+    const local = new GuardedPageFetcher({ allowPrivate: true, resolve: systemResolver });
+    expect((await local.fetchPage(`${pages.url}/text`)).text).toContain('feed it daily');
+    await expect(local.fetchPage(`${pages.url}/binary`)).rejects.toThrow(
+      'not HTML or plain text (image/png)',
+    );
+    await expect(local.fetchPage(`${pages.url}/dead`)).rejects.toThrow('HTTP 404');
+    const deployed = new GuardedPageFetcher({ allowPrivate: false, resolve: systemResolver });
+    await expect(deployed.fetchPage(`${pages.url}/starter`)).rejects.toThrow(/may not be fetched/);
+  });
+});
+
+describe('SEARCH_PROVIDER', () => {
+  const env = { INKPRESS_LOCAL_MODE: 'true' };
+  const uses = { tables: {}, webSearch: 'uses' as const };
+  const knows = { tables: {}, webSearch: 'knows' as const };
+  it('the worker gets the provider and its address or key; create only learns that one is configured', () => {
+    expect(generationWorker.access.webSearch).toBe('uses');
+    expect(routes.find((route) => route.name === 'CreateArticle')?.access.webSearch).toBe('knows');
+    expect(
+      loadConfig({ ...env, SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://search:8080' }, uses).search,
+    ).toEqual({
+      provider: 'searxng',
+      searxngUrl: 'http://search:8080',
+    });
+    expect(loadConfig({ ...env, SEARCH_PROVIDER: 'brave', SEARCH_SECRET_ARN: 'arn:x' }, uses).search).toEqual(
+      {
+        provider: 'brave',
+        secretArn: 'arn:x',
+      },
+    );
+    expect(loadConfig({ ...env, SEARCH_PROVIDER: 'tavily' }, knows).search).toEqual({ provider: 'tavily' });
+    expect(loadConfig(env, uses).search).toBeUndefined();
+    expect(() => loadConfig({ ...env, SEARCH_PROVIDER: 'tavily' }, uses)).toThrow(ConfigError);
+    expect(() => loadConfig({ ...env, SEARCH_PROVIDER: 'bing' }, knows)).toThrow(
+      /must be one of searxng, brave, tavily/,
+    );
+  });
+});
