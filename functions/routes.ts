@@ -35,6 +35,11 @@ export interface FunctionAccess {
   consumesQueue?: boolean;
   /** Uses the site-password KMS key. */
   sitePasswordKey?: 'encrypt' | 'decrypt' | 'encryptDecrypt';
+  /**
+   * Uses that key for webhook signing secrets only: its grant holds only for the encryption
+   * context of a webhook secret (`purpose`), so it can never decrypt a site password.
+   */
+  keyOnlyForWebhookSecrets?: true;
   /** Reads the language-model API key secret. */
   readsModelSecret?: boolean;
   /** Calls customer WordPress sites or webhook receivers (gets a longer timeout). */
@@ -334,7 +339,11 @@ export const routes: RouteDefinition[] = [
     takesBody: true,
     entry: 'functions/api/create-webhook.ts',
     // The counter update and the endpoint put, in one transaction; the secret encrypted.
-    access: { tables: rateLimited({ webhooks: ['UpdateItem', 'PutItem'] }), sitePasswordKey: 'encrypt' },
+    access: {
+      tables: rateLimited({ webhooks: ['UpdateItem', 'PutItem'] }),
+      sitePasswordKey: 'encrypt',
+      keyOnlyForWebhookSecrets: true,
+    },
   },
   {
     name: 'ListWebhooks',
@@ -470,7 +479,9 @@ export const webhookDispatcher: FunctionDefinition = {
     tables: { webhooks: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
     consumesWebhookQueue: true,
     sendsToWebhookQueue: true,
+    // It calls hosts customers choose: it may decrypt webhook secrets, never site passwords.
     sitePasswordKey: 'decrypt',
+    keyOnlyForWebhookSecrets: true,
     callsCustomerSites: true,
   },
 };

@@ -6,6 +6,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { runtimeSettings, webhookSettings } from '../functions/shared/runtime-settings';
+import { ApiFirewall, wafEnabled } from './constructs/api-firewall';
 import { DataTables, tableEntries } from './constructs/data-tables';
 import { GenerationQueue } from './constructs/generation-queue';
 import { InkpressApi } from './constructs/inkpress-api';
@@ -144,6 +145,9 @@ export class InkpressStack extends Stack {
     });
 
     const api = new InkpressApi(this, 'Api', { functions });
+    const firewall = wafEnabled(this)
+      ? new ApiFirewall(this, 'Firewall', { stage: api.restApi.deploymentStage })
+      : undefined;
     const alarms = new OperationalAlarms(this, 'Alarms', {
       restApi: api.restApi,
       generationQueue: generation.queue,
@@ -152,7 +156,7 @@ export class InkpressStack extends Stack {
       functions: functions.all,
     });
 
-    acknowledgeNagFindings({ api, functions, modelSecret });
+    acknowledgeNagFindings({ api, functions, modelSecret, firewall });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: api.restApi.url });
     new CfnOutput(this, 'ModelApiKeySecretName', {

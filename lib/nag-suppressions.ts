@@ -4,6 +4,7 @@
  */
 import { Validations } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { ApiFirewall } from './constructs/api-firewall';
 import type { InkpressApi } from './constructs/inkpress-api';
 import type { ServiceFunctions } from './constructs/service-functions';
 
@@ -11,9 +12,11 @@ export interface AcknowledgedParts {
   api: InkpressApi;
   functions: ServiceFunctions;
   modelSecret: secretsmanager.ISecret;
+  /** The web ACL on the stage; undefined when the operator dropped it (`-c waf=false`). */
+  firewall: ApiFirewall | undefined;
 }
 
-export function acknowledgeNagFindings({ api, functions, modelSecret }: AcknowledgedParts): void {
+export function acknowledgeNagFindings({ api, functions, modelSecret, firewall }: AcknowledgedParts): void {
   for (const fn of functions.all) {
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',
@@ -38,11 +41,13 @@ export function acknowledgeNagFindings({ api, functions, modelSecret }: Acknowle
     reason:
       'Clients authenticate with Inkpress API bearer tokens checked by a Lambda TOKEN authorizer; there is no Cognito user pool.',
   });
-  Validations.of(api.restApi.deploymentStage).acknowledge({
-    id: 'AwsSolutions-APIG3',
-    reason:
-      'No WAF web ACL by default: every route needs a valid bearer token and the stage is throttled; an operator can associate a web ACL with the stage without changing the stack.',
-  });
+  if (!firewall) {
+    Validations.of(api.restApi.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'The operator dropped the web ACL (-c waf=false): every route needs a valid bearer token and the stage is throttled per route; docs/security.md says what one client address can then do.',
+    });
+  }
   const cloudWatchRole = api.restApi.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole) {
     Validations.of(cloudWatchRole).acknowledge({

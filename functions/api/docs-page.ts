@@ -1,5 +1,5 @@
 import { apiHandler } from './http/api-handler';
-import { htmlPage } from './http/responses';
+import { compressedPage } from './http/compressed-page';
 import { docsViewerScript } from './openapi/docs-viewer';
 import { servedDocument } from './openapi/served-document';
 
@@ -15,13 +15,14 @@ function scriptSafe(json: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/** `GET /docs`: the API reference, rendered by Redoc from the OpenAPI document. No token needed. */
-export const handler = apiHandler(
-  'DocsPage',
-  () => ({}),
-  async ({ baseUrl }) =>
-    htmlPage(
-      `<!doctype html>
+/** The page for one base URL, built once per process (1.4 MB: Redoc's bundle and the document). */
+const pages = new Map<string, string>();
+
+function docsPage(baseUrl: string): string {
+  let page = pages.get(baseUrl);
+  if (page === undefined) {
+    if (pages.size >= 4) pages.clear();
+    page = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -37,7 +38,22 @@ Redoc.init(${scriptSafe(JSON.stringify(servedDocument(baseUrl)))}, { hideDownloa
 </script>
 </body>
 </html>
-`,
-      { cacheSeconds: 300, contentSecurityPolicy: CONTENT_SECURITY_POLICY },
-    ),
+`;
+    pages.set(baseUrl, page);
+  }
+  return page;
+}
+
+/**
+ * `GET /docs`: the API reference, rendered by Redoc from the OpenAPI document. No token needed.
+ * Compressed, with an ETag and 304 answers (compressed-page.ts).
+ */
+export const handler = apiHandler(
+  'DocsPage',
+  () => ({}),
+  async ({ baseUrl, headers }) =>
+    compressedPage(headers, docsPage(baseUrl), {
+      cacheSeconds: 300,
+      contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+    }),
 );

@@ -24,8 +24,12 @@ export const runtimeSettings = {
   /** Seconds an authorizer decision is cached by API Gateway (token revocation delay). */
   authorizerCacheSeconds: 60,
   apiTimeoutSeconds: 29,
-  /** Request bodies API Gateway passes to the handlers base64-encoded, byte for byte. */
-  binaryMediaTypes: ['multipart/form-data'],
+  /**
+   * Request bodies API Gateway passes to the handlers base64-encoded, byte for byte; and the
+   * first Accept types for which it sends a handler's base64 body as bytes (the compressed docs
+   * page, compressed-page.ts).
+   */
+  binaryMediaTypes: ['multipart/form-data', 'text/html'],
 } as const;
 
 export const visibilityTimeoutSeconds = runtimeSettings.workerTimeoutSeconds * 6;

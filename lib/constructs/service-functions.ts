@@ -1,9 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
+import { WEBHOOK_SECRET_PURPOSE } from '../../functions/adapters/kms/key-purposes';
 import {
   apiTimeoutSecondsOf,
   authorizer,
@@ -145,7 +147,18 @@ export class ServiceFunctions extends Construct {
     }
     if (access.sendsToQueue) generationQueue.grantSendMessages(fn);
     if (access.sendsToWebhookQueue) webhookQueue.grantSendMessages(fn);
-    if (access.sitePasswordKey) sitePasswordKey.grant(fn, ...KEY_ACTIONS[access.sitePasswordKey]);
+    if (access.sitePasswordKey && access.keyOnlyForWebhookSecrets) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [...KEY_ACTIONS[access.sitePasswordKey]],
+          resources: [sitePasswordKey.keyArn],
+          // Site passwords are encrypted without a `purpose` (site-password-cipher.ts).
+          conditions: { StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE } },
+        }),
+      );
+    } else if (access.sitePasswordKey) {
+      sitePasswordKey.grant(fn, ...KEY_ACTIONS[access.sitePasswordKey]);
+    }
     if (access.readsModelSecret) modelSecret.grantRead(fn);
     if (access.webSearch === 'uses') searchSecret?.grantRead(fn);
     return fn;

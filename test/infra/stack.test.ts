@@ -23,6 +23,7 @@ import {
   webhookDispatcher,
 } from '../../functions/routes';
 import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime-settings';
+import { RATE_PER_ADDRESS } from '../../lib/constructs/api-firewall';
 import { ANSWERED_METHODS, STAGE_NAME, THROTTLING } from '../../lib/constructs/inkpress-api';
 import { InkpressStack, MODEL_SECRET_PLACEHOLDER } from '../../lib/inkpress-stack';
 
@@ -268,9 +269,9 @@ describe('API Gateway', () => {
     expect(resource(logGroupId as string).Properties.RetentionInDays).toBeGreaterThan(0);
   });
 
-  it('passes multipart bodies as binary and is regional', () => {
+  it('passes multipart bodies as binary, answers the compressed docs page as bytes, and is regional', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', {
-      BinaryMediaTypes: ['multipart/form-data'],
+      BinaryMediaTypes: ['multipart/form-data', 'text/html'],
       EndpointConfiguration: { Types: ['REGIONAL'] },
     });
   });
@@ -676,6 +677,66 @@ describe('generation queue', () => {
   });
 });
 
+describe('web ACL on the API stage', () => {
+  it('blocks (429, our JSON) a client address past its rate, on the stage, before API Gateway and the authorizer', () => {
+    const [aclId, acl] = only(ofType('AWS::WAFv2::WebACL'), 'web ACL');
+    expect(acl.Properties).toMatchObject({
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      CustomResponseBodies: {
+        tooManyRequests: {
+          ContentType: 'APPLICATION_JSON',
+          Content: JSON.stringify(errorBodies.tooManyRequests),
+        },
+      },
+    });
+    expect(acl.Properties.Rules).toEqual([
+      expect.objectContaining({
+        Statement: {
+          RateBasedStatement: {
+            AggregateKeyType: 'IP',
+            Limit: RATE_PER_ADDRESS.limit,
+            EvaluationWindowSec: RATE_PER_ADDRESS.windowSeconds,
+          },
+        },
+        Action: {
+          Block: {
+            CustomResponse: expect.objectContaining({
+              ResponseCode: 429,
+              CustomResponseBodyKey: 'tooManyRequests',
+            }),
+          },
+        },
+      }),
+    ]);
+    const [, association] = only(ofType('AWS::WAFv2::WebACLAssociation'), 'web ACL association');
+    expect(mentions(association.Properties.WebACLArn, aclId)).toBe(true);
+    expect(mentions(association.Properties.ResourceArn, restApiId)).toBe(true);
+    const [stageId] = only(ofType('AWS::ApiGateway::Stage'), 'stage');
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(`"/stages/",{"Ref":"${stageId}"}`);
+  });
+
+  it('lets one address use at most a tenth of what the stage lets through per route', () => {
+    expect(RATE_PER_ADDRESS.limit / RATE_PER_ADDRESS.windowSeconds).toBeLessThanOrEqual(
+      THROTTLING.rateLimit / 10,
+    );
+  });
+
+  it('is dropped with -c waf=false, and cdk-nag accepts that with a reason', () => {
+    const withoutWaf = new App({
+      context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], waf: 'false' },
+    });
+    const stackWithoutWaf = new InkpressStack(withoutWaf, 'Inkpress');
+    const types = Object.values(
+      Template.fromStack(stackWithoutWaf).toJSON().Resources as Record<string, CfnResource>,
+    ).map((resource) => resource.Type);
+    expect(types).not.toContain('AWS::WAFv2::WebACL');
+    expect(types).not.toContain('AWS::WAFv2::WebACLAssociation');
+    const report = new AwsSolutionsChecks(withoutWaf, { verbose: true }).validateScope(stackWithoutWaf);
+    expect(report.violations).toEqual([]);
+  });
+});
+
 describe('site-password key and model secret', () => {
   it('rotates the site-password key and keeps it when the stack is deleted', () => {
     const key = resource(sitePasswordKeyId);
@@ -695,6 +756,44 @@ describe('site-password key and model secret', () => {
     expect(users.map((definition) => definition.name).sort()).toEqual(
       allDefinitions
         .filter((definition) => definition.access.sitePasswordKey)
+        .map((definition) => definition.name)
+        .sort(),
+    );
+  });
+
+  it('lets the functions that call customer-chosen hosts decrypt no site password: the webhook dispatcher may use the key for webhook secrets only', () => {
+    const siteDecrypters = allDefinitions.filter((definition) =>
+      statementsOf(definition).some(
+        (statement) =>
+          mentions(statement.Resource, sitePasswordKeyId) &&
+          actionsOf(statement).includes('kms:Decrypt') &&
+          statement.Condition === undefined,
+      ),
+    );
+    expect(siteDecrypters.map((definition) => definition.name)).not.toContain(webhookDispatcher.name);
+    for (const definition of [
+      webhookDispatcher,
+      ...routes.filter((route) => route.name === 'CreateWebhook'),
+    ]) {
+      const keyStatements = statementsOf(definition).filter((statement) =>
+        mentions(statement.Resource, sitePasswordKeyId),
+      );
+      expect(keyStatements.length).toBeGreaterThan(0);
+      for (const statement of keyStatements) {
+        expect(statement.Condition).toEqual({
+          StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-signing-secret' },
+        });
+      }
+    }
+    // Who may still decrypt site passwords: the functions that log in to sites.
+    expect(siteDecrypters.map((definition) => definition.name).sort()).toEqual(
+      allDefinitions
+        .filter(
+          (definition) =>
+            definition.access.sitePasswordKey &&
+            definition.access.sitePasswordKey !== 'encrypt' &&
+            !definition.access.keyOnlyForWebhookSecrets,
+        )
         .map((definition) => definition.name)
         .sort(),
     );

@@ -5,8 +5,7 @@
  */
 import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
 import type { SecretCipher } from '../../core/webhooks/ports';
-
-const PURPOSE = 'webhook-signing-secret';
+import { WEBHOOK_SECRET_PURPOSE } from './key-purposes';
 
 export class KmsWebhookSecretCipher implements SecretCipher {
   /** Secrets decrypted in this process, by ciphertext: one KMS call per endpoint and cold start. */
@@ -22,7 +21,7 @@ export class KmsWebhookSecretCipher implements SecretCipher {
       new EncryptCommand({
         KeyId: this.keyId,
         Plaintext: Buffer.from(secret, 'utf8'),
-        EncryptionContext: { purpose: PURPOSE, ...context },
+        EncryptionContext: { purpose: WEBHOOK_SECRET_PURPOSE, ...context },
       }),
     );
     if (!CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
@@ -37,7 +36,7 @@ export class KmsWebhookSecretCipher implements SecretCipher {
       new DecryptCommand({
         KeyId: this.keyId,
         CiphertextBlob: Buffer.from(ciphertext, 'base64'),
-        EncryptionContext: { purpose: PURPOSE, ...context },
+        EncryptionContext: { purpose: WEBHOOK_SECRET_PURPOSE, ...context },
       }),
     );
     if (!Plaintext) throw new Error('KMS Decrypt returned no plaintext');

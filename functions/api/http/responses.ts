@@ -24,8 +24,16 @@ export interface ApiResult {
   body: unknown;
   /** Headers besides the ones every response carries (e.g. `Retry-After`). */
   headers?: Record<string, string>;
-  /** An HTML page (the body is its text) that browsers may cache for `cacheSeconds`. */
-  html?: { cacheSeconds: number; contentSecurityPolicy: string };
+  /**
+   * An HTML page (the body is its text, or its bytes in `contentEncoding`) that browsers may cache
+   * for `cacheSeconds` and ask again for with its `etag` (compressed-page.ts).
+   */
+  html?: {
+    cacheSeconds: number;
+    contentSecurityPolicy: string;
+    etag?: string;
+    contentEncoding?: 'br' | 'gzip';
+  };
 }
 
 /** What a 401 says about how to authenticate (RFC 6750: a bearer token), wherever it is answered. */
@@ -63,13 +71,6 @@ export function created(body: unknown): ApiResult {
 
 export function accepted(body: unknown): ApiResult {
   return { statusCode: 202, body };
-}
-
-export function htmlPage(
-  html: string,
-  options: { cacheSeconds: number; contentSecurityPolicy: string },
-): ApiResult {
-  return { statusCode: 200, body: html, html: options };
 }
 
 /** Maps an error thrown by a use case to its HTTP result; unknown errors are a logged 500. */
@@ -117,17 +118,22 @@ export function toProxyResult(result: ApiResult, requestId: string, hsts: boolea
     ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY }
     : {};
   if (result.html) {
+    const { etag, contentEncoding } = result.html;
+    const bytes = Buffer.isBuffer(result.body) ? result.body : undefined;
     return {
       statusCode: result.statusCode,
       headers: {
         'Content-Type': 'text/html; charset=utf-8',
         'Cache-Control': `public, max-age=${result.html.cacheSeconds}`,
         'Content-Security-Policy': result.html.contentSecurityPolicy,
+        ...(etag ? { ETag: etag, Vary: 'Accept, Accept-Encoding' } : {}),
+        ...(contentEncoding ? { 'Content-Encoding': contentEncoding } : {}),
         ...SECURITY_HEADERS,
         ...transportSecurity,
         'X-Request-Id': requestId,
       },
-      body: String(result.body),
+      body: bytes ? bytes.toString('base64') : String(result.body),
+      ...(bytes ? { isBase64Encoded: true } : {}),
     };
   }
   return {
