@@ -95,6 +95,14 @@ const countsLoginFailures: Partial<Record<TableName, TableAccess>> = {
   rateLimits: ['UpdateItem', 'GetItem', 'PutItem'],
 };
 
+/**
+ * Building or refreshing a website's site index (core/websites/site-index.ts): its state (get,
+ * put), its posts listed (Query) and written or removed in batches.
+ */
+const buildsSiteIndex: Partial<Record<TableName, TableAccess>> = {
+  siteIndex: ['GetItem', 'PutItem', 'Query', 'BatchWriteItem'],
+};
+
 export const routes: RouteDefinition[] = [
   {
     name: 'ListLanguages',
@@ -125,6 +133,7 @@ export const routes: RouteDefinition[] = [
         websites: ['GetItem', 'PutItem'],
         categories: ['BatchWriteItem'],
         idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        ...buildsSiteIndex,
       }),
       sitePasswordKey: 'encrypt',
       callsCustomerSites: true,
@@ -148,7 +157,8 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/websites/{website_uuid}/show',
     entry: 'functions/api/show-website.ts',
-    access: { tables: rateLimited({ websites: ['GetItem'] }) },
+    // The website and its index state (posts_indexed, indexed_at).
+    access: { tables: rateLimited({ websites: ['GetItem'], siteIndex: ['GetItem'] }) },
   },
   {
     name: 'SiteProfile',
@@ -262,6 +272,8 @@ export const routes: RouteDefinition[] = [
         websites: ['GetItem'],
         categories: ['GetItem'],
         idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        // The topic check reads the website's site index (same-topic.ts).
+        siteIndex: ['GetItem', 'Query'],
       }),
       sendsToQueue: true,
       webSearch: 'knows',
@@ -330,6 +342,19 @@ export const routes: RouteDefinition[] = [
       sitePasswordKey: 'encryptDecrypt',
       callsCustomerSites: true,
       sendsToWebhookQueue: true,
+    },
+  },
+  {
+    name: 'RefreshSiteIndex',
+    methods: ['POST'],
+    path: '/v1/websites/{website_uuid}/index/refresh',
+    entry: 'functions/api/refresh-site-index.ts',
+    access: {
+      // The website (and its password migration); the index read, written and counted.
+      tables: rateLimited({ websites: ['GetItem', 'UpdateItem'], ...buildsSiteIndex }),
+      // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
+      sitePasswordKey: 'encryptDecrypt',
+      callsCustomerSites: true,
     },
   },
   {
@@ -433,6 +458,8 @@ export const generationWorker: FunctionDefinition = {
       categories: ['GetItem', 'BatchGetItem'],
       usageDays: ['UpdateItem'],
       ...recordsEvents,
+      // The site index: refreshed before a generation that needs it; a published post joins it.
+      ...buildsSiteIndex,
     },
     consumesQueue: true,
     sendsToWebhookQueue: true,
@@ -460,6 +487,8 @@ export const sweeper: FunctionDefinition = {
       websites: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
       categories: ['GetItem', 'BatchGetItem', 'Query', 'BatchWriteItem'],
       ...recordsEvents,
+      // A post published by a retry joins its website's site index (state read, post put, count).
+      siteIndex: ['GetItem', 'PutItem'],
     },
     sendsToQueue: true,
     sendsToWebhookQueue: true,

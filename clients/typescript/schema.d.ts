@@ -398,6 +398,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/websites/{website_uuid}/index/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh a website's site index now
+         * @description Reads what changed on the site since the last refresh (the site's published posts and pages, through the plugin's `GET inkpress/v1/index`, plugin 1.5). A generation that needs the index refreshes it itself when it is older than an hour. While the login is flagged as refused, the site is not called (409).
+         */
+        post: operations["refreshSiteIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/websites/{website_uuid}/profile": {
         parameters: {
             query?: never;
@@ -830,11 +850,17 @@ export interface components {
                     question: string;
                 }[];
                 focus_keyword: string;
+                /** @description Links placed to the website's own posts, in reading order. */
+                internal_links: {
+                    anchor: string;
+                    post_id: string;
+                    url: string;
+                }[];
                 language: string;
                 meta_description: string | null;
                 publication: components["schemas"]["Publication"];
                 published_at: string | null;
-                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched") | string)[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested") | string)[];
                 slug: string | null;
                 /** @description The sources given or found (`research=web`), fetched or not, and whether the article cites them. */
                 sources: components["schemas"]["ArticleSource"][];
@@ -875,11 +901,17 @@ export interface components {
                     question: string;
                 }[];
                 focus_keyword: string;
+                /** @description Links placed to the website's own posts, in reading order. */
+                internal_links: {
+                    anchor: string;
+                    post_id: string;
+                    url: string;
+                }[];
                 language: string;
                 meta_description: string | null;
                 publication: components["schemas"]["PublicationOutput"];
                 published_at: string | null;
-                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched") | string)[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested") | string)[];
                 slug: string | null;
                 /** @description The sources given or found (`research=web`), fetched or not, and whether the article cites them. */
                 sources: components["schemas"]["ArticleSourceOutput"][];
@@ -900,6 +932,42 @@ export interface components {
             };
             /** @constant */
             status: "generated";
+        };
+        /** @description The website record with its site index (show, create, index refresh). */
+        IndexedWebsite: {
+            data: {
+                articles_count: number;
+                categories_count: number;
+                created_at: string | null;
+                /**
+                 * @description 0 when the site's plugin is older than 1.5 (no index): internal links and the topic check are skipped.
+                 * @enum {number}
+                 */
+                index_supported: 0 | 1;
+                /** @description Last refresh of the site index; null before the first. */
+                indexed_at: string | null;
+                /** @description Published posts and pages in the website's site index. */
+                posts_indexed: number;
+                total_credits_used: number;
+                url: string;
+                /**
+                 * Format: uuid
+                 * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+                 */
+                uuid: string;
+            };
+            status: {
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                is_unreachable: 0 | 1;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                login_is_unauthorized: 0 | 1;
+            };
         };
         Languages: {
             data: {
@@ -944,6 +1012,10 @@ export interface components {
             external_links_kept: number;
             faq_questions: number;
             freeform_blocks: number;
+            /** @description Internal links to posts no longer published, removed by the plugin (text kept). */
+            internal_links_dropped: number;
+            /** @description Internal links the plugin (1.5) kept when it wrote the post. */
+            internal_links_kept: number;
             link: string;
             post_id: string;
             schema: {
@@ -980,6 +1052,10 @@ export interface components {
             external_links_kept: number;
             faq_questions: number;
             freeform_blocks: number;
+            /** @description Internal links to posts no longer published, removed by the plugin (text kept). */
+            internal_links_dropped: number;
+            /** @description Internal links the plugin (1.5) kept when it wrote the post. */
+            internal_links_kept: number;
             link: string;
             post_id: string;
             schema: {
@@ -1149,6 +1225,46 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "in_progress" | "not_enough_credits" | "daily_limit_reached" | "error" | "cancelled";
+        };
+        RefreshedIndex: {
+            data: {
+                articles_count: number;
+                categories_count: number;
+                created_at: string | null;
+                /**
+                 * @description 0 when a large site's first build took the request's time: the next refresh or generation goes on.
+                 * @enum {number}
+                 */
+                index_complete: 0 | 1;
+                /**
+                 * @description 0 when the site's plugin is older than 1.5 (no index): internal links and the topic check are skipped.
+                 * @enum {number}
+                 */
+                index_supported: 0 | 1;
+                /** @description Last refresh of the site index; null before the first. */
+                indexed_at: string | null;
+                /** @description Published posts and pages in the website's site index. */
+                posts_indexed: number;
+                total_credits_used: number;
+                url: string;
+                /**
+                 * Format: uuid
+                 * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+                 */
+                uuid: string;
+            };
+            status: {
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                is_unreachable: 0 | 1;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                login_is_unauthorized: 0 | 1;
+            };
         };
         SiteProfile: {
             data: {
@@ -1860,6 +1976,8 @@ export interface operations {
                      * @enum {string}
                      */
                     ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    /** @description Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. A boolean: true/false, 1/0, yes/no or on/off. */
+                    allow_same_topic?: boolean;
                     /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
                     auto_tags?: boolean;
                     /**
@@ -1873,6 +1991,8 @@ export interface operations {
                     faq_count?: number;
                     /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
+                    internal_links?: number;
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
                     /**
@@ -1908,6 +2028,8 @@ export interface operations {
                      * @enum {string}
                      */
                     ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    /** @description Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. A boolean: true/false, 1/0, yes/no or on/off. */
+                    allow_same_topic?: boolean;
                     /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
                     auto_tags?: boolean;
                     /**
@@ -1921,6 +2043,8 @@ export interface operations {
                     faq_count?: number;
                     /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
+                    internal_links?: number;
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
                     /**
@@ -1956,6 +2080,8 @@ export interface operations {
                      * @enum {string}
                      */
                     ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    /** @description Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. A boolean: true/false, 1/0, yes/no or on/off. */
+                    allow_same_topic?: boolean;
                     /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
                     auto_tags?: boolean;
                     /**
@@ -1969,6 +2095,8 @@ export interface operations {
                     faq_count?: number;
                     /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
+                    internal_links?: number;
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
                     /**
@@ -2038,7 +2166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. */
+            /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. Or: the website already has a post on this topic (same focus keyword, compared without case or accents, or a near-identical title): the body's `existing_post` ({id, url, title}) names it and nothing is charged; send allow_same_topic=1 to write it anyway. */
             409: {
                 headers: {
                     "Retry-After"?: number;
@@ -3496,6 +3624,114 @@ export interface operations {
             };
         };
     };
+    refreshSiteIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website uuid. */
+                website_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website record with its site index. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshedIndex"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The site refused the stored login: `login_is_unauthorized` is set; update the credentials. */
+            409: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The site could not be reached or the plugin failed: `is_unreachable` may be set; try again later. */
+            502: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     siteProfileGET: {
         parameters: {
             query?: never;
@@ -3778,7 +4014,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The website record. */
+            /** @description The website record, with its site index. */
             200: {
                 headers: {
                     /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
@@ -3786,7 +4022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebsiteOutput"];
+                    "application/json": components["schemas"]["IndexedWebsite"];
                 };
             };
             /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
@@ -4179,7 +4415,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new website record. */
+            /** @description The new website record, with its site index (built within the request's time; a large site's goes on at the next refresh). */
             201: {
                 headers: {
                     /** @description Present when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
@@ -4189,7 +4425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebsiteOutput"];
+                    "application/json": components["schemas"]["IndexedWebsite"];
                 };
             };
             /** @description The body could not be parsed. */

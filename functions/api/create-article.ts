@@ -3,6 +3,7 @@ import { articleCreation } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
 import { idempotencyStore } from '../composition/idempotency';
+import { siteIndexStore } from '../composition/site-index';
 import { sourcePolicy } from '../composition/source-policy';
 import { categoryStore, siteProfileStore, websiteStore } from '../composition/websites';
 import { createArticle } from '../core/articles/create-article';
@@ -20,6 +21,7 @@ export const handler = apiHandler(
     articles: articleCreation(config),
     websites: websiteStore(config),
     categories: categoryStore(config),
+    siteIndex: siteIndexStore(config),
     accounts: accountStore(config),
     queue: generationQueue(config),
     clock: systemClock,

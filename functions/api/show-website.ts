@@ -1,11 +1,12 @@
+import { siteIndexStore } from '../composition/site-index';
 import { websiteStore } from '../composition/websites';
-import { showWebsite } from '../core/websites/read-websites';
+import { showIndexedWebsite } from '../core/websites/site-index';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
 
 export const handler = apiHandler(
   'ShowWebsite',
-  (config) => ({ websites: websiteStore(config) }),
+  (config) => ({ websites: websiteStore(config), siteIndex: siteIndexStore(config) }),
   async ({ accountId, pathParameters }, deps) =>
-    ok(await showWebsite(deps, accountId, pathParameters.website_uuid)),
+    ok(await showIndexedWebsite(deps, accountId, pathParameters.website_uuid)),
 );

@@ -8,6 +8,7 @@ import { systemClock } from './clock';
 import { publicationsWithEvents, websitesWithEvents } from './events';
 import { linkChecker } from './link-checker';
 import { cmsClient, passwordCipher } from './site-access';
+import { siteIndexStore } from './site-index';
 import { categoryStore } from './websites';
 
 /**
@@ -22,6 +23,7 @@ export function publishDeps(config: Config): PublishDeps {
     categories: categoryStore(config),
     cipher: passwordCipher(config),
     cms: cmsClient(config),
+    siteIndex: siteIndexStore(config),
     clock: systemClock,
     links: linkChecker(config),
     onFailure: (ref, reason, nextAttemptAt) =>

@@ -53,6 +53,18 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {}
 
 /**
+ * A create with a website whose site index holds a post on the same topic (same focus keyword or
+ * a near-identical title: core/articles/same-topic.ts); `allow_same_topic=1` writes it anyway.
+ */
+export class SameTopicError extends ConflictError {
+  constructor(readonly existingPost: { postId: string; url: string; title: string }) {
+    super(
+      `The website already has a post on this topic: ${existingPost.url} ("${existingPost.title}"). Send allow_same_topic=1 to write another article on it.`,
+    );
+  }
+}
+
+/**
  * A call to a customer's site failed (the website's flags are set accordingly): `login_refused`
  * needs new credentials or the role on the site; `unavailable` may work later.
  */

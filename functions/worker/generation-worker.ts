@@ -10,6 +10,7 @@ import { systemClock } from '../composition/clock';
 import { articlesWithEvents } from '../composition/events';
 import { modelProvider } from '../composition/model';
 import { publishDeps } from '../composition/publishing';
+import { generationSiteLinks } from '../composition/site-index-source';
 import { sourceDeps } from '../composition/sources';
 import { generationDeliveriesOnDemand } from '../composition/sqs-on-demand';
 import { websiteStore } from '../composition/websites';
@@ -29,6 +30,7 @@ const composed = composition('GenerationWorker', (config) => {
       clock: systemClock,
       sources: sourceDeps(config),
       websites: websiteStore(config),
+      siteLinks: generationSiteLinks(config),
     },
     publishing: publishDeps(config),
     /** The worker's handle on its own deliveries (retry backoff). */

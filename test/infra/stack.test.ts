@@ -390,9 +390,10 @@ describe('functions', () => {
       websites: ['GetItem', 'PutItem'],
       categories: ['BatchWriteItem'],
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+      siteIndex: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query'],
     },
     CheckWebsite: { rateLimits: ['GetItem', 'PutItem', 'UpdateItem'] },
-    ShowWebsite: { rateLimits: ['UpdateItem'], websites: ['GetItem'] },
+    ShowWebsite: { rateLimits: ['UpdateItem'], websites: ['GetItem'], siteIndex: ['GetItem'] },
     UpdateWebsite: {
       rateLimits: ['GetItem', 'PutItem', 'UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
@@ -438,6 +439,7 @@ describe('functions', () => {
       websites: ['GetItem'],
       categories: ['GetItem'],
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+      siteIndex: ['GetItem', 'Query'],
     },
     RetryArticle: {
       rateLimits: ['UpdateItem'],
@@ -456,6 +458,11 @@ describe('functions', () => {
     },
     ShowAccount: { rateLimits: ['UpdateItem'], accounts: ['GetItem'], dailyUsage: ['GetItem'] },
     AccountUsage: { rateLimits: ['UpdateItem'], usageDays: ['Query'] },
+    RefreshSiteIndex: {
+      rateLimits: ['UpdateItem'],
+      websites: ['GetItem', 'UpdateItem'],
+      siteIndex: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query'],
+    },
     RefreshCategories: {
       rateLimits: ['UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
@@ -479,6 +486,7 @@ describe('functions', () => {
       categories: ['BatchGetItem', 'GetItem'],
       usageDays: ['UpdateItem'],
       webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+      siteIndex: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query'],
     },
     Sweeper: {
       accounts: ['GetItem', 'UpdateItem'],
@@ -487,6 +495,7 @@ describe('functions', () => {
       websites: ['BatchGetItem', 'GetItem', 'Query', 'UpdateItem'],
       categories: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'],
       webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+      siteIndex: ['GetItem', 'PutItem'],
     },
     WebhookDispatcher: { webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'] },
   };

@@ -155,6 +155,9 @@ describe('real answers of every route fit the document', () => {
         articles_count: 0,
         categories_count: 0,
         created_at: null,
+        posts_indexed: 0,
+        indexed_at: null,
+        index_supported: 1,
       },
       status: { login_is_unauthorized: 0, is_unreachable: 0 },
     };
@@ -229,6 +232,13 @@ describe('real answers of every route fit the document', () => {
     expect(
       (
         await call(token, 'POST', '/v1/websites/{website_uuid}/categories/refresh', {
+          website_uuid: websiteUuid,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(token, 'POST', '/v1/websites/{website_uuid}/index/refresh', {
           website_uuid: websiteUuid,
         })
       ).status,

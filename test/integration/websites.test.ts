@@ -135,14 +135,19 @@ describe('POST /v1/websites/create', () => {
         articles_count: 0,
         categories_count: 3,
         created_at: expect.stringMatching(WIRE_TIME),
+        // The fake plugin is 1.4: no site index.
+        posts_indexed: 0,
+        indexed_at: expect.stringMatching(WIRE_TIME),
+        index_supported: 0,
       },
       status: { login_is_unauthorized: 0, is_unreachable: 0 },
     });
     expect(response.body).not.toContain(PASSWORD);
-    // The plugin was asked who the user is and for the categories, and nothing else.
+    // The plugin was asked who the user is, for the categories and for its index, and nothing else.
     expect(site.requests).toEqual([
       { method: 'GET', route: '/inkpress/v1/status', login: 'inkpress' },
       { method: 'GET', route: '/inkpress/v1/categories', login: 'inkpress' },
+      { method: 'GET', route: '/inkpress/v1/index', login: 'inkpress' },
     ]);
   });
 

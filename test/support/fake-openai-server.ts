@@ -151,6 +151,14 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
               sloppy ? `## Part **${index + 1}**` : `Heading ${index + 1} about ${keywords}`,
             ),
           });
+  } else if (!sloppy && /Other articles of the same website cover these topics/.test(prompt)) {
+    // Mentions the site's topics it was told about, and invents a link to the site (which Inkpress removes).
+    const topics = [
+      ...(/cover these topics;[^:]*: (.*)\.$/m.exec(prompt)?.[1] ?? '').matchAll(/"([^"]*)"/g),
+    ].map((match) => match[1] ?? '');
+    content = `<p>Fake paragraph about ${keyword} with a key phrase.</p>${topics
+      .map((topic) => `<p>Readers of this part also like ${topic}, as the site explains.</p>`)
+      .join('')}<p>An <a href="/invented-post-${call}/">invented internal link</a> stays text.</p>`;
   } else if (behaviour.sectionHtml) {
     content = behaviour.sectionHtml(call);
   } else if (promptPassages(prompt).length > 0) {

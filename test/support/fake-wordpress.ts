@@ -51,6 +51,19 @@ export interface FakePost {
   language: string | null;
 }
 
+/** A post or page as the plugin's index route (1.5) lists it. */
+export interface FakeIndexPost {
+  id: number;
+  status: string;
+  title: string;
+  link: string;
+  excerpt: string;
+  focus_keyword: string;
+  categories: string[];
+  modified_gmt: string;
+  noindex: boolean;
+}
+
 /** `ok`: the plugin answers; the others simulate a broken or foreign site. */
 export type FakeMode = 'ok' | 'no_plugin' | 'html' | 'server_error';
 
@@ -92,6 +105,11 @@ export interface FakeWordPress {
   probeRoute: boolean;
   /** A host or proxy that removes these request headers before WordPress sees them. */
   strippedHeaders: ('authorization' | 'x-inkpress-authorization')[];
+  /**
+   * The site's posts for the index route of plugin 1.5 (`GET index`); undefined: the plugin is
+   * older and has no such route.
+   */
+  index: FakeIndexPost[] | undefined;
   /** Stops listening (the site is down: connections are refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -128,6 +146,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       { id: 9, name: 'Desserts', slug: 'desserts', parent: 7 },
     ],
     posts: new Map(),
+    index: undefined,
     clockAheadMs: 0,
     pluginVersion: '1.5.0',
     probeRoute: true,
@@ -230,8 +249,8 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       });
       return;
     }
-    const match = /^\/inkpress\/v1\/(status|categories|posts)(?:\/([0-9a-fA-F-]{36}))?$/.exec(route);
-    if (site.mode === 'no_plugin' || !match) {
+    const match = /^\/inkpress\/v1\/(status|categories|posts|index)(?:\/([0-9a-fA-F-]{36}))?$/.exec(route);
+    if (site.mode === 'no_plugin' || !match || (match[1] === 'index' && site.index === undefined)) {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
       return;
     }
@@ -254,11 +273,35 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       wpError(response, site.postFailure.status, site.postFailure.code, 'The plugin could not do this now.');
     } else if (endpoint === 'POST posts') {
       createPost(response, body, given[0]);
+    } else if (endpoint === 'GET index') {
+      listIndex(response, url.searchParams);
     } else if (endpoint === 'GET posts/<uuid>') {
       readPost(response, String(match[2]).toLowerCase(), given[0]);
     } else {
       wpError(response, 404, 'rest_no_route', 'No route was found matching the URL and request method.');
     }
+  }
+
+  /** The plugin's index route: published posts, newest modification first; `modified_after` adds the others. */
+  function listIndex(response: ServerResponse, params: URLSearchParams) {
+    const perPage = Number(params.get('per_page') ?? 100);
+    const page = Number(params.get('page') ?? 1);
+    const after = params.get('modified_after');
+    const listed = (site.index ?? [])
+      .filter((post) => (after ? post.modified_gmt >= after : post.status === 'publish'))
+      .sort((a, b) =>
+        a.modified_gmt === b.modified_gmt ? b.id - a.id : a.modified_gmt < b.modified_gmt ? 1 : -1,
+      );
+    const posts = listed
+      .slice((page - 1) * perPage, page * perPage)
+      .map((post) => (post.status === 'publish' ? post : { id: post.id, status: post.status }));
+    json(response, 200, {
+      posts,
+      page,
+      per_page: perPage,
+      total: listed.length,
+      total_pages: Math.ceil(listed.length / perPage),
+    });
   }
 
   /** The user the credentials log in as, or undefined once the refusal was answered. */

@@ -27,6 +27,7 @@ require_once __DIR__ . '/includes/class-inkpress-throttle.php';
 require_once __DIR__ . '/includes/class-inkpress-auth.php';
 require_once __DIR__ . '/includes/class-inkpress-rest.php';
 require_once __DIR__ . '/includes/class-inkpress-probe.php';
+require_once __DIR__ . '/includes/class-inkpress-index.php';
 require_once __DIR__ . '/includes/class-inkpress-blocks.php';
 require_once __DIR__ . '/includes/class-inkpress-seo.php';
 require_once __DIR__ . '/includes/class-inkpress-schedule.php';
@@ -38,6 +39,7 @@ Inkpress_Role::init();
 Inkpress_Auth::init();
 Inkpress_Rest::init();
 Inkpress_Probe::init();
+Inkpress_Index::init();
 Inkpress_Seo::init();
 Inkpress_Schedule::init();
 if ( is_admin() ) {

@@ -98,6 +98,16 @@ export const tableDefinitions = {
     partitionKey: { name: 'websiteUuid', type: 'S' },
     sortKey: { name: 'categoryUuid', type: 'S' },
   },
+  /**
+   * Each website's index of its published posts (core/websites/site-index.ts): `entryKey` is
+   * `post#<site post id>` for a post, `state` for where the index stands.
+   */
+  siteIndex: {
+    id: 'SiteIndex',
+    envVar: 'SITE_INDEX_TABLE',
+    partitionKey: { name: 'websiteUuid', type: 'S' },
+    sortKey: { name: 'entryKey', type: 'S' },
+  },
   rateLimits: {
     id: 'RateLimits',
     envVar: 'RATE_LIMITS_TABLE',

@@ -46,6 +46,15 @@ export class OfflineArticleModel implements ArticleModel {
   }
 
   async write(brief: ArticleBrief, part: SectionPart): Promise<{ html: string; usage: TokenUsage }> {
+    const written = this.writePart(brief, part);
+    // A sentence for each post of the site the part may mention: where the internal links go.
+    const related = (part.related ?? [])
+      .map((title) => `<p>[${brief.language}] On this site, see also: ${textToHtml(title)}.</p>`)
+      .join('');
+    return { ...written, html: written.html + related };
+  }
+
+  private writePart(brief: ArticleBrief, part: SectionPart): { html: string; usage: TokenUsage } {
     const topic = primaryKeyword(brief);
     const key = brief.needBold ? `<strong>${topic}</strong>` : topic;
     const note = `[${brief.language}] `;

@@ -194,6 +194,11 @@ function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {
     task,
     `Write in ${brief.languageName} (language code ${brief.language}).`,
     'Answer in HTML using only <p>, <h3>, <ul>, <ol>, <li>, <em>, <blockquote> and <a href="https://...">. No <h1> or <h2>, no markdown, no code fences.',
+    ...(part.related?.length
+      ? [
+          `Other articles of the same website cover these topics; where it fits naturally, mention some of them with their exact words (plain text, no links: links are added later): ${part.related.map((title) => `"${title}"`).join('; ')}.`,
+        ]
+      : []),
     'Do not repeat sentences or paragraphs of other sections.',
     brief.needBold
       ? 'Wrap the most important key phrases (2-4 per section) in <strong>.'

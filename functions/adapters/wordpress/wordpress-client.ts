@@ -17,7 +17,10 @@ import {
   isSiteOwnCode,
   type SiteAccess,
 } from '../../core/websites/cms-client';
+import type { SiteIndexSource } from '../../core/websites/ports';
+import type { SiteIndexPage, SiteIndexQuery } from '../../core/websites/site-index';
 import { guardedRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from './guarded-http';
+import { siteIndexPageOf, siteIndexRoute, siteIndexSchema } from './site-index-page';
 
 const NAMESPACE = 'inkpress/v1';
 const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector)';
@@ -48,6 +51,8 @@ function createdPostSchemas() {
     seo: z.object({ adapter: z.string(), meta_description: z.boolean(), focus_keyword: z.boolean() }),
     schema: z.object({ printed_by: z.nullable(z.string()), types: z.array(z.string()) }),
     faq_questions: integer(),
+    internal_links_kept: z.optional(integer()),
+    internal_links_dropped: z.optional(integer()),
   });
   const postSchema = z.object({
     id: integer(),
@@ -70,7 +75,7 @@ const REFUSED_AS_A_PAGE = new Set([401, 403, 406, 429, 451]);
 
 const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string()) });
 
-export class WordPressClient implements CmsClient {
+export class WordPressClient implements CmsClient, SiteIndexSource {
   constructor(private readonly policy: OutboundPolicy) {}
 
   async status(site: SiteAccess): Promise<CmsStatus> {
@@ -111,6 +116,14 @@ export class WordPressClient implements CmsClient {
       ...(post.focusKeyword ? { focus_keyword: post.focusKeyword } : {}),
       ...(post.excerpt ? { excerpt: post.excerpt } : {}),
       tags: post.tags,
+      ...(post.internalLinks?.length
+        ? {
+            internal_links: post.internalLinks.map((link) => ({
+              url: link.url,
+              post_id: Number(link.postId),
+            })),
+          }
+        : {}),
     });
     return postResultOf(body, site, post.articleUuid);
   }
@@ -123,6 +136,17 @@ export class WordPressClient implements CmsClient {
     } catch (error) {
       // The plugin's answer when this user made no post for the article (deleted for good on the site).
       if (error instanceof CmsError && error.code === 'inkpress_post_not_found') return undefined;
+      throw error;
+    }
+  }
+
+  /** One page of the site's index (plugin 1.5); undefined when the plugin has no index route. */
+  async indexPage(site: SiteAccess, query: SiteIndexQuery): Promise<SiteIndexPage | undefined> {
+    try {
+      const body = await this.call(site, 'GET', siteIndexRoute(query), siteIndexSchema());
+      return siteIndexPageOf(body, site.url);
+    } catch (error) {
+      if (error instanceof CmsError && error.code === 'rest_no_route') return undefined;
       throw error;
     }
   }
@@ -209,6 +233,12 @@ function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string):
             schemaBy: kept.schema.printed_by === null ? null : safeText(kept.schema.printed_by),
             schemaTypes: kept.schema.types.map(safeText),
             faqQuestions: kept.faq_questions,
+            ...(kept.internal_links_kept !== undefined
+              ? { internalLinksKept: kept.internal_links_kept }
+              : {}),
+            ...(kept.internal_links_dropped !== undefined
+              ? { internalLinksDropped: kept.internal_links_dropped }
+              : {}),
           },
         }
       : {}),

@@ -10,6 +10,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RequestInProgressError,
+  SameTopicError,
   SiteCallError,
   SiteProblemsError,
   TooManyRequestsError,
@@ -80,6 +81,10 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
     return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors, ...problems } };
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
+  if (error instanceof SameTopicError) {
+    const { postId, url, title } = error.existingPost;
+    return { statusCode: 409, body: { message: error.message, existing_post: { id: postId, url, title } } };
+  }
   if (error instanceof ConflictError) return { statusCode: 409, body: { message: error.message } };
   if (error instanceof SiteCallError)
     return { statusCode: error.kind === 'login_refused' ? 409 : 502, body: { message: error.message } };

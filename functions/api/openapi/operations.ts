@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { $ZodType } from 'zod/v4/core';
 import {
   createArticleSchema,
+  MAX_INTERNAL_LINKS,
   MAX_KEYWORD_LENGTH,
   MAX_KEYWORDS,
   MAX_META_DESCRIPTION_LENGTH,
@@ -38,10 +39,12 @@ import {
   connectionReportSchema,
   deliveryAttemptSchema,
   generatedArticleSchema,
+  indexedWebsiteSchema,
   languagesSchema,
   messageSchema,
   paginated,
   queuedArticleSchema,
+  refreshedIndexSchema,
   siteProfileSchema,
   usageSchema,
   webhookCreatedSchema,
@@ -130,7 +133,13 @@ export const operations: Record<string, OperationSpec> = {
       },
     },
     idempotent: true,
-    responses: { 201: { description: 'The new website record.', schema: websiteRecordSchema } },
+    responses: {
+      201: {
+        description:
+          "The new website record, with its site index (built within the request's time; a large site's goes on at the next refresh).",
+        schema: indexedWebsiteSchema,
+      },
+    },
     errors: { 409: IDEMPOTENT_COPY_RUNNING },
   },
   CheckWebsite: {
@@ -154,7 +163,9 @@ export const operations: Record<string, OperationSpec> = {
   ShowWebsite: {
     summary: 'Show a website',
     tag: 'Websites',
-    responses: { 200: { description: 'The website record.', schema: websiteRecordSchema } },
+    responses: {
+      200: { description: 'The website record, with its site index.', schema: indexedWebsiteSchema },
+    },
   },
   UpdateWebsite: {
     summary: 'Send new credentials for a website',
@@ -215,6 +226,16 @@ export const operations: Record<string, OperationSpec> = {
         description: 'The website record with the new `categories_count`.',
         schema: websiteRecordSchema,
       },
+    },
+    errors: onSite,
+  },
+  RefreshSiteIndex: {
+    summary: "Refresh a website's site index now",
+    description:
+      "Reads what changed on the site since the last refresh (the site's published posts and pages, through the plugin's `GET inkpress/v1/index`, plugin 1.5). A generation that needs the index refreshes it itself when it is older than an hour. While the login is flagged as refused, the site is not called (409).",
+    tag: 'Websites',
+    responses: {
+      200: { description: 'The website record with its site index.', schema: refreshedIndexSchema },
     },
     errors: onSite,
   },
@@ -279,10 +300,18 @@ export const operations: Record<string, OperationSpec> = {
         description: `Your own meta description (at most ${MAX_META_DESCRIPTION_LENGTH} characters); written by the model when left out.`,
         maxLength: MAX_META_DESCRIPTION_LENGTH,
       },
+      internal_links: {
+        description: `Links to the website's own posts to place in the article, 0-${MAX_INTERNAL_LINKS}: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links.`,
+      },
+      allow_same_topic: {
+        description: `Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. ${FORM_BOOLEAN}`,
+      },
     },
     idempotent: true,
     responses: { 202: { description: 'Queued.', schema: articleQueuedSchema } },
-    errors: { 409: IDEMPOTENT_COPY_RUNNING },
+    errors: {
+      409: `${IDEMPOTENT_COPY_RUNNING} Or: the website already has a post on this topic (same focus keyword, compared without case or accents, or a near-identical title): the body's \`existing_post\` ({id, url, title}) names it and nothing is charged; send allow_same_topic=1 to write it anyway.`,
+    },
   },
   RetryArticle: {
     summary: 'Retry a failed generation or publication',

@@ -105,6 +105,37 @@ export const siteProfileSchema = z
   })
   .meta({ id: 'SiteProfile' });
 
+export const indexedWebsiteSchema = z
+  .object({
+    data: websiteDataSchema.extend({
+      posts_indexed: z.int().meta({ description: "Published posts and pages in the website's site index." }),
+      indexed_at: wireTime
+        .nullable()
+        .meta({ description: 'Last refresh of the site index; null before the first.' }),
+      index_supported: bit.meta({
+        description:
+          "0 when the site's plugin is older than 1.5 (no index): internal links and the topic check are skipped.",
+      }),
+    }),
+    status: z.object({ login_is_unauthorized: bit, is_unreachable: bit }),
+  })
+  .meta({
+    id: 'IndexedWebsite',
+    description: 'The website record with its site index (show, create, index refresh).',
+  });
+
+export const refreshedIndexSchema = z
+  .object({
+    data: indexedWebsiteSchema.shape.data.extend({
+      index_complete: bit.meta({
+        description:
+          "0 when a large site's first build took the request's time: the next refresh or generation goes on.",
+      }),
+    }),
+    status: z.object({ login_is_unauthorized: bit, is_unreachable: bit }),
+  })
+  .meta({ id: 'RefreshedIndex' });
+
 export const categorySchema = z
   .object({ uuid, name: z.string(), slug: z.string(), cms_id: z.string() })
   .meta({ id: 'Category' });
@@ -126,6 +157,12 @@ const publicationSiteSchema = z
     }),
     external_links_dropped: z.int().meta({
       description: 'External links that answered 4xx/5xx or not at all: the link removed, its text kept.',
+    }),
+    internal_links_kept: z
+      .int()
+      .meta({ description: 'Internal links the plugin (1.5) kept when it wrote the post.' }),
+    internal_links_dropped: z.int().meta({
+      description: 'Internal links to posts no longer published, removed by the plugin (text kept).',
     }),
   })
   .nullable()
@@ -187,6 +224,9 @@ export const generatedArticleSchema = z
       focus_keyword: z.string(),
       faq: z.array(z.object({ question: z.string(), answer: z.string() })),
       tags: z.array(z.string()),
+      internal_links: z
+        .array(z.object({ url: z.string(), post_id: z.string(), anchor: z.string() }))
+        .meta({ description: "Links placed to the website's own posts, in reading order." }),
       quality_warnings: z.array(
         z.union([
           z.enum([
@@ -196,6 +236,9 @@ export const generatedArticleSchema = z
             'keyword_missing_in_h2',
             'meta_description_too_short',
             'no_source_fetched',
+            'site_index_unavailable',
+            'same_topic_exists',
+            'internal_links_fewer_than_requested',
           ]),
           z.templateLiteral(['banned_phrase_removed:', z.string()]).meta({
             description:

@@ -45,7 +45,11 @@ export type SectionPart = (
   | { kind: 'introduction'; outline: Outline }
   | { kind: 'section'; outline: Outline; heading: string; index: number }
   | { kind: 'conclusion'; outline: Outline }
-) & { passages?: Passage[] };
+) & {
+  passages?: Passage[];
+  /** Titles of the website's posts this part may mention (internal-links.ts places the links). */
+  related?: string[];
+};
 
 export interface TokenUsage {
   promptTokens: number;

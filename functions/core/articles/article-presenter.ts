@@ -72,6 +72,11 @@ function seoFields(article: Article) {
     focus_keyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),
     faq: seo?.faq ?? [],
     tags: seo?.tags ?? [],
+    internal_links: (seo?.internalLinks ?? []).map(({ url, postId, anchor }) => ({
+      url,
+      post_id: postId,
+      anchor,
+    })),
     quality_warnings: seo?.qualityWarnings ?? [],
     sources: (seo?.sources ?? (article.sources ?? []).map(notFetchedYet)).map(presentSource),
     external_links_removed: seo?.externalLinksRemoved ?? 0,
@@ -107,6 +112,8 @@ function presentSite(site: PublicationSite | undefined) {
     faq_questions: site.faqQuestions,
     external_links_kept: site.externalLinksKept ?? 0,
     external_links_dropped: site.externalLinksDropped ?? 0,
+    internal_links_kept: site.internalLinksKept ?? 0,
+    internal_links_dropped: site.internalLinksDropped ?? 0,
   };
 }
 

@@ -19,7 +19,13 @@ export type QualityWarning =
   /** A banned phrase of the website's profile the model kept using, rewritten out (banned-phrases.ts). */
   | `banned_phrase_removed:${string}`
   /** Sources were asked for (`sources` or `research=web`) and none could be fetched. */
-  | 'no_source_fetched';
+  | 'no_source_fetched'
+  /** The website's plugin is older than 1.5 (or its index could never be read): no links, no topic check. */
+  | 'site_index_unavailable'
+  /** The refreshed site index holds a post on the article's topic (same-topic.ts). */
+  | 'same_topic_exists'
+  /** The text offered fewer fitting phrases than the internal links asked for. */
+  | 'internal_links_fewer_than_requested';
 
 export interface ArticleSeo {
   /** 120-160 characters, with the focus keyword (or the client's own). */
@@ -36,6 +42,8 @@ export interface ArticleSeo {
   sources?: SourceReport[];
   /** External links the model wrote that pointed to no fetched source: removed, their text kept. */
   externalLinksRemoved?: number;
+  /** Links placed to the website's own posts (internal-links.ts); absent on older articles. */
+  internalLinks?: { url: string; postId: string; anchor: string }[];
 }
 
 /** The first of the comma-separated keywords. */

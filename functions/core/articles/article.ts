@@ -53,6 +53,10 @@ export interface ArticleRequest {
   research?: 'none' | 'web';
   /** No source fetched fails the article (refunded) instead of writing it without. */
   requireSources?: boolean;
+  /** Links to the website's own posts to place (internal-links.ts; 0 or absent: none). */
+  internalLinks?: number;
+  /** The client wants the article even though the site has a post on its topic (same-topic.ts). */
+  allowSameTopic?: boolean;
 }
 
 export interface Article extends ArticleRequest {

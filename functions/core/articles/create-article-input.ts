@@ -22,6 +22,7 @@ export const MAX_FAQ_COUNT = 10;
 export const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 50;
 export const MAX_META_DESCRIPTION_LENGTH = 160;
+export const MAX_INTERNAL_LINKS = 10;
 const LATEST_PUBLISH_AT_MS = Date.parse('9999-12-31T00:00:00Z');
 
 /** Characters as readers (and JSON Schema's `maxLength`) count them: code points, an emoji is one. */
@@ -41,7 +42,7 @@ const uuidField = (label: string) =>
   );
 
 /** Publishing options mean nothing without a website: they are ignored, not validated. */
-const WEBSITE_ONLY_FIELDS = ['category_uuid', 'publish_at', 'draft'] as const;
+const WEBSITE_ONLY_FIELDS = ['category_uuid', 'publish_at', 'draft', 'allow_same_topic'] as const;
 
 function dropWebsiteOnlyFieldsWithoutWebsite(input: unknown): unknown {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
@@ -191,6 +192,8 @@ function buildCreateArticleSchema() {
     faq_count: optionalField(formInteger(0, MAX_FAQ_COUNT, 'faq_count')),
     tags: optionalField(tagsField),
     auto_tags: optionalField(formBoolean('auto_tags')),
+    internal_links: optionalField(formInteger(0, MAX_INTERNAL_LINKS, 'internal_links')),
+    allow_same_topic: optionalField(formBoolean('allow_same_topic')),
     meta_description: optionalField(
       z.pipe(
         formPlainText('meta_description', { lineBreaks: true }),

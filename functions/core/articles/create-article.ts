@@ -5,10 +5,13 @@ import { UnauthenticatedError, ValidationError } from '../errors';
 import { priceOf } from '../pricing';
 import { slugify } from '../slug';
 import { type SourcePolicy, sourceOptions } from '../sources/source-policy';
+import type { SiteIndexStore } from '../websites/ports';
 import type { ArticleProfile } from '../websites/site-profile';
 import type { Article, ArticleRequest } from './article';
+import { focusKeywordOf } from './article-seo';
 import type { CreateArticleInput } from './create-article-input';
 import { sendForGeneration } from './generation-messages';
+import { linksRequested } from './internal-links-input';
 import type {
   ArticleReservations,
   CategoryLookup,
@@ -18,12 +21,15 @@ import type {
   WebsiteLookup,
 } from './ports';
 import { reservationAt } from './reservation-policy';
+import { refuseSameTopic } from './same-topic';
 
 export interface CreateArticleDeps {
   articles: Pick<ArticleReservations, 'createWithReservation'> & GenerationDispatch;
   accounts: AccountStore;
   websites: WebsiteLookup;
   categories: CategoryLookup;
+  /** The websites' site indexes, for the topic check (same-topic.ts); without it there is none. */
+  siteIndex?: Pick<SiteIndexStore, 'getState' | 'list'>;
   queue: GenerationQueue;
   clock: Clock;
   /** What sources may be (see `sourceOptions`); without it, https sources and no web search. */
@@ -76,7 +82,7 @@ export async function createArticle(
 
 /** Checks the website and category; drops the publishing options when no website is given. */
 async function resolveRequest(
-  deps: Pick<CreateArticleDeps, 'websites' | 'categories' | 'sourcePolicy'>,
+  deps: Pick<CreateArticleDeps, 'websites' | 'categories' | 'sourcePolicy' | 'siteIndex'>,
   accountId: string,
   input: CreateArticleInput,
 ): Promise<ArticleRequest> {
@@ -96,6 +102,7 @@ async function resolveRequest(
     ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
     ...sourceOptions(input, deps.sourcePolicy),
   };
+  const internalLinks = linksRequested(input);
   if (!input.website_uuid) return { ...base, draft: false };
 
   const website = await deps.websites.get(accountId, input.website_uuid);
@@ -109,10 +116,18 @@ async function resolveRequest(
       );
     }
   }
+  if (deps.siteIndex && !input.allow_same_topic) {
+    await refuseSameTopic(deps.siteIndex, website.websiteUuid, {
+      focusKeyword: focusKeywordOf(base.keyword),
+      ...(input.title ? { title: input.title } : {}),
+    });
+  }
   return {
     ...base,
     websiteUuid: website.websiteUuid,
     draft: input.draft,
+    ...(internalLinks !== undefined ? { internalLinks } : {}),
+    ...(input.allow_same_topic ? { allowSameTopic: true } : {}),
     ...(input.category_uuid ? { categoryUuid: input.category_uuid } : {}),
     ...(input.publish_at ? { publishAt: new Date(input.publish_at).toISOString() } : {}),
   };

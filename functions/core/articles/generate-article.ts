@@ -12,6 +12,7 @@ import { siteHostOf } from '../sources/citations';
 import type { Article } from './article';
 import type { ArticleModelProvider } from './article-model';
 import { writeGeneration } from './generation-step';
+import type { SiteForLinks } from './internal-links';
 import {
   ATTEMPT_BUDGET_MS,
   generationRetryDelaySeconds,
@@ -64,6 +65,8 @@ export interface GenerateArticleDeps {
   sources?: SourceDeps;
   /** The article's website, whose host its links may point to (internal links). */
   websites?: Pick<WebsiteLookup, 'get'>;
+  /** The site index of an article's website, refreshed when stale (site-index.ts); without it, no links. */
+  siteLinks?: (article: Article) => Promise<SiteForLinks | undefined>;
 }
 
 export interface GenerationAttemptResult {
@@ -134,6 +137,9 @@ export async function generateQueuedArticle(
   let written: WrittenArticle;
   let providerModel: string;
   try {
+    // Read beside the outline: the index refresh is a call to the site.
+    const site = article.websiteUuid ? deps.siteLinks?.(article) : undefined;
+    site?.catch(() => undefined);
     const model = await deps.models.modelFor(article.aiModel, attempt.signal);
     providerModel = model.providerModel;
     const website = article.websiteUuid
@@ -144,6 +150,7 @@ export async function generateQueuedArticle(
       writeGeneration(model, article, {
         ...(deps.sources ? { sources: deps.sources } : {}),
         ...(siteHost ? { siteHost } : {}),
+        ...(site ? { site } : {}),
       }),
       attempt,
     );

@@ -15,7 +15,7 @@ import {
   SourcesUnavailableError,
   wantsSources,
 } from '../sources/article-sources';
-import { safeText } from '../text';
+import { escapeHtml, safeText } from '../text';
 import type { ArticleRequest } from './article';
 import {
   type ArticleBrief,
@@ -28,6 +28,7 @@ import {
 } from './article-model';
 import { type ArticleSeo, type FaqItem, focusKeywordOf, type QualityWarning, sameTag } from './article-seo';
 import { faqHtml } from './faq';
+import { type InternalLink, linkParts, planSiteLinks, type SiteForLinks } from './internal-links';
 import { markdownRenderer, markdownToHtml, plainTextFromMarkdown, scrubMarkdown } from './markdown-cleanup';
 import {
   containsKeyword,
@@ -52,10 +53,15 @@ export interface WrittenArticle {
   seo: ArticleSeo;
 }
 
-/** Where sources come from, and the article's website (links there are internal: not judged here). */
+/**
+ * Where sources come from, and the article's website (links there are internal: not judged here);
+ * `site`: its site index (read meanwhile, beside the outline), for the internal links and the
+ * topic check (internal-links.ts).
+ */
 export interface WriteOptions {
   sources?: SourceDeps;
   siteHost?: string;
+  site?: Promise<SiteForLinks | undefined>;
 }
 
 export async function writeArticle(
@@ -115,10 +121,26 @@ export async function writeArticle(
     if (request.requireSources) throw new SourcesUnavailableError('None of the sources could be fetched.');
     warnings.push('no_source_fetched');
   }
+  const linkPlan = planSiteLinks(
+    await options.site?.catch(() => undefined),
+    request,
+    { focusKeyword, title: outline.title },
+    [`${outline.title} ${request.keyword}`, ...outline.headings, outline.title],
+  );
+  const related = (index: number) => {
+    const titles = linkPlan?.related[index] ?? [];
+    return titles.length > 0 ? { related: titles } : {};
+  };
   const parts: SectionPart[] = [
-    { kind: 'introduction' as const, outline },
-    ...outline.headings.map((heading, index) => ({ kind: 'section' as const, outline, heading, index })),
-    { kind: 'conclusion' as const, outline },
+    { kind: 'introduction' as const, outline, ...related(0) },
+    ...outline.headings.map((heading, index) => ({
+      kind: 'section' as const,
+      outline,
+      heading,
+      index,
+      ...related(index + 1),
+    })),
+    { kind: 'conclusion' as const, outline, ...related(outline.headings.length + 1) },
   ].map((part) => {
     const passages = sources.passagesFor(part);
     return passages.length > 0 ? { ...part, passages } : part;
@@ -181,9 +203,18 @@ export async function writeArticle(
     parts.map((part) => part.passages ?? []),
     { language: brief.language, ...(options.siteHost ? { siteHost: options.siteHost } : {}) },
   );
+  // Internal links last: the model's links to the site removed, the index's placed (internal-links.ts).
+  let internalLinks: InternalLink[] = [];
+  let linkedBodies = cited.bodies;
+  if (linkPlan) {
+    const linked = linkParts(linkPlan, cited.bodies, request, focusKeyword);
+    linkedBodies = linked.parts;
+    internalLinks = linked.links;
+    warnings.push(...linked.warnings);
+  }
   const sourcesSection = sources.sectionHtml(brief.language, cited.used);
   const faq = meta.faq.slice(0, brief.faqCount);
-  const sections = cited.bodies.map((body, index) => {
+  const sections = linkedBodies.map((body, index) => {
     const part = parts[index];
     return part?.kind === 'section' ? `<h2>${textToHtml(part.heading)}</h2>\n${body}` : body;
   });
@@ -215,6 +246,10 @@ export async function writeArticle(
       qualityWarnings: warnings,
       ...(gathering ? { sources: sources.report(cited.used) } : {}),
       ...(cited.removed > 0 ? { externalLinksRemoved: cited.removed } : {}),
+      // Only links the final text still holds (a repeated paragraph is dropped with its link).
+      ...(linkPlan
+        ? { internalLinks: internalLinks.filter((link) => html.includes(`href="${escapeHtml(link.url)}"`)) }
+        : {}),
     },
   };
 }

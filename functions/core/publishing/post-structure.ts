@@ -36,6 +36,7 @@ export type PostStructure = Pick<
   | 'focusKeyword'
   | 'excerpt'
   | 'tags'
+  | 'internalLinks'
 >;
 
 /**
@@ -62,5 +63,8 @@ export function postStructure(article: Article): PostStructure {
     focusKeyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),
     ...(seo?.excerpt ? { excerpt: seo.excerpt } : {}),
     tags: seo?.tags ?? [],
+    ...(seo?.internalLinks?.length
+      ? { internalLinks: seo.internalLinks.map(({ url, postId }) => ({ url, postId })) }
+      : {}),
   };
 }

@@ -20,11 +20,12 @@ import {
   isSiteOwnCode,
 } from '../websites/cms-client';
 import type { PasswordCipher } from '../websites/password-cipher';
-import type { CategoryStore, WebsiteStore } from '../websites/ports';
+import type { CategoryStore, SiteIndexStore, WebsiteStore } from '../websites/ports';
 import { siteAccessOf } from '../websites/site-access';
 import { healthAfterFailure } from '../websites/site-failures';
 import type { Website } from '../websites/website';
 import { firstCheckAt } from './confirm-scheduled';
+import { joinSiteIndex } from './join-site-index';
 import type { ArticleRef, PublicationSweeps, Publications } from './ports';
 import { postStructure } from './post-structure';
 
@@ -36,6 +37,8 @@ export interface PublishArticleDeps {
   categories: CategoryStore;
   cipher: PasswordCipher;
   cms: CmsClient;
+  /** The websites' site indexes: a post published live joins its website's at once. */
+  siteIndex?: Pick<SiteIndexStore, 'getState' | 'add' | 'putState'>;
   clock: Clock;
   /** Checks the article's external links before it is sent (a dead link is dropped, its text kept). */
   links?: LinkChecker;
@@ -142,6 +145,9 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
       ...(result.slug ? { slug: readableSlug(result.slug) } : {}),
       ...(result.site ? { site: result.site } : {}),
     });
+    if (deps.siteIndex && result.status === 'publish') {
+      await joinSiteIndex(deps.siteIndex, article, website, result, deps.clock());
+    }
     // The site took the post: it is reachable, whatever another call flagged meanwhile (a flag set
     // during this attempt is not in `website`). The login flag is never set here (an attempt with
     // a refused login does not call the site) and one set meanwhile stays: the password may have

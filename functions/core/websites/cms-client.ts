@@ -60,6 +60,8 @@ export interface CmsPost {
   focusKeyword?: string;
   excerpt?: string;
   tags: string[];
+  /** The internal links of the post, for the plugin's check that each target is still published. */
+  internalLinks?: { url: string; postId: string }[];
 }
 
 /** What the site kept of a post, as the plugin read it back after writing it. */
@@ -84,6 +86,9 @@ export interface PublicationSite {
   /** External links checked when the post was sent: answering (kept) and not (dropped, text kept). */
   externalLinksKept?: number;
   externalLinksDropped?: number;
+  /** Internal links the plugin kept and dropped (target no longer published) when it wrote the post (plugin 1.5). */
+  internalLinksKept?: number;
+  internalLinksDropped?: number;
 }
 
 export interface CmsPostResult {

@@ -37,6 +37,12 @@ export interface WebsiteDeps {
   /** Caps the failed logins registrations and updates cause (login-failures.ts). */
   loginFailures: LoginAttemptStore;
   now?: () => Date;
+  /** Builds the new website's site index and answers its record with the index fields (site-index.ts). */
+  registerIndex?: (
+    website: Website,
+    site: SiteAccess,
+    requestStartedAt: Date,
+  ) => Promise<ReturnType<typeof presentWebsite>>;
 }
 
 /**
@@ -85,6 +91,7 @@ const duplicateUrl = () =>
   ValidationError.forField('url', 'This website is already registered in your account.');
 
 export async function createWebsite(deps: WebsiteDeps, accountId: string, fields: Record<string, unknown>) {
+  const startedAt = deps.now?.() ?? new Date();
   const input = parseOrThrow(createWebsiteSchema, fields);
   const url = registrableSiteUrl(input.url, deps.allowPlainHttp === true);
   const identity = siteUrlIdentity(url);
@@ -124,7 +131,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
     if (error instanceof DuplicateWebsiteUrlError) throw duplicateUrl();
     throw error;
   }
-  return presentWebsite(website);
+  return deps.registerIndex ? deps.registerIndex(website, site, startedAt) : presentWebsite(website);
 }
 
 /**

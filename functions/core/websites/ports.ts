@@ -1,6 +1,13 @@
 /** What the website use cases need from storage. */
 
 import type { SiteAccess } from './cms-client';
+import type {
+  IndexedPost,
+  IndexedPostRecord,
+  SiteIndexPage,
+  SiteIndexQuery,
+  SiteIndexState,
+} from './site-index';
 import type { SiteProfile } from './site-profile';
 import type { Category, Website } from './website';
 
@@ -143,4 +150,31 @@ export interface ConnectionProbes {
   probePlugin(url: string, timeoutMs: number): Promise<PluginProbe>;
   /** WordPress core's own answer to who the user is; only ever sent an application password. */
   coreUser(site: SiteAccess, timeoutMs: number): Promise<CoreUserProbe>;
+}
+
+/** A website's index of its published posts (site-index.ts), one item per post plus its state. */
+export interface SiteIndexStore {
+  /** Where the index stands; undefined before its first build. */
+  getState(websiteUuid: string): Promise<SiteIndexState | undefined>;
+  putState(state: SiteIndexState): Promise<void>;
+  /** Creates or replaces these posts, marked seen at `seenAt` (ISO). */
+  upsert(websiteUuid: string, posts: IndexedPost[], seenAt: string): Promise<void>;
+  /** Creates or replaces one post; true when the index did not hold it. */
+  add(websiteUuid: string, post: IndexedPost, seenAt: string): Promise<boolean>;
+  /** Removes these posts (by site post id); unknown ids are ignored. */
+  remove(websiteUuid: string, postIds: string[]): Promise<void>;
+  /** Every post of the index, in no particular order. */
+  list(websiteUuid: string): Promise<IndexedPostRecord[]>;
+  /** Removes the whole index of a website (its posts and state). */
+  removeAll(websiteUuid: string): Promise<void>;
+}
+
+/** The plugin's index route (plugin 1.5 and later). */
+export interface SiteIndexSource {
+  /**
+   * One page of the site's index, most recently modified first; with `modifiedAfter`, only posts
+   * modified since (inclusive), including those that left `publish` (status other than `publish`).
+   * Undefined when the site's plugin has no index route (before 1.5).
+   */
+  indexPage(site: SiteAccess, query: SiteIndexQuery): Promise<SiteIndexPage | undefined>;
 }

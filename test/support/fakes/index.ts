@@ -15,6 +15,7 @@ import {
   FakeModelProvider,
   FakePasswordCipher,
 } from './fake-services';
+import { FakeIndexSource, FakeSiteIndexStore } from './fake-site-index';
 import { FakeSiteProfileStore } from './fake-site-profiles';
 import { FakeUsageStore } from './fake-usage';
 import {
@@ -32,6 +33,7 @@ export * from './fake-articles';
 export * from './fake-probes';
 export * from './fake-publications';
 export * from './fake-services';
+export * from './fake-site-index';
 export * from './fake-site-profiles';
 export * from './fake-sources';
 export * from './fake-usage';
@@ -65,6 +67,8 @@ export function createFakes(start?: string) {
     secretCipher: new FakeSecretCipher(),
     sender: new FakeWebhookSender(),
     receiverUrls: new FakeReceiverUrlPolicy(),
+    siteIndex: new FakeSiteIndexStore(),
+    indexSource: new FakeIndexSource(),
   };
   return {
     ...fakes,

@@ -8,7 +8,9 @@ import {
   type accountSchema,
   type deliveryAttemptSchema,
   type generatedArticleSchema,
+  type indexedWebsiteSchema,
   type queuedArticleSchema,
+  type refreshedIndexSchema,
   type siteProfileSchema,
   type usageSchema,
   webhookSchema,
@@ -20,6 +22,7 @@ import type {
 } from '../../../functions/core/articles/article-presenter';
 import type { accountUsage, showAccount } from '../../../functions/core/usage';
 import { type presentAttempt, presentWebhook } from '../../../functions/core/webhooks/webhook';
+import type { presentIndexedWebsite, refreshWebsiteIndex } from '../../../functions/core/websites/site-index';
 import type { presentProfile } from '../../../functions/core/websites/site-profile';
 import { presentWebsite } from '../../../functions/core/websites/website';
 
@@ -28,6 +31,8 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const same = <T extends true>(value: T) => value;
 
 same<Same<ReturnType<typeof presentWebsite>, z.infer<typeof websiteRecordSchema>>>(true);
+same<Same<ReturnType<typeof presentIndexedWebsite>, z.infer<typeof indexedWebsiteSchema>>>(true);
+same<Same<Awaited<ReturnType<typeof refreshWebsiteIndex>>, z.infer<typeof refreshedIndexSchema>>>(true);
 // Its `status` is typed `string` by the presenter ('generated' at run time): the data must match.
 same<
   Same<ReturnType<typeof presentGeneratedArticle>['data'], z.infer<typeof generatedArticleSchema>['data']>

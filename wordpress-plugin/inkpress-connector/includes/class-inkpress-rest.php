@@ -1,6 +1,7 @@
 <?php
 /**
- * REST routes: GET status, GET categories, POST posts, GET posts/<article uuid> (namespace inkpress/v1).
+ * REST routes: GET status, GET categories, POST posts, GET posts/<article uuid> (namespace inkpress/v1;
+ * GET index is in class-inkpress-index.php).
  *
  * @package InkpressConnector
  */
@@ -318,6 +319,9 @@ final class Inkpress_Rest {
 				return self::post_response( $existing, $uuid, false );
 			}
 
+			// Internal links to posts no longer published are dropped (their text kept).
+			[ $structure, $links_kept, $links_dropped ] = Inkpress_Index::check_links( $structure, $body['internal_links'] ?? null );
+
 			$blocks  = Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'], $structure['sources'] );
 			$postarr = array(
 				'post_type'    => 'post',
@@ -350,6 +354,7 @@ final class Inkpress_Rest {
 			if ( is_wp_error( $post_id ) ) {
 				return new WP_Error( 'inkpress_insert_failed', $post_id->get_error_message(), array( 'status' => 500, 'wp_code' => $post_id->get_error_code() ) );
 			}
+			Inkpress_Index::store_link_counts( (int) $post_id, $links_kept, $links_dropped );
 			Inkpress_Seo::store(
 				(int) $post_id,
 				$seo['meta_description'],
@@ -609,7 +614,8 @@ final class Inkpress_Rest {
 				'tags'            => array_map( 'wp_specialchars_decode', is_array( $tags ) ? $tags : array() ),
 				'excerpt'         => $post && '' !== trim( $post->post_excerpt ),
 			),
-			Inkpress_Seo::readback( $post_id )
+			Inkpress_Seo::readback( $post_id ),
+			Inkpress_Index::readback( $post_id )
 		);
 	}
 

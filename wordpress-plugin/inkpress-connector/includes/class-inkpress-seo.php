@@ -142,6 +142,57 @@ final class Inkpress_Seo {
 	}
 
 	/**
+	 * The post's focus keyword as the active SEO plugin holds it (Inkpress's own copy with none,
+	 * or when the SEO plugin has none for the post).
+	 *
+	 * @param int $post_id Post.
+	 */
+	public static function focus_keyword( int $post_id ): string {
+		$adapter = self::adapter();
+		$focus   = '';
+		if ( 'aioseo' === $adapter && self::aioseo_table() ) {
+			$focus = self::aioseo_read( $post_id )[1];
+		} elseif ( 'inkpress' !== $adapter && null !== self::POST_META[ $adapter ][1] ) {
+			$focus = (string) get_post_meta( $post_id, self::POST_META[ $adapter ][1], true );
+			if ( 'aioseo' === $adapter ) {
+				$focus = self::aioseo_focus_of( $focus );
+			}
+		}
+		if ( '' === trim( $focus ) ) {
+			$focus = (string) get_post_meta( $post_id, self::META_FOCUS, true );
+		}
+		return self::text( $focus );
+	}
+
+	/**
+	 * Whether the active SEO plugin marks the post noindex (each plugin's own post setting).
+	 *
+	 * @param int $post_id Post.
+	 */
+	public static function is_noindex( int $post_id ): bool {
+		switch ( self::adapter() ) {
+			case 'yoast':
+				return '1' === (string) get_post_meta( $post_id, '_yoast_wpseo_meta-robots-noindex', true );
+			case 'rank_math':
+				$robots = get_post_meta( $post_id, 'rank_math_robots', true );
+				return is_array( $robots ) && in_array( 'noindex', $robots, true );
+			case 'aioseo':
+				if ( self::aioseo_table() ) {
+					global $wpdb;
+					$table = $wpdb->prefix . 'aioseo_posts';
+					return '1' === (string) $wpdb->get_var( $wpdb->prepare( "SELECT robots_noindex FROM {$table} WHERE post_id = %d AND robots_default = 0 LIMIT 1", $post_id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+				}
+				return false;
+			case 'seopress':
+				return 'yes' === (string) get_post_meta( $post_id, '_seopress_robots_index', true );
+			case 'the_seo_framework':
+				return '1' === (string) get_post_meta( $post_id, '_genesis_noindex', true );
+			default:
+				return false;
+		}
+	}
+
+	/**
 	 * The FAQ stored for a post.
 	 *
 	 * @param int $post_id Post.
