@@ -84,6 +84,8 @@ const articleFields = {
   auto_tags: '1',
   ai_model: 'gpt-3.5-turbo',
   language: 'en',
+  // Every test here writes on the same keyword for the same site.
+  allow_same_topic: '1',
 };
 
 async function createArticle(): Promise<string> {

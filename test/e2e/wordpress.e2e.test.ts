@@ -201,6 +201,8 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
       h2_count: '4',
       title: 'Sourdough starter from scratch',
       website_uuid: websiteUuid,
+      // Other files of the run publish on this keyword to the same site.
+      allow_same_topic: '1',
       category_uuid: categoryUuid(env('WP_CATEGORY_NEWS_ID')),
     });
     articles.draft = await createArticle({
