@@ -154,6 +154,7 @@ describe('create, queue, generate, list, show', () => {
       focus_keyword: 'trail running shoes',
       faq: [],
       tags: [],
+      internal_links: [],
       quality_warnings: ['keyword_missing_in_title'],
       sources: [],
       // The fake model's link to https://example.com/ in each of the 5 parts: no fetched source.

@@ -241,6 +241,8 @@ describe('publishing after generation', () => {
         seo: { adapter: 'inkpress', meta_description: 1, focus_keyword: 1 },
         schema: { printed_by: 'inkpress', types: ['Article', 'FAQPage'] },
         faq_questions: 2,
+        external_links_kept: 0,
+        external_links_dropped: 0,
         // The fake plugin (1.4) reports no link check.
         internal_links_kept: 0,
         internal_links_dropped: 0,
