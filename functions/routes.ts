@@ -298,6 +298,23 @@ export const routes: RouteDefinition[] = [
     },
   },
   {
+    name: 'ApproveOutline',
+    methods: ['POST'],
+    path: '/v1/articles/{article_uuid}/outline',
+    takesBody: true,
+    entry: 'functions/api/approve-outline.ts',
+    access: {
+      // The article read and its conditional move back to queued; the message's sweep time
+      // (markSent, postponeCheck); the answer's website and category.
+      tables: rateLimited({
+        articles: ['GetItem', 'UpdateItem'],
+        websites: ['BatchGetItem'],
+        categories: ['BatchGetItem'],
+      }),
+      sendsToQueue: true,
+    },
+  },
+  {
     name: 'CancelArticle',
     methods: ['POST'],
     path: '/v1/articles/{article_uuid}/cancel',

@@ -67,8 +67,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an article whose generation has not started */
+        /**
+         * Cancel an article whose generation has not started
+         * @description Also an article in `outline_ready` (its outline waiting for approval). The credits it holds come back once.
+         */
         post: operations["cancelArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/articles/{article_uuid}/outline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the outline of an article in outline_ready
+         * @description The article (created with `outline_review=1`) is generated with exactly this title and these headings: queued again at once. Sending the same approval again answers the article as it is.
+         */
+        post: operations["approveOutline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -581,6 +604,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "article.outline_ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * article.outline_ready
+         * @description An article created with `outline_review` has its outline (status `outline_ready`): approve it with `POST /v1/articles/{uuid}/outline`, or cancel it. `data` is the article record with `outline`. Retried on any non-2xx answer or after 10 s (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); 410 disables the endpoint.
+         */
+        post: operations["eventArticleOutlineReady"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "article.publish_failed": {
         parameters: {
             query?: never;
@@ -797,7 +840,7 @@ export interface components {
             attempted_at: string | null;
             error: string | null;
             /** @enum {string} */
-            event: "article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered";
+            event: "article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered";
             next_attempt_at: string | null;
             /** @enum {string} */
             result: "succeeded" | "retrying" | "failed";
@@ -978,6 +1021,30 @@ export interface components {
         Message: {
             message: string;
         };
+        /** @description With `outline_review`: the outline to approve (status `outline_ready`), then the approved one; null before. */
+        Outline: {
+            /**
+             * @description A boolean written as 0 or 1.
+             * @enum {number}
+             */
+            approved: 0 | 1;
+            /** @description While `outline_ready`: when the outline, not approved, is cancelled and refunded. */
+            expires_at: string | null;
+            headings: string[];
+            title: string;
+        } | null;
+        /** @description With `outline_review`: the outline to approve (status `outline_ready`), then the approved one; null before. */
+        OutlineOutput: {
+            /**
+             * @description A boolean written as 0 or 1.
+             * @enum {number}
+             */
+            approved: 0 | 1;
+            /** @description While `outline_ready`: when the outline, not approved, is cancelled and refunded. */
+            expires_at: string | null;
+            headings: string[];
+            title: string;
+        } | null;
         /** @description Where the post stands on its website; null without a website or once cancelled. */
         Publication: {
             /** @description Failed attempts so far: 0 for a post published at the first try; a retry starts again at 0. */
@@ -1112,6 +1179,12 @@ export interface components {
                  * @enum {number}
                  */
                 not_enough_credits: 0 | 1;
+                outline: components["schemas"]["Outline"];
+                /**
+                 * @description Created with `outline_review`: generation stops after the outline.
+                 * @enum {number}
+                 */
+                outline_review: 0 | 1;
                 publication: components["schemas"]["Publication"];
                 /**
                  * @description A boolean written as 0 or 1.
@@ -1141,7 +1214,7 @@ export interface components {
              * @description `pending` in the queue listing; the generation status in `show`.
              * @enum {string}
              */
-            status: "pending" | "in_progress" | "not_enough_credits" | "daily_limit_reached" | "error" | "cancelled";
+            status: "pending" | "in_progress" | "not_enough_credits" | "daily_limit_reached" | "error" | "cancelled" | "outline_ready";
         };
         QueuedArticleList: {
             data: components["schemas"]["QueuedArticleOutput"][];
@@ -1195,6 +1268,12 @@ export interface components {
                  * @enum {number}
                  */
                 not_enough_credits: 0 | 1;
+                outline: components["schemas"]["OutlineOutput"];
+                /**
+                 * @description Created with `outline_review`: generation stops after the outline.
+                 * @enum {number}
+                 */
+                outline_review: 0 | 1;
                 publication: components["schemas"]["PublicationOutput"];
                 /**
                  * @description A boolean written as 0 or 1.
@@ -1224,7 +1303,7 @@ export interface components {
              * @description `pending` in the queue listing; the generation status in `show`.
              * @enum {string}
              */
-            status: "pending" | "in_progress" | "not_enough_credits" | "daily_limit_reached" | "error" | "cancelled";
+            status: "pending" | "in_progress" | "not_enough_credits" | "daily_limit_reached" | "error" | "cancelled" | "outline_ready";
         };
         RefreshedIndex: {
             data: {
@@ -1326,7 +1405,7 @@ export interface components {
             /** @description When it was disabled; null while enabled. */
             disabled_at: string | null;
             disabled_reason: string | null;
-            events: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+            events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
             /**
              * @description disabled: nothing is sent (the receiver answered 410, or every attempt failed for 5 days); `enable` resumes.
              * @enum {string}
@@ -1345,7 +1424,7 @@ export interface components {
                 /** @description When it was disabled; null while enabled. */
                 disabled_at: string | null;
                 disabled_reason: string | null;
-                events: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
                 /** @description The signing secret, shown only here: keep it to verify the signatures. */
                 secret: string;
                 /**
@@ -1373,7 +1452,7 @@ export interface components {
                 /** @description When it was disabled; null while enabled. */
                 disabled_at: string | null;
                 disabled_reason: string | null;
-                events: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
                 /** @description Until then deliveries carry a signature with each secret (space-separated in `webhook-signature`); then with the new one only. */
                 previous_secret_expires_at: string | null;
                 /** @description The new signing secret, shown only here. */
@@ -1775,6 +1854,168 @@ export interface operations {
             };
         };
     };
+    approveOutline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The article uuid. */
+                article_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Exactly h2_count headings (plain text, each at most 200 characters): a list, repeated form fields, or one per line. None may use a banned phrase of the website's profile. */
+                    headings: string | unknown[];
+                    /** @description The article's title, plain text, at most 200 characters. */
+                    title: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description Exactly h2_count headings (plain text, each at most 200 characters): a list, repeated form fields, or one per line. None may use a banned phrase of the website's profile. */
+                    headings: string | unknown[];
+                    /** @description The article's title, plain text, at most 200 characters. */
+                    title: string;
+                };
+                "multipart/form-data": {
+                    /** @description Exactly h2_count headings (plain text, each at most 200 characters): a list, repeated form fields, or one per line. None may use a banned phrase of the website's profile. */
+                    headings: string | unknown[];
+                    /** @description The article's title, plain text, at most 200 characters. */
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The article record (status `in_progress`). */
+            202: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArticleOutput"];
+                };
+            };
+            /** @description The body could not be parsed. */
+            400: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The article has no outline waiting for approval (not `outline_ready`). */
+            409: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
+            415: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: messages by field. */
+            422: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     retryArticle: {
         parameters: {
             query?: never;
@@ -2004,6 +2245,8 @@ export interface operations {
                     meta_description?: string;
                     /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
                     need_bold?: boolean;
+                    /** @description Stop after the outline (status `outline_ready`, webhook `article.outline_ready`) until it is approved with POST /v1/articles/{uuid}/outline; charged as usual, refunded if cancelled or not approved within 7 days. A boolean: true/false, 1/0, yes/no or on/off. */
+                    outline_review?: boolean;
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
@@ -2056,6 +2299,8 @@ export interface operations {
                     meta_description?: string;
                     /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
                     need_bold?: boolean;
+                    /** @description Stop after the outline (status `outline_ready`, webhook `article.outline_ready`) until it is approved with POST /v1/articles/{uuid}/outline; charged as usual, refunded if cancelled or not approved within 7 days. A boolean: true/false, 1/0, yes/no or on/off. */
+                    outline_review?: boolean;
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
@@ -2108,6 +2353,8 @@ export interface operations {
                     meta_description?: string;
                     /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
                     need_bold?: boolean;
+                    /** @description Stop after the outline (status `outline_ready`, webhook `article.outline_ready`) until it is approved with POST /v1/articles/{uuid}/outline; charged as usual, refunded if cancelled or not approved within 7 days. A boolean: true/false, 1/0, yes/no or on/off. */
+                    outline_review?: boolean;
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time to publish at (with website_uuid only), before 9999-12-31T00:00:00Z; in the past: at once.
@@ -3121,20 +3368,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.published, article.publish_failed, website.unhealthy, website.recovered. */
-                    events?: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered. */
+                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
                     /** @description Where events are POSTed: https (http only in local mode), a public address. */
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.published, article.publish_failed, website.unhealthy, website.recovered. */
-                    events?: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered. */
+                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
                     /** @description Where events are POSTed: https (http only in local mode), a public address. */
                     url: string;
                 };
                 "multipart/form-data": {
-                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.published, article.publish_failed, website.unhealthy, website.recovered. */
-                    events?: ("article.generated" | "article.failed" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered. */
+                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
                     /** @description Where events are POSTed: https (http only in local mode), a public address. */
                     url: string;
                 };
@@ -4684,6 +4931,44 @@ export interface operations {
                     timestamp: string;
                     /** @constant */
                     type: "article.generated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventArticleOutlineReady: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`msg_...`): the same on every retry. */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["Article"];
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "article.outline_ready";
                 };
             };
         };

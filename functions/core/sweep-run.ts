@@ -10,6 +10,8 @@
  * budget, never the run: every step starts in every run, and the run ends within the sweeper's
  * timeout (`SWEEP_WORST_CASE_MS`).
  */
+
+import { type ExpireOutlinesDeps, expireOutlines } from './articles/outline-review';
 import {
   recoverStalledGenerations,
   retryDeferredReservations,
@@ -28,6 +30,7 @@ export interface SweepStep {
 export type SweepStepName =
   | 'reservations'
   | 'generations'
+  | 'outlines'
   | 'webhooks'
   | 'publications'
   | 'websites'
@@ -42,6 +45,7 @@ const STORE_ITEM_MAX_MS = 5_000;
 export const SWEEP_BUDGETS: Record<SweepStepName, { budgetMs: number; graceMs: number }> = {
   reservations: { budgetMs: 20_000, graceMs: STORE_ITEM_MAX_MS },
   generations: { budgetMs: 20_000, graceMs: STORE_ITEM_MAX_MS },
+  outlines: { budgetMs: 10_000, graceMs: STORE_ITEM_MAX_MS },
   webhooks: { budgetMs: 10_000, graceMs: STORE_ITEM_MAX_MS },
   publications: { budgetMs: 60_000, graceMs: SITE_CALL_MAX_MS },
   websites: { budgetMs: 40_000, graceMs: SITE_CALL_MAX_MS },
@@ -49,7 +53,7 @@ export const SWEEP_BUDGETS: Record<SweepStepName, { budgetMs: number; graceMs: n
 };
 
 /** Store-only steps in this order (one lane), beside each site step (a lane each). */
-const STORE_STEPS: SweepStepName[] = ['reservations', 'generations', 'webhooks'];
+const STORE_STEPS: SweepStepName[] = ['reservations', 'generations', 'outlines', 'webhooks'];
 const SITE_STEPS: SweepStepName[] = ['publications', 'websites', 'scheduledPosts'];
 
 const longest = (names: SweepStepName[]) =>
@@ -122,6 +126,8 @@ export interface SweepDeps {
   /** Scheduled posts read back after their time. */
   scheduledPosts: ConfirmScheduledDeps;
   webhooks: EventRecordingDeps;
+  /** Outline reviews due for expiry (the store's outline port); none: the step does nothing. */
+  outlines?: ExpireOutlinesDeps;
   /** Told how many articles the run failed for good (e.g. for the metric). */
   onFinalFailures?: (count: number) => void;
 }
@@ -137,6 +143,8 @@ export function sweepSteps(deps: SweepDeps): Record<SweepStepName, SweepStep> {
         return recovered;
       },
     },
+    // Outlines not approved in time: cancelled and refunded (outline-review.ts).
+    outlines: { run: async () => (deps.outlines ? expireOutlines(deps.outlines) : { expired: 0 }) },
     webhooks: { run: (signal) => resendDueWebhooks(deps.webhooks, undefined, signal) },
     publications: { run: (signal) => retryDuePublications(deps.publishing, signal) },
     websites: { run: (signal) => checkWebsites(deps.publishing, signal) },

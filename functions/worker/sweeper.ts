@@ -1,5 +1,5 @@
 /**
- * Scheduled sweeper: deferred reservations, stalled generations, publication retries, scheduled
+ * Scheduled sweeper: deferred reservations, stalled generations, expired outline reviews, publication retries, scheduled
  * posts read back after their time, website health and webhook re-sends.
  */
 import { accountStore } from '../composition/accounts';
@@ -23,6 +23,8 @@ const composed = composition('Sweeper', (config) => {
       queue: generationQueue(config),
       clock: systemClock,
     },
+    /** Outline reviews that expired: cancelled with a refund (outline-review.ts). */
+    outlines: { articles: articlesWithEvents(config), clock: systemClock },
     publishing,
     /** Scheduled posts read back after their time (no event: `article.published` was sent). */
     scheduledPosts: {

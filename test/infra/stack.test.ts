@@ -449,6 +449,12 @@ describe('functions', () => {
       websites: ['BatchGetItem'],
       categories: ['BatchGetItem'],
     },
+    ApproveOutline: {
+      rateLimits: ['UpdateItem'],
+      articles: ['GetItem', 'UpdateItem'],
+      websites: ['BatchGetItem'],
+      categories: ['BatchGetItem'],
+    },
     CancelArticle: {
       rateLimits: ['UpdateItem'],
       accounts: ['UpdateItem'],

@@ -141,6 +141,7 @@ describe('the OpenAPI document', () => {
       'PUT /v1/websites/{website_uuid}/profile': false,
       'POST /v1/webhooks/create': true,
       'POST /v1/articles/queue': false,
+      'POST /v1/articles/{article_uuid}/outline': true,
     });
   });
 });
@@ -308,6 +309,17 @@ describe('real answers of every route fit the document', () => {
     ).toBe(409);
     expect(
       (await call(token, 'POST', '/v1/articles/{article_uuid}/cancel', { article_uuid: articleUuid })).status,
+    ).toBe(409);
+    expect(
+      (
+        await call(
+          token,
+          'POST',
+          '/v1/articles/{article_uuid}/outline',
+          { article_uuid: articleUuid },
+          { title: 'T', headings: ['a', 'b'] },
+        )
+      ).status,
     ).toBe(409);
 
     const waiting = await call(

@@ -1,12 +1,13 @@
 /**
  * Articles in DynamoDB, one module per use case: reservations (create, retry, cancel), reads,
- * the generation lifecycle and the sweeper's work. This class puts them behind every article
+ * the generation lifecycle, outline review and the sweeper's work. This class puts them behind every article
  * port for callers that want them all; a handler that needs one port can build its module alone.
  * Credits, daily usage, the list sequence and website counters change in the same transactions
  * as the article, so retries and concurrency never charge twice.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
+import type { Outline, TokenUsage } from '../../core/articles/article-model';
 import type {
   ArticleKey,
   ArticlePage,
@@ -21,6 +22,7 @@ import type {
   ReservationOutcome,
 } from '../../core/articles/ports';
 import { DynamoGenerationLifecycle, type GenerationTables } from './article-generation';
+import { DynamoOutlineReviews } from './article-outline-review';
 import { DynamoArticleReads } from './article-reads';
 import { DynamoArticleReservations, type ReservationTables } from './article-reservations';
 import { DynamoArticleSweeps } from './article-sweeps';
@@ -35,6 +37,7 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
   private readonly reads: DynamoArticleReads;
   private readonly lifecycle: DynamoGenerationLifecycle;
   private readonly sweeps: DynamoArticleSweeps;
+  private readonly outlines: DynamoOutlineReviews;
 
   /** With `events`, generated and failed articles store their webhook events (event-outbox.ts). */
   constructor(client: DynamoDBDocumentClient, tables: ArticleTables, events?: EventOutbox) {
@@ -42,6 +45,7 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
     this.reads = new DynamoArticleReads(client, tables);
     this.lifecycle = new DynamoGenerationLifecycle(client, tables, events);
     this.sweeps = new DynamoArticleSweeps(client, tables);
+    this.outlines = new DynamoOutlineReviews(client, tables, events);
   }
 
   createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
@@ -110,5 +114,22 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
   }
   breakLease(article: QueuedGeneration): Promise<void> {
     return this.sweeps.breakLease(article);
+  }
+
+  holdForReview(
+    article: ArticleKey,
+    owner: string,
+    review: { outline: Outline; usage: TokenUsage; readyAt: string; expiresAt: string },
+  ): Promise<boolean> {
+    return this.outlines.holdForReview(article, owner, review);
+  }
+  approveOutline(article: Article, outline: Outline, approvedAt: string, sendBy: string): Promise<boolean> {
+    return this.outlines.approveOutline(article, outline, approvedAt, sendBy);
+  }
+  expireOutline(article: ArticleKey, expiredAt: string): Promise<boolean> {
+    return this.outlines.expireOutline(article, expiredAt);
+  }
+  listExpiredOutlines(dueBy: string, limit: number): Promise<Article[]> {
+    return this.outlines.listExpiredOutlines(dueBy, limit);
   }
 }

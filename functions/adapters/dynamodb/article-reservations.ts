@@ -125,12 +125,13 @@ export class DynamoArticleReservations implements ArticleReservations {
           ? undefined
           : {
               UpdateExpression:
-                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt',
+                'SET #state = :cancelled, creditsCharged = :zero, cancelledAt = :at REMOVE queueSortKey, sweepBucket, sweepAt, outlineExpiresAt',
               // Still in the state read with the same credits held; when queued, with no attempt
               // started (canCancel: a deferred article has not started, whatever it went through).
-              ConditionExpression: isDeferred(current)
-                ? '#state = :current AND creditsCharged = :refund'
-                : '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
+              ConditionExpression:
+                isDeferred(current) || current.state === 'outline_ready'
+                  ? '#state = :current AND creditsCharged = :refund'
+                  : '#state = :current AND creditsCharged = :refund AND attribute_not_exists(leaseOwner) AND (attribute_not_exists(generationAttempts) OR generationAttempts = :zero)',
               ExpressionAttributeValues: {
                 ':cancelled': 'cancelled',
                 ':zero': 0,

@@ -24,6 +24,8 @@ export const SWEEP_BUCKET = {
   publication: 'publication',
   /** Published articles whose scheduled post is due for a read after its time. */
   confirmation: 'confirmation',
+  /** Outlines waiting for approval (`outline_ready`): due when the review expires. */
+  outline: 'outline',
 } as const;
 export type SweepBucket = (typeof SWEEP_BUCKET)[keyof typeof SWEEP_BUCKET];
 

@@ -15,6 +15,7 @@ import {
   MAX_TAGS,
   MAX_TITLE_LENGTH,
 } from '../../core/articles/create-article-input';
+import { approvalSchema, MAX_HEADING_LENGTH } from '../../core/articles/outline-review';
 import { listLanguages } from '../../core/languages';
 import { pageSchema } from '../../core/page-query';
 import { AI_MODELS } from '../../core/pricing';
@@ -296,6 +297,9 @@ export const operations: Record<string, OperationSpec> = {
         list: { maxItems: MAX_TAGS, itemMaxLength: MAX_TAG_LENGTH },
       },
       auto_tags: { description: `Let the model add tags. ${FORM_BOOLEAN}` },
+      outline_review: {
+        description: `Stop after the outline (status \`outline_ready\`, webhook \`article.outline_ready\`) until it is approved with POST /v1/articles/{uuid}/outline; charged as usual, refunded if cancelled or not approved within 7 days. ${FORM_BOOLEAN}`,
+      },
       meta_description: {
         description: `Your own meta description (at most ${MAX_META_DESCRIPTION_LENGTH} characters); written by the model when left out.`,
         maxLength: MAX_META_DESCRIPTION_LENGTH,
@@ -319,12 +323,35 @@ export const operations: Record<string, OperationSpec> = {
     responses: { 202: { description: 'The article record.', schema: articleRecordSchema } },
     errors: { 409: 'The article is not in a state that can be retried.' },
   },
+  ApproveOutline: {
+    summary: 'Approve the outline of an article in outline_ready',
+    description:
+      'The article (created with `outline_review=1`) is generated with exactly this title and these headings: queued again at once. Sending the same approval again answers the article as it is.',
+    tag: 'Articles',
+    body: approvalSchema(),
+    fieldDocs: {
+      title: {
+        description: `The article's title, plain text, at most ${MAX_TITLE_LENGTH} characters.`,
+        maxLength: MAX_TITLE_LENGTH,
+      },
+      headings: {
+        description: `Exactly h2_count headings (plain text, each at most ${MAX_HEADING_LENGTH} characters): a list, repeated form fields, or one per line. None may use a banned phrase of the website's profile.`,
+        list: { maxItems: 10, itemMaxLength: MAX_HEADING_LENGTH },
+      },
+    },
+    responses: {
+      202: { description: 'The article record (status `in_progress`).', schema: articleRecordSchema },
+    },
+    errors: { 409: 'The article has no outline waiting for approval (not `outline_ready`).' },
+  },
   CancelArticle: {
     summary: 'Cancel an article whose generation has not started',
     tag: 'Articles',
     responses: {
       200: { description: 'The article record (status `cancelled`).', schema: articleRecordSchema },
     },
+    description:
+      'Also an article in `outline_ready` (its outline waiting for approval). The credits it holds come back once.',
     errors: { 409: 'Generation has started (or the article is done).' },
   },
   ShowAccount: {

@@ -282,10 +282,36 @@ export const queuedArticleSchema = z
       sources: z.array(sourceSchema),
       research: z.enum(['none', 'web']),
       require_sources: bit,
+      outline_review: bit.meta({
+        description: 'Created with `outline_review`: generation stops after the outline.',
+      }),
+      outline: z
+        .object({
+          title: z.string(),
+          headings: z.array(z.string()),
+          approved: bit,
+          expires_at: wireTime.nullable().meta({
+            description: 'While `outline_ready`: when the outline, not approved, is cancelled and refunded.',
+          }),
+        })
+        .nullable()
+        .meta({
+          id: 'Outline',
+          description:
+            'With `outline_review`: the outline to approve (status `outline_ready`), then the approved one; null before.',
+        }),
       ...linked,
     }),
     status: z
-      .enum(['pending', 'in_progress', 'not_enough_credits', 'daily_limit_reached', 'error', 'cancelled'])
+      .enum([
+        'pending',
+        'in_progress',
+        'not_enough_credits',
+        'daily_limit_reached',
+        'error',
+        'cancelled',
+        'outline_ready',
+      ])
       .meta({ description: '`pending` in the queue listing; the generation status in `show`.' }),
   })
   .meta({ id: 'QueuedArticle' });

@@ -105,6 +105,8 @@ function describe(article: Article): string {
       return 'failed to generate';
     case 'cancelled':
       return 'was cancelled';
+    case 'outline_ready':
+      return 'waits for its outline to be approved';
     case 'generated':
       if (article.publishState === 'published') return 'is generated and published';
       if (article.publishState === 'failed') return 'is generated and its publication failed';

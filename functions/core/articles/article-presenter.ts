@@ -19,6 +19,7 @@ const showStatus: Record<Exclude<ArticleState, 'generated'>, string> = {
   daily_limit_reached: 'daily_limit_reached',
   error: 'error',
   cancelled: 'cancelled',
+  outline_ready: 'outline_ready',
 };
 
 /**
@@ -166,10 +167,26 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       sources: (article.sources ?? []).map((url) => presentSource(notFetchedYet(url))),
       research: article.research ?? 'none',
       require_sources: toBit(article.requireSources),
+      ...outlineFields(article),
       ...linkedObjects(linked),
       publication: presentPublication(article),
     },
     status: outerStatus,
+  };
+}
+
+/** Outline review: whether it was asked for, and the outline once written (outline-review.ts). */
+function outlineFields(article: Article) {
+  return {
+    outline_review: toBit(article.outlineReview),
+    outline: article.outline
+      ? {
+          title: article.outline.title,
+          headings: article.outline.headings,
+          approved: toBit(article.outlineApproved),
+          expires_at: article.state === 'outline_ready' ? toWireTime(article.outlineExpiresAt) : null,
+        }
+      : null,
   };
 }
 

@@ -31,9 +31,13 @@ export function isDeferred(article: Pick<Article, 'state'>): article is { state:
   return article.state === 'not_enough_credits' || article.state === 'daily_limit_reached';
 }
 
-/** Generation has not started: deferred, or queued with no attempt taken and no lease. */
+/**
+ * Generation has not started (deferred, or queued with no attempt taken and no lease), or it
+ * stopped after the outline for the client's approval (`outline_ready`).
+ */
 export function canCancel(article: Article): boolean {
-  if (isDeferred(article)) return true;
+  // An outline waiting for approval: generation stopped, nothing more will be written unless approved.
+  if (isDeferred(article) || article.state === 'outline_ready') return true;
   return article.state === 'queued' && !article.leaseOwner && (article.generationAttempts ?? 0) === 0;
 }
 

@@ -2,6 +2,7 @@
 import type { AiModel } from '../pricing';
 import type { PublicationSite } from '../websites/cms-client';
 import type { ArticleProfile } from '../websites/site-profile';
+import type { Outline, TokenUsage } from './article-model';
 import type { ArticleSeo } from './article-seo';
 
 /**
@@ -9,6 +10,9 @@ import type { ArticleSeo } from './article-seo';
  * `not_enough_credits` / `daily_limit_reached`: deferred, nothing charged; the sweeper
  * re-attempts the reservation. `generated`: done. `error`: failed for good, refunded.
  * `cancelled`: cancelled by the client before generation started, refunded.
+ * `outline_ready`: created with `outline_review`, charged, its outline waiting for the client's
+ * approval (outline-review.ts); back to `queued` when approved, `cancelled` when cancelled or
+ * expired.
  */
 export type ArticleState =
   | 'queued'
@@ -16,7 +20,8 @@ export type ArticleState =
   | 'daily_limit_reached'
   | 'generated'
   | 'error'
-  | 'cancelled';
+  | 'cancelled'
+  | 'outline_ready';
 
 /**
  * Publication to the linked website. `pending`: not yet on the site (first try or retrying).
@@ -57,6 +62,8 @@ export interface ArticleRequest {
   internalLinks?: number;
   /** The client wants the article even though the site has a post on its topic (same-topic.ts). */
   allowSameTopic?: boolean;
+  /** Generation stops after the outline until the client approves it (outline-review.ts). */
+  outlineReview?: boolean;
 }
 
 export interface Article extends ArticleRequest {
@@ -97,6 +104,15 @@ export interface Article extends ArticleRequest {
   resends?: number;
   /** Meta description, excerpt, focus keyword, FAQ, tags and quality warnings. */
   seo?: ArticleSeo;
+  /** Outline review: the outline (the model's while `outline_ready`, then the approved one). */
+  outline?: Outline;
+  outlineApproved?: boolean;
+  /** When an outline not approved is cancelled and refunded (ISO), while `outline_ready`. */
+  outlineExpiresAt?: string;
+  /** Tokens the outline took, added to the article's when it is generated. */
+  outlineUsage?: TokenUsage;
+  /** Why it was cancelled when the client did not (`outline_expired`). */
+  cancelReason?: string;
 
   // Publication
   slug?: string;

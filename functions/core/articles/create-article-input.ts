@@ -194,6 +194,7 @@ function buildCreateArticleSchema() {
     auto_tags: optionalField(formBoolean('auto_tags')),
     internal_links: optionalField(formInteger(0, MAX_INTERNAL_LINKS, 'internal_links')),
     allow_same_topic: optionalField(formBoolean('allow_same_topic')),
+    outline_review: optionalField(formBoolean('outline_review')),
     meta_description: optionalField(
       z.pipe(
         formPlainText('meta_description', { lineBreaks: true }),

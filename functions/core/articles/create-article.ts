@@ -99,6 +99,7 @@ async function resolveRequest(
     faqCount: input.faq_count ?? 0,
     tags: input.tags ?? [],
     autoTags: input.auto_tags ?? false,
+    ...(input.outline_review ? { outlineReview: true } : {}),
     ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
     ...sourceOptions(input, deps.sourcePolicy),
   };

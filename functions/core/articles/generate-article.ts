@@ -11,7 +11,7 @@ import { type SourceDeps, SourcesUnavailableError } from '../sources/article-sou
 import { siteHostOf } from '../sources/citations';
 import type { Article } from './article';
 import type { ArticleModelProvider } from './article-model';
-import { writeGeneration } from './generation-step';
+import { type GenerationStep, generationStep } from './generation-step';
 import type { SiteForLinks } from './internal-links';
 import {
   ATTEMPT_BUDGET_MS,
@@ -21,18 +21,21 @@ import {
   MAX_GENERATION_ATTEMPTS,
   RETRY_DELIVERY_GRACE_MS,
 } from './lifecycle-policy';
+import { holdOutlineForReview } from './outline-hold';
 import type {
   Clock,
   GenerationDelivery,
   GenerationLifecycle,
   GenerationMessage,
+  OutlineReviews,
   WebsiteLookup,
 } from './ports';
-import type { WrittenArticle } from './write-article';
 
 export type GenerationOutcome =
   /** Generated now. */
   | 'generated'
+  /** Its outline was written and waits for the client's approval (`outline_ready`). */
+  | 'outline_ready'
   /** Nothing to generate: done, failed, cancelled or deferred already, or unknown. */
   | 'skipped'
   /**
@@ -58,7 +61,7 @@ export function deliveryKept(outcome: GenerationOutcome): boolean {
 }
 
 export interface GenerateArticleDeps {
-  articles: GenerationLifecycle;
+  articles: GenerationLifecycle & Partial<Pick<OutlineReviews, 'holdForReview'>>;
   models: ArticleModelProvider;
   clock: Clock;
   /** Source pages and web search (articles with `sources` or `research=web`). */
@@ -134,7 +137,7 @@ export async function generateQueuedArticle(
   const article = lease.article;
   const attempt = new AbortController();
   const stopRenewing = keepLease(deps, article, leaseId, attempt);
-  let written: WrittenArticle;
+  let step: GenerationStep;
   let providerModel: string;
   try {
     // Read beside the outline: the index refresh is a call to the site.
@@ -146,8 +149,8 @@ export async function generateQueuedArticle(
       ? await deps.websites?.get(article.accountId, article.websiteUuid)
       : undefined;
     const siteHost = siteHostOf(website?.url);
-    written = await withinBudget(
-      writeGeneration(model, article, {
+    step = await withinBudget(
+      generationStep(model, article, {
         ...(deps.sources ? { sources: deps.sources } : {}),
         ...(siteHost ? { siteHost } : {}),
         ...(site ? { site } : {}),
@@ -173,6 +176,9 @@ export async function generateQueuedArticle(
     return { outcome: 'lease_lost', article, failure: `LeaseLostError: ${attempt.signal.reason.message}` };
   }
 
+  // Outline review: the article waits for the client's approval of its outline.
+  if (step.kind === 'outline') return holdOutlineForReview(deps, article, leaseId, step);
+  const written = step.written;
   let completed: boolean;
   try {
     completed = await deps.articles.completeGeneration(article, leaseId, {

@@ -1,6 +1,7 @@
 /** What the article use cases need from the outside world. */
 import type { Category, Website } from '../websites/website';
 import type { Article } from './article';
+import type { Outline, TokenUsage } from './article-model';
 import type { ArticleSeo } from './article-seo';
 
 /** The outcome of trying to hold credits and a daily slot for an article. */
@@ -128,6 +129,32 @@ export interface GenerationLifecycle {
   failGeneration(article: ArticleKey, reason: string, failedAt: string, leaseId?: string): Promise<boolean>;
 }
 
+/**
+ * Outline review (outline-review.ts): an article whose generation stops after its outline, and
+ * every way out of `outline_ready`, each a write conditional on that state.
+ */
+export interface OutlineReviews {
+  /**
+   * Moves the article `owner` holds (queued, leased) to `outline_ready` with the model's outline,
+   * due for expiry at `expiresAt`, with its `article.outline_ready` event; false when the lease
+   * was lost.
+   */
+  holdForReview(
+    article: ArticleKey,
+    owner: string,
+    review: { outline: Outline; usage: TokenUsage; readyAt: string; expiresAt: string },
+  ): Promise<boolean>;
+  /**
+   * Moves an `outline_ready` article back to `queued` with the approved outline (and its title and
+   * slug), attempts reset, due for the sweeper at `sendBy`; false when it is not `outline_ready`.
+   */
+  approveOutline(article: Article, outline: Outline, approvedAt: string, sendBy: string): Promise<boolean>;
+  /** Cancels an `outline_ready` article due for expiry, refunding it; false when it moved on. */
+  expireOutline(article: ArticleKey, expiredAt: string): Promise<boolean>;
+  /** Outlines due for expiry by `dueBy`, at most `limit`. */
+  listExpiredOutlines(dueBy: string, limit: number): Promise<Article[]>;
+}
+
 /** Sweeping: what is due for the sweeper, and what it records. */
 export interface ArticleSweeps {
   /** Articles due for the sweeper in one kind of work (`reservation` or `generation`), at most `limit`. */
@@ -156,7 +183,8 @@ export type ArticleStore = ArticleReservations &
   ArticleReads &
   GenerationDispatch &
   GenerationLifecycle &
-  ArticleSweeps;
+  ArticleSweeps &
+  OutlineReviews;
 
 export interface GenerationMessage {
   accountId: string;

@@ -69,20 +69,8 @@ export async function writeArticle(
   request: ArticleRequest,
   options: WriteOptions = {},
 ): Promise<WrittenArticle> {
-  const focusKeyword = focusKeywordOf(request.keyword);
-  const brief: ArticleBrief = {
-    keyword: request.keyword,
-    language: request.language,
-    languageName: supportedLanguages[request.language] ?? request.language,
-    h2Count: request.h2Count,
-    needBold: request.needBold,
-    ...(request.title ? { title: request.title } : {}),
-    focusKeyword,
-    faqCount: request.faqCount ?? 0,
-    autoTags: request.autoTags ?? false,
-    ...(request.metaDescription ? { metaDescription: request.metaDescription } : {}),
-    ...(request.siteProfile ? { siteProfile: request.siteProfile } : {}),
-  };
+  const brief = articleBrief(request);
+  const focusKeyword = brief.focusKeyword;
   const usage = new UsageTotal();
   const warnings: QualityWarning[] = [];
   const hasKeyword = (text: string) => containsKeyword(text, focusKeyword);
@@ -254,6 +242,64 @@ export async function writeArticle(
   };
 }
 
+/** What every model call of the article is told: the request as the model port takes it. */
+export function articleBrief(request: ArticleRequest): ArticleBrief {
+  return {
+    keyword: request.keyword,
+    language: request.language,
+    languageName: supportedLanguages[request.language] ?? request.language,
+    h2Count: request.h2Count,
+    needBold: request.needBold,
+    ...(request.title ? { title: request.title } : {}),
+    focusKeyword: focusKeywordOf(request.keyword),
+    faqCount: request.faqCount ?? 0,
+    autoTags: request.autoTags ?? false,
+    ...(request.metaDescription ? { metaDescription: request.metaDescription } : {}),
+    ...(request.siteProfile ? { siteProfile: request.siteProfile } : {}),
+  };
+}
+
+/**
+ * The outline (title and exactly `h2Count` headings): once more when the keyword is in neither
+ * the (generated) title nor any H2; with the warnings of what it still misses. The same step
+ * as `writeArticle`'s outline (which also starts the sources meanwhile): all an outline held for
+ * review (outline-review.ts) needs.
+ */
+export async function planOutline(
+  model: ArticleModel,
+  brief: ArticleBrief,
+  request: ArticleRequest,
+  usage: UsageTotal,
+): Promise<{ outline: Outline; warnings: QualityWarning[] }> {
+  const hasKeyword = (text: string) => containsKeyword(text, brief.focusKeyword);
+  const warnings: QualityWarning[] = [];
+  const outlineMisses = (outline: Outline) =>
+    [
+      !request.title && !hasKeyword(outline.title) ? 'the title' : undefined,
+      outline.headings.some(hasKeyword) ? undefined : 'any H2 heading',
+    ].filter((miss) => miss !== undefined);
+  const firstOutline = writeOutline(model, brief, request, usage);
+  setUpArticleToolsMeanwhile();
+  let outline = await firstOutline;
+  const firstMisses = outlineMisses(outline);
+  if (firstMisses.length > 0) {
+    const retry = await writeOutline(
+      model,
+      brief,
+      request,
+      usage,
+      keywordFeedback(brief.focusKeyword, firstMisses),
+    ).catch((error) => {
+      if (error instanceof MalformedModelOutputError) return undefined;
+      throw error;
+    });
+    if (retry && outlineMisses(retry).length <= firstMisses.length) outline = retry;
+  }
+  if (!hasKeyword(outline.title)) warnings.push('keyword_missing_in_title');
+  if (!outline.headings.some(hasKeyword)) warnings.push('keyword_missing_in_h2');
+  return { outline, warnings };
+}
+
 /** The outline with plain-text title and headings, exactly `h2Count` of them. */
 async function writeOutline(
   model: ArticleModel,
@@ -317,7 +363,8 @@ function metaFeedback(keyword: string, faqCount: number): string {
   return `Your previous answer did not meet the rules. The meta description must be 120 to 160 characters long and contain the exact phrase "${keyword}". Give exactly ${faqCount} FAQ pairs.`;
 }
 
-class UsageTotal {
+/** Tokens of every model call of one article, added up. */
+export class UsageTotal {
   total: TokenUsage = { promptTokens: 0, completionTokens: 0 };
 
   add(usage: TokenUsage): void {

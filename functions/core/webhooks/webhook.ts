@@ -8,6 +8,7 @@ import { toWireTime } from '../wire';
 export const WEBHOOK_EVENT_TYPES = [
   'article.generated',
   'article.failed',
+  'article.outline_ready',
   'article.published',
   'article.publish_failed',
   'website.unhealthy',
@@ -20,6 +21,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'article.generated': 'An article was generated. `data` is the article record, as `show` returns it.',
   'article.failed':
     'Generation failed after every attempt; the credits were refunded. `data` is the article record (status `error`).',
+  'article.outline_ready':
+    'An article created with `outline_review` has its outline (status `outline_ready`): approve it with `POST /v1/articles/{uuid}/outline`, or cancel it. `data` is the article record with `outline`.',
   'article.published':
     'The article is on its website (live, scheduled or as a draft). `data` is the article record with `cms_id`, `cms_permalink` and `publication`.',
   'article.publish_failed':

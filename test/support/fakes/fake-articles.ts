@@ -4,6 +4,7 @@
  * day's count all together or not at all, and the state rules are core's (`article-rules.ts`).
  */
 import type { Article } from '../../../functions/core/articles/article';
+import type { Outline, TokenUsage } from '../../../functions/core/articles/article-model';
 import {
   canCancel,
   canFailGeneration,
@@ -18,6 +19,7 @@ import {
   refundOf,
   reservedArticle,
 } from '../../../functions/core/articles/article-rules';
+import { approvedArticle, outlineExpired } from '../../../functions/core/articles/outline-rules';
 import type {
   ArticleKey,
   ArticlePage,
@@ -34,6 +36,9 @@ import type {
 import { type ArticleRow, copy, type InMemoryTables, key } from './tables';
 
 export class FakeArticleStore implements ArticleStore, QueuedGenerations {
+  /** Articles whose `article.outline_ready` event was stored, in order. */
+  readonly outlineEvents: string[] = [];
+
   constructor(private readonly tables: InMemoryTables) {}
 
   /** The stored row (index placement included), for assertions. */
@@ -223,6 +228,69 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     row.article = { ...rest, state: 'error', creditsCharged: 0, lastError: errorText(reason), failedAt };
     row.sweep = undefined;
     return true;
+  }
+
+  async holdForReview(
+    ref: ArticleKey,
+    owner: string,
+    review: { outline: Outline; usage: TokenUsage; readyAt: string; expiresAt: string },
+  ): Promise<boolean> {
+    const row = this.row(ref);
+    if (row?.article.state !== 'queued' || row.article.leaseOwner !== owner) return false;
+    const { leaseOwner: _owner, leaseExpiresAt: _until, ...rest } = row.article;
+    row.article = {
+      ...rest,
+      state: 'outline_ready',
+      outline: copy(review.outline),
+      outlineUsage: copy(review.usage),
+      outlineExpiresAt: review.expiresAt,
+    };
+    row.sweep = { kind: 'outline', at: review.expiresAt };
+    this.outlineEvents.push(ref.articleUuid);
+    return true;
+  }
+
+  async approveOutline(
+    article: Article,
+    outline: Outline,
+    _approvedAt: string,
+    sendBy: string,
+  ): Promise<boolean> {
+    const row = this.row(article);
+    if (row?.article.state !== 'outline_ready') return false;
+    const { outlineExpiresAt: _expires, lastError: _error, ...rest } = row.article;
+    row.article = {
+      ...rest,
+      ...approvedArticle(rest, copy(outline)),
+      state: 'queued',
+      generationAttempts: 0,
+    };
+    row.sweep = { kind: 'generation', at: sendBy };
+    return true;
+  }
+
+  async expireOutline(ref: ArticleKey, expiredAt: string): Promise<boolean> {
+    const row = this.row(ref);
+    if (!row || !outlineExpired(row.article, expiredAt)) return false;
+    this.refund(row);
+    const { outlineExpiresAt: _expires, ...rest } = row.article;
+    row.article = {
+      ...rest,
+      state: 'cancelled',
+      creditsCharged: 0,
+      cancelledAt: expiredAt,
+      cancelReason: 'outline_expired',
+    };
+    row.queued = false;
+    row.sweep = undefined;
+    return true;
+  }
+
+  async listExpiredOutlines(dueBy: string, limit: number): Promise<Article[]> {
+    return [...this.tables.articles.values()]
+      .filter((row) => row.sweep?.kind === 'outline' && row.sweep.at <= dueBy)
+      .slice(0, limit)
+      .map((row) => copy(row.article));
   }
 
   async listDue(kind: 'reservation' | 'generation', dueBy: string, limit: number): Promise<Article[]> {

@@ -8,7 +8,7 @@ import type { Account, ApiTokenRecord } from '../../../functions/core/accounts';
 import type { Article } from '../../../functions/core/articles/article';
 import type { Category, Website } from '../../../functions/core/websites/website';
 
-export type SweepKind = 'reservation' | 'generation' | 'publication' | 'confirmation';
+export type SweepKind = 'reservation' | 'generation' | 'publication' | 'confirmation' | 'outline';
 
 /** An article and where it sits in the indexes (the queue listing, the sweeper's due work). */
 export interface ArticleRow {
