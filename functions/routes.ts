@@ -53,6 +53,11 @@ export interface FunctionAccess {
    * (SEARCH_PROVIDER); `uses` also its address or key (the key's Secrets Manager secret, deployed).
    */
   webSearch?: 'knows' | 'uses';
+  /**
+   * The article image bucket: `read` presigns links to images (GetObject); `readWrite` also
+   * stores, tags at publication and deletes them.
+   */
+  imageBucket?: 'read' | 'readWrite';
 }
 
 export interface FunctionDefinition {
@@ -219,7 +224,8 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     path: '/v1/articles/list',
     entry: 'functions/api/list-articles.ts',
-    // generatedCount, one page of the generated index, the page's websites and categories.
+    // generatedCount, one page of the generated index, the page's websites and categories; links
+    // to the page's images.
     access: {
       tables: rateLimited({
         accounts: ['GetItem'],
@@ -227,6 +233,7 @@ export const routes: RouteDefinition[] = [
         websites: ['BatchGetItem'],
         categories: ['BatchGetItem'],
       }),
+      imageBucket: 'read',
     },
   },
   {
@@ -254,6 +261,8 @@ export const routes: RouteDefinition[] = [
         websites: ['BatchGetItem'],
         categories: ['BatchGetItem'],
       }),
+      // Presigned links to the article's images.
+      imageBucket: 'read',
     },
   },
   {
@@ -485,6 +494,8 @@ export const generationWorker: FunctionDefinition = {
     readsModelSecret: true,
     callsCustomerSites: true,
     webSearch: 'uses',
+    // Images: stored at generation, read and tagged at publication, deleted with a failed article.
+    imageBucket: 'readWrite',
   },
 };
 
@@ -512,6 +523,8 @@ export const sweeper: FunctionDefinition = {
     // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).
     sitePasswordKey: 'encryptDecrypt',
     callsCustomerSites: true,
+    // Publication retries send the article's images and tag them.
+    imageBucket: 'readWrite',
   },
 };
 

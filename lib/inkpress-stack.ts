@@ -9,6 +9,7 @@ import { runtimeSettings, webhookSettings } from '../functions/shared/runtime-se
 import { ApiFirewall, wafEnabled } from './constructs/api-firewall';
 import { DataTables, tableEntries } from './constructs/data-tables';
 import { GenerationQueue } from './constructs/generation-queue';
+import { ImageBucket } from './constructs/image-bucket';
 import { InkpressApi } from './constructs/inkpress-api';
 import { OperationalAlarms } from './constructs/operational-alarms';
 import { SAM_LOCAL_CONTEXT_KEY } from './constructs/sam-local';
@@ -30,6 +31,7 @@ export const MODEL_CONTEXT_KEYS = {
   openaiBaseUrl: 'OPENAI_BASE_URL',
   openaiModelGpt35Turbo: 'OPENAI_MODEL_GPT_3_5_TURBO',
   openaiModelGpt4: 'OPENAI_MODEL_GPT_4',
+  openaiImageModel: 'OPENAI_IMAGE_MODEL',
 } as const;
 
 /**
@@ -109,7 +111,10 @@ export class InkpressStack extends Stack {
         })
       : undefined;
 
+    const images = new ImageBucket(this, 'Images');
+
     const functions = new ServiceFunctions(this, 'Functions', {
+      images,
       tables: data,
       generationQueue: generation.queue,
       webhookQueue: webhooks.queue,
@@ -156,7 +161,7 @@ export class InkpressStack extends Stack {
       functions: functions.all,
     });
 
-    acknowledgeNagFindings({ api, functions, modelSecret, firewall });
+    acknowledgeNagFindings({ api, functions, modelSecret, firewall, images });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: api.restApi.url });
     new CfnOutput(this, 'ModelApiKeySecretName', {
@@ -170,6 +175,7 @@ export class InkpressStack extends Stack {
         value: searchSecret.secretName,
       });
     }
+    new CfnOutput(this, 'ImageBucketName', { value: images.bucket.bucketName });
     new CfnOutput(this, 'SitePasswordKeyId', { value: sitePasswordKey.keyId });
     new CfnOutput(this, 'GenerationQueueUrl', { value: generation.queue.queueUrl });
     new CfnOutput(this, 'GenerationDeadLetterQueueUrl', { value: generation.deadLetterQueue.queueUrl });

@@ -2,9 +2,11 @@
  * The cdk-nag AwsSolutions findings this stack accepts, each on the narrowest construct and
  * with the reason it is accepted (cdk-nag 3: `Validations.of(scope).acknowledge`).
  */
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { ApiFirewall } from './constructs/api-firewall';
+import type { ImageBucket } from './constructs/image-bucket';
 import type { InkpressApi } from './constructs/inkpress-api';
 import type { ServiceFunctions } from './constructs/service-functions';
 
@@ -14,9 +16,30 @@ export interface AcknowledgedParts {
   modelSecret: secretsmanager.ISecret;
   /** The web ACL on the stage; undefined when the operator dropped it (`-c waf=false`). */
   firewall: ApiFirewall | undefined;
+  images: ImageBucket;
 }
 
-export function acknowledgeNagFindings({ api, functions, modelSecret, firewall }: AcknowledgedParts): void {
+export function acknowledgeNagFindings({
+  api,
+  functions,
+  modelSecret,
+  firewall,
+  images,
+}: AcknowledgedParts): void {
+  Validations.of(images.bucket).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason:
+      'The image bucket is private and reached only by the service functions through their IAM roles (presigned links included); its objects are article illustrations, not customer secrets. Object-level auditing, where wanted, is CloudTrail data events, not server access logs.',
+  });
+  const bucketId = Stack.of(images.bucket).getLogicalId(images.bucket.node.defaultChild as s3.CfnBucket);
+  for (const fn of functions.all) {
+    if (!fn.definition.access.imageBucket || !fn.role) continue;
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/articles/*]`,
+      reason:
+        'Image objects are named per article at run time (articles/<account>/<article>/<slot>); the grant covers that prefix of the one image bucket and only the object actions the route table declares for the function.',
+    });
+  }
   for (const fn of functions.all) {
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',

@@ -44,6 +44,7 @@ export function emulatorClientEnv(endpoints: { dynamodb: string; moto?: string }
       AWS_ENDPOINT_URL_SQS: moto,
       AWS_ENDPOINT_URL_KMS: moto,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: moto,
+      AWS_ENDPOINT_URL_S3: moto,
     }),
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: 'local',

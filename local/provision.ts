@@ -18,6 +18,7 @@ import {
   type KMSClient,
   NotFoundException,
 } from '@aws-sdk/client-kms';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backfillQueuePositions } from '../functions/adapters/dynamodb/queue-positions';
@@ -41,10 +42,11 @@ export interface ProvisionedResources {
   queueUrl: string;
   webhookQueueUrl: string;
   keyId: string;
+  imageBucket: string;
 }
 
 export async function provision(
-  clients: { dynamodb: DynamoDBClient; sqs: SQSClient; kms: KMSClient },
+  clients: { dynamodb: DynamoDBClient; sqs: SQSClient; kms: KMSClient; s3?: S3Client },
   options: { prefix: string },
 ): Promise<ProvisionedResources> {
   const { tableNames, env } = await provisionTables(clients.dynamodb, options);
@@ -58,12 +60,29 @@ export async function provision(
     maxReceiveCount: webhookSettings.maxReceiveCount,
   });
   const keyId = await ensureKey(clients.kms, `alias/${options.prefix}-site-passwords`);
+  const imageBucket = `${options.prefix}-images`.toLowerCase();
+  const s3 = clients.s3 ?? new S3Client({ forcePathStyle: true });
+  try {
+    await ensureBucket(s3, imageBucket);
+  } finally {
+    if (!clients.s3) s3.destroy();
+  }
   Object.assign(env, {
     GENERATION_QUEUE_URL: queueUrl,
     WEBHOOK_QUEUE_URL: webhookQueueUrl,
     SITE_PASSWORD_KEY_ID: keyId,
+    IMAGE_BUCKET_NAME: imageBucket,
   });
-  return { env, tableNames, queueUrl, webhookQueueUrl, keyId };
+  return { env, tableNames, queueUrl, webhookQueueUrl, keyId, imageBucket };
+}
+
+/** The article image bucket (moto's S3, at AWS_ENDPOINT_URL_S3). */
+async function ensureBucket(s3: S3Client, Bucket: string): Promise<void> {
+  const exists = await s3.send(new HeadBucketCommand({ Bucket })).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) await s3.send(new CreateBucketCommand({ Bucket }));
 }
 
 /** Creates the tables that are missing; returns their names and the variables that carry them. */

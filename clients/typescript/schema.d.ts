@@ -874,6 +874,40 @@ export interface components {
             /** @description Only on 500: quote it when reporting the problem. */
             request_id?: string;
         };
+        /** @description null without one (none asked, or it could not be had). */
+        FeaturedImage: {
+            /** @description Alt text in the article's language, at most 125 characters. */
+            alt: string;
+            bytes: number;
+            height: number;
+            /** @enum {string} */
+            mime_type: "image/webp" | "image/jpeg";
+            /**
+             * @description `generated` by the Images API, `placeholder` by the offline writer, `url` from yours.
+             * @enum {string}
+             */
+            source: "generated" | "placeholder" | "url";
+            /** @description A presigned link to the stored image, valid one hour; the Media Library URL once published. */
+            url: string | null;
+            width: number;
+        } | null;
+        /** @description null without one (none asked, or it could not be had). */
+        FeaturedImageOutput: {
+            /** @description Alt text in the article's language, at most 125 characters. */
+            alt: string;
+            bytes: number;
+            height: number;
+            /** @enum {string} */
+            mime_type: "image/webp" | "image/jpeg";
+            /**
+             * @description `generated` by the Images API, `placeholder` by the offline writer, `url` from yours.
+             * @enum {string}
+             */
+            source: "generated" | "placeholder" | "url";
+            /** @description A presigned link to the stored image, valid one hour; the Media Library URL once published. */
+            url: string | null;
+            width: number;
+        } | null;
         GeneratedArticle: {
             data: {
                 /** @enum {string} */
@@ -892,7 +926,9 @@ export interface components {
                     answer: string;
                     question: string;
                 }[];
+                featured_image: components["schemas"]["FeaturedImage"];
                 focus_keyword: string;
+                images: components["schemas"]["InlineImage"][];
                 /** @description Links placed to the website's own posts, in reading order. */
                 internal_links: {
                     anchor: string;
@@ -903,7 +939,7 @@ export interface components {
                 meta_description: string | null;
                 publication: components["schemas"]["Publication"];
                 published_at: string | null;
-                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested") | string)[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested" | "featured_image_unavailable" | "inline_image_unavailable") | string)[];
                 slug: string | null;
                 /** @description The sources given or found (`research=web`), fetched or not, and whether the article cites them. */
                 sources: components["schemas"]["ArticleSource"][];
@@ -943,7 +979,9 @@ export interface components {
                     answer: string;
                     question: string;
                 }[];
+                featured_image: components["schemas"]["FeaturedImageOutput"];
                 focus_keyword: string;
+                images: components["schemas"]["InlineImageOutput"][];
                 /** @description Links placed to the website's own posts, in reading order. */
                 internal_links: {
                     anchor: string;
@@ -954,7 +992,7 @@ export interface components {
                 meta_description: string | null;
                 publication: components["schemas"]["PublicationOutput"];
                 published_at: string | null;
-                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested") | string)[];
+                quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested" | "featured_image_unavailable" | "inline_image_unavailable") | string)[];
                 slug: string | null;
                 /** @description The sources given or found (`research=web`), fetched or not, and whether the article cites them. */
                 sources: components["schemas"]["ArticleSourceOutput"][];
@@ -1011,6 +1049,42 @@ export interface components {
                  */
                 login_is_unauthorized: 0 | 1;
             };
+        };
+        InlineImage: {
+            /** @description The H2 section (1-based) the image follows. */
+            after_section: number;
+            /** @description Alt text in the article's language, at most 125 characters. */
+            alt: string;
+            bytes: number;
+            height: number;
+            /** @enum {string} */
+            mime_type: "image/webp" | "image/jpeg";
+            /**
+             * @description `generated` by the Images API, `placeholder` by the offline writer, `url` from yours.
+             * @enum {string}
+             */
+            source: "generated" | "placeholder" | "url";
+            /** @description A presigned link to the stored image, valid one hour; the Media Library URL once published. */
+            url: string | null;
+            width: number;
+        };
+        InlineImageOutput: {
+            /** @description The H2 section (1-based) the image follows. */
+            after_section: number;
+            /** @description Alt text in the article's language, at most 125 characters. */
+            alt: string;
+            bytes: number;
+            height: number;
+            /** @enum {string} */
+            mime_type: "image/webp" | "image/jpeg";
+            /**
+             * @description `generated` by the Images API, `placeholder` by the offline writer, `url` from yours.
+             * @enum {string}
+             */
+            source: "generated" | "placeholder" | "url";
+            /** @description A presigned link to the stored image, valid one hour; the Media Library URL once published. */
+            url: string | null;
+            width: number;
         };
         Languages: {
             data: {
@@ -1078,7 +1152,11 @@ export interface components {
             /** @description External links that answered when the post was sent (checked through the SSRF guard). */
             external_links_kept: number;
             faq_questions: number;
+            /** @description The post's featured image in the Media Library (attachment id); null without one. */
+            featured_media_id: string | null;
             freeform_blocks: number;
+            /** @description The article's images in the site's Media Library. */
+            images_uploaded: number;
             /** @description Internal links to posts no longer published, removed by the plugin (text kept). */
             internal_links_dropped: number;
             /** @description Internal links the plugin (1.5) kept when it wrote the post. */
@@ -1118,7 +1196,11 @@ export interface components {
             /** @description External links that answered when the post was sent (checked through the SSRF guard). */
             external_links_kept: number;
             faq_questions: number;
+            /** @description The post's featured image in the Media Library (attachment id); null without one. */
+            featured_media_id: string | null;
             freeform_blocks: number;
+            /** @description The article's images in the site's Media Library. */
+            images_uploaded: number;
             /** @description Internal links to posts no longer published, removed by the plugin (text kept). */
             internal_links_dropped: number;
             /** @description Internal links the plugin (1.5) kept when it wrote the post. */
@@ -1160,12 +1242,15 @@ export interface components {
                 daily_limit_reached: 0 | 1;
                 estimated_credits: number;
                 faq_count: number;
+                /** @description `none`, `generate` or the URL given. */
+                featured_image: string;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
                  */
                 generation_error: 0 | 1;
                 h2_count: number;
+                inline_images: number;
                 keyword: string;
                 language: string;
                 meta_description: string | null;
@@ -1249,12 +1334,15 @@ export interface components {
                 daily_limit_reached: 0 | 1;
                 estimated_credits: number;
                 faq_count: number;
+                /** @description `none`, `generate` or the URL given. */
+                featured_image: string;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
                  */
                 generation_error: 0 | 1;
                 h2_count: number;
+                inline_images: number;
                 keyword: string;
                 language: string;
                 meta_description: string | null;
@@ -2230,8 +2318,12 @@ export interface operations {
                     draft?: boolean;
                     /** @description Questions in an FAQ section, 0-10. */
                     faq_count?: number;
+                    /** @description `none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back. */
+                    featured_image?: string;
                     /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description Generated images after chosen H2 sections, 0-3 and at most h2_count; 2 credits each. */
+                    inline_images?: number;
                     /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
                     internal_links?: number;
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
@@ -2284,8 +2376,12 @@ export interface operations {
                     draft?: boolean;
                     /** @description Questions in an FAQ section, 0-10. */
                     faq_count?: number;
+                    /** @description `none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back. */
+                    featured_image?: string;
                     /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description Generated images after chosen H2 sections, 0-3 and at most h2_count; 2 credits each. */
+                    inline_images?: number;
                     /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
                     internal_links?: number;
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
@@ -2338,8 +2434,12 @@ export interface operations {
                     draft?: boolean;
                     /** @description Questions in an FAQ section, 0-10. */
                     faq_count?: number;
+                    /** @description `none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back. */
+                    featured_image?: string;
                     /** @description Number of H2 sections, 1-10; each costs credits. */
                     h2_count: number;
+                    /** @description Generated images after chosen H2 sections, 0-3 and at most h2_count; 2 credits each. */
+                    inline_images?: number;
                     /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
                     internal_links?: number;
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */

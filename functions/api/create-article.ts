@@ -28,6 +28,7 @@ export const handler = apiHandler(
     idempotency: idempotencyStore(config),
     profiles: siteProfileStore(config),
     sourcePolicy: sourcePolicy(config),
+    allowPlainHttpImages: config.allowPrivateUrls,
   }),
   idempotentOperation({
     scope: 'articles.create',

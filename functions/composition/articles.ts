@@ -8,6 +8,7 @@ import type { ReadArticlesDeps } from '../core/articles/read-articles';
 import type { QueuedGenerations } from '../core/articles/resend-unfinished';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
 import type { Config } from '../shared/config';
+import { imageStore } from './image-links';
 import { categoryStore, websiteStore } from './websites';
 
 /** Reads only the tables the function declares (an undeclared one throws when used). */
@@ -21,6 +22,7 @@ export function readArticleDeps(config: Config): ReadArticlesDeps & { articles: 
     articles: articleStore(config),
     websites: websiteStore(config),
     categories: categoryStore(config),
+    ...(config.imageBucketName ? { imageLinks: imageStore(config) } : {}),
   };
 }
 

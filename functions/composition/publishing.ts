@@ -6,6 +6,7 @@ import { recordFinalPublishFailure } from '../shared/metrics';
 import { articleStore } from './articles';
 import { systemClock } from './clock';
 import { publicationsWithEvents, websitesWithEvents } from './events';
+import { imageStore } from './image-links';
 import { linkChecker } from './link-checker';
 import { cmsClient, passwordCipher } from './site-access';
 import { siteIndexStore } from './site-index';
@@ -26,6 +27,7 @@ export function publishDeps(config: Config): PublishDeps {
     siteIndex: siteIndexStore(config),
     clock: systemClock,
     links: linkChecker(config),
+    ...(config.imageBucketName ? { images: imageStore(config) } : {}),
     onFailure: (ref, reason, nextAttemptAt) =>
       logger.warn('Publication failed; retry scheduled', {
         articleUuid: ref.articleUuid,

@@ -30,6 +30,8 @@ export interface ModelSettings {
   /** Provider model overrides of the two `ai_model` tiers. */
   gpt35Turbo?: string;
   gpt4?: string;
+  /** OPENAI_IMAGE_MODEL (`gpt-image-1` when unset). */
+  imageModel?: string;
 }
 
 export const SEARCH_PROVIDERS = ['searxng', 'brave', 'tavily'] as const;
@@ -66,6 +68,8 @@ export interface Config {
   publicBaseUrl?: string;
   /** Set when a search provider is configured and the function's access declares `webSearch`. */
   search?: SearchSettings;
+  /** Set when the function uses the article image bucket. */
+  imageBucketName?: string;
 }
 
 const DEFAULT_MODEL_TIMEOUT_SECONDS = 40;
@@ -120,6 +124,9 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
   if (access.sitePasswordKey) {
     config.sitePasswordKeyId = required('SITE_PASSWORD_KEY_ID', 'the site-password key');
   }
+  if (access.imageBucket) {
+    config.imageBucketName = required('IMAGE_BUCKET_NAME', 'the article image bucket');
+  }
   if (access.tables.rateLimits) {
     config.rateLimit = {
       ratePerSecond: number('INKPRESS_RATE_LIMIT_PER_SECOND', DEFAULT_RATE_LIMIT.ratePerSecond, 0),
@@ -138,6 +145,7 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
         maxRetries: number('OPENAI_MAX_RETRIES', DEFAULT_MODEL_RETRIES, 0, true),
         gpt35Turbo: value('OPENAI_MODEL_GPT_3_5_TURBO'),
         gpt4: value('OPENAI_MODEL_GPT_4'),
+        imageModel: value('OPENAI_IMAGE_MODEL'),
       };
     } else if (!flag('INKPRESS_LOCAL_MODE')) {
       throw new ConfigError(

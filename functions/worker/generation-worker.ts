@@ -8,6 +8,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { systemClock } from '../composition/clock';
 import { articlesWithEvents } from '../composition/events';
+import { imageDeps } from '../composition/images';
 import { modelProvider } from '../composition/model';
 import { publishDeps } from '../composition/publishing';
 import { generationSiteLinks } from '../composition/site-index-source';
@@ -31,6 +32,13 @@ const composed = composition('GenerationWorker', (config) => {
       sources: sourceDeps(config),
       websites: websiteStore(config),
       siteLinks: generationSiteLinks(config),
+      images: imageDeps(config),
+      onImageFailure: (article: { articleUuid: string }, slot: string, reason: string) =>
+        logger.warn('An image could not be had; the article goes without it and its credits come back', {
+          articleUuid: article.articleUuid,
+          slot,
+          reason,
+        }),
     },
     publishing: publishDeps(config),
     /** The worker's handle on its own deliveries (retry backoff). */

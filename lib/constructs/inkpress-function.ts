@@ -31,11 +31,20 @@ export function esbuildSettingsOf(definition: FunctionDefinition) {
      * the runtime's copy (`npm run bench:cold -- --compare-sdk`, docs/decisions.md). External: only
      * the function's lazy modules, each bundled on its own beside its bundle (`lazy-modules.ts`).
      */
-    externalModules: lazyModulesOf(definition.access),
+    externalModules: [...lazyModulesOf(definition.access), ...nativeModulesOf(definition.access)],
     esbuildArgs: {
       '--alias': Object.entries(ESBUILD_ALIASES).map(([name, replacement]) => `${name}=${replacement}`),
     },
   };
+}
+
+/**
+ * Native modules kept out of a bundle: sharp (image conversion), required on first use by the
+ * functions that make images (`functions/adapters/images/sharp-loader.ts`). Deployed, it comes from
+ * a Lambda layer holding its linux-arm64 build (docs/decisions.md, "Images").
+ */
+export function nativeModulesOf(access: FunctionDefinition['access']): string[] {
+  return access.imageBucket === 'readWrite' ? ['sharp'] : [];
 }
 
 /** The esbuild options every function's build shares: all but its externals. */
@@ -126,7 +135,10 @@ export class InkpressFunction extends NodejsFunction {
         sourcesContent: false,
         format: OutputFormat.CJS,
         ...settings,
-        commandHooks: besideTheBundle(props.definition.bundledFiles ?? [], settings.externalModules),
+        commandHooks: besideTheBundle(
+          props.definition.bundledFiles ?? [],
+          lazyModulesOf(props.definition.access),
+        ),
       },
     });
     this.definition = props.definition;

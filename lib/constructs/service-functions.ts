@@ -19,6 +19,7 @@ import {
 } from '../../functions/routes';
 import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime-settings';
 import type { DataTables } from './data-tables';
+import type { ImageBucket } from './image-bucket';
 import { InkpressFunction, type InkpressFunctionProps } from './inkpress-function';
 import { samLocalDeclarations } from './sam-local';
 
@@ -28,6 +29,7 @@ export interface ServiceFunctionsProps {
   webhookQueue: sqs.IQueue;
   sitePasswordKey: kms.IKey;
   modelSecret: secretsmanager.ISecret;
+  images: ImageBucket;
   /** Environment for the language model (see `modelSettingsFromContext`). */
   modelSettings?: Record<string, string>;
   /** Environment for the per-account rate limit of the API functions (see `rateLimitSettingsFromContext`). */
@@ -117,6 +119,7 @@ export class ServiceFunctions extends Construct {
       searchSettings,
       searchSecret,
       samLocal,
+      images,
     } = this.props;
     const { access } = definition;
     const environment = {
@@ -127,6 +130,7 @@ export class ServiceFunctions extends Construct {
         webhookQueueUrl: webhookQueue.queueUrl,
         sitePasswordKeyId: sitePasswordKey.keyId,
         modelSecretArn: modelSecret.secretArn,
+        imageBucketName: images.bucket.bucketName,
         ...(modelSettings ? { modelSettings } : {}),
         ...(rateLimitSettings ? { rateLimitSettings } : {}),
         ...(searchSettings ? { searchSettings } : {}),
@@ -161,6 +165,7 @@ export class ServiceFunctions extends Construct {
     }
     if (access.readsModelSecret) modelSecret.grantRead(fn);
     if (access.webSearch === 'uses') searchSecret?.grantRead(fn);
+    if (access.imageBucket) images.grant(fn, access.imageBucket);
     return fn;
   }
 }
@@ -171,6 +176,7 @@ export interface EnvironmentSources {
   webhookQueueUrl: string;
   sitePasswordKeyId: string;
   modelSecretArn: string;
+  imageBucketName: string;
   /** Language-model settings for the functions that use the model (OPENAI_BASE_URL, OPENAI_MODEL_*). */
   modelSettings?: Record<string, string>;
   /** Rate-limit settings for the functions that use the RateLimits table (INKPRESS_RATE_LIMIT_*). */
@@ -198,6 +204,7 @@ export function functionEnvironment(
     environment.WEBHOOK_QUEUE_URL = sources.webhookQueueUrl;
   if (access.sitePasswordKey) environment.SITE_PASSWORD_KEY_ID = sources.sitePasswordKeyId;
   if (access.tables.rateLimits) Object.assign(environment, sources.rateLimitSettings);
+  if (access.imageBucket) environment.IMAGE_BUCKET_NAME = sources.imageBucketName;
   if (access.readsModelSecret) {
     environment.OPENAI_SECRET_ARN = sources.modelSecretArn;
     Object.assign(environment, sources.modelSettings);

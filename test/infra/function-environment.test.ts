@@ -80,6 +80,7 @@ describe('function environment', () => {
         webhookQueueUrl: `${CLOSED_ENDPOINT}/000000000000/webhooks`,
         sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
         modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:placeholder',
+        imageBucketName: 'placeholder-images',
       }),
     };
     // As in Lambda: the handler composes at init, so a missing variable fails the require.

@@ -352,6 +352,7 @@ describe('functions', () => {
             : []),
           ...(definition.access.sitePasswordKey ? ['SITE_PASSWORD_KEY_ID'] : []),
           ...(definition.access.readsModelSecret ? ['OPENAI_SECRET_ARN'] : []),
+          ...(definition.access.imageBucket ? ['IMAGE_BUCKET_NAME'] : []),
         ].sort(),
       );
       expect(environment).toMatchObject({

@@ -81,6 +81,7 @@ export function stackEnvironment(definition: FunctionDefinition): Record<string,
       webhookQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks',
       sitePasswordKeyId: '00000000-0000-0000-0000-000000000000',
       modelSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+      imageBucketName: 'bench-images',
     }),
     AWS_LAMBDA_FUNCTION_NAME: `Inkpress-${definition.name}`,
   };

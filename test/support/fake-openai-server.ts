@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
 
 export interface FakeOpenAiBehaviour {
   /** Milliseconds to wait before answering each call. */
@@ -35,6 +36,10 @@ export interface FakeOpenAiBehaviour {
   stubbornPhrase?: string;
   /** With source passages: also link to a made-up URL and to every URL a passage says to link to. */
   obeySources?: boolean;
+  /** Milliseconds before answering an image generation (`/v1/images/generations`); `latencyMs` when unset. */
+  imageLatencyMs?: number;
+  /** HTTP status every image generation fails with. */
+  failImagesWithStatus?: number;
 }
 
 /** The made-up address the obeying model cites. */
@@ -52,6 +57,8 @@ export interface FakeOpenAi {
   behaviour: FakeOpenAiBehaviour;
   /** Chat completion requests received so far (bodies), including failed ones. */
   requests: Record<string, unknown>[];
+  /** Image generation requests received so far (bodies). */
+  imageRequests: Record<string, unknown>[];
   /** Calls in flight right now, and the most seen at once. */
   maxConcurrent: number;
   /** Calls whose client went away before the answer (an aborted request). */
@@ -64,6 +71,7 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
     baseURL: '',
     behaviour: { latencyMs: 0, ...behaviour },
     requests: [],
+    imageRequests: [],
     maxConcurrent: 0,
     abandoned: 0,
     close: async () => undefined,
@@ -73,6 +81,23 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
 
   const server: Server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readJson(request);
+    if (request.method === 'POST' && request.url?.endsWith('/images/generations')) {
+      state.imageRequests.push(body);
+      const { imageLatencyMs, latencyMs, failImagesWithStatus } = state.behaviour;
+      const wait = imageLatencyMs ?? latencyMs;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (failImagesWithStatus !== undefined) {
+        send(response, failImagesWithStatus, {
+          error: { message: 'fake image failure', type: 'server_error' },
+        });
+        return;
+      }
+      send(response, 200, {
+        created: Math.floor(Date.now() / 1000),
+        data: [{ b64_json: (await fakePng(String(body.prompt ?? ''))).toString('base64') }],
+      });
+      return;
+    }
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
       send(response, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
       return;
@@ -110,8 +135,15 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
 }
 
 function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviour, call: number) {
-  const messages = (body.messages as { content: string }[] | undefined) ?? [];
-  const prompt = messages.map((message) => message.content).join('\n');
+  const messages =
+    (body.messages as { content: string | { type: string; text?: string }[] }[] | undefined) ?? [];
+  const prompt = messages
+    .map((message) =>
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => part.text ?? `[${part.type}]`).join('\n'),
+    )
+    .join('\n');
   const isOutline = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
   const schemaName = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema
     ?.name;
@@ -121,7 +153,9 @@ function completion(body: Record<string, unknown>, behaviour: FakeOpenAiBehaviou
     behaviour.sloppy === 'always' ||
     (behaviour.sloppy === 'until-feedback' && !prompt.includes('Your previous answer'));
   let content: string;
-  if (isOutline && schemaName === 'article_meta') {
+  if (prompt.includes('Write the alt text of this image') && prompt.includes('[image_url]')) {
+    content = `"A fake photograph illustrating ${keyword}, seen by the fake model"`;
+  } else if (isOutline && schemaName === 'article_meta') {
     const faqCount = Number(/exactly (\d+) questions/.exec(prompt)?.[1] ?? '0');
     const wantsTags = prompt.includes('- tags: up to 5');
     content = JSON.stringify({
@@ -229,6 +263,22 @@ function withPhrase(content: string, phrase: string, structured: boolean, schema
     title: `${String(answer.title)}: a ${phrase}`,
     headings: headings.map((heading, index) => (index === 0 ? `${heading}, the ${phrase}` : heading)),
   });
+}
+
+/** A 1536x1024 PNG whose colour depends on the prompt (a generated image stand-in). */
+async function fakePng(prompt: string): Promise<Buffer> {
+  let hash = 0;
+  for (const character of prompt) hash = (hash * 31 + (character.codePointAt(0) ?? 0)) >>> 0;
+  return sharp({
+    create: {
+      width: 1536,
+      height: 1024,
+      channels: 3,
+      background: { r: hash & 0xff, g: (hash >> 8) & 0xff, b: (hash >> 16) & 0xff },
+    },
+  })
+    .png()
+    .toBuffer();
 }
 
 function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {

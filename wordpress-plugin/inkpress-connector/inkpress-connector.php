@@ -29,6 +29,7 @@ require_once __DIR__ . '/includes/class-inkpress-rest.php';
 require_once __DIR__ . '/includes/class-inkpress-probe.php';
 require_once __DIR__ . '/includes/class-inkpress-index.php';
 require_once __DIR__ . '/includes/class-inkpress-blocks.php';
+require_once __DIR__ . '/includes/class-inkpress-media.php';
 require_once __DIR__ . '/includes/class-inkpress-seo.php';
 require_once __DIR__ . '/includes/class-inkpress-schedule.php';
 require_once __DIR__ . '/includes/class-inkpress-settings.php';
@@ -41,6 +42,7 @@ Inkpress_Rest::init();
 Inkpress_Probe::init();
 Inkpress_Index::init();
 Inkpress_Seo::init();
+Inkpress_Media::init();
 Inkpress_Schedule::init();
 if ( is_admin() ) {
 	Inkpress_Settings::init();

@@ -112,6 +112,9 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
 
   async completeGeneration(article: Article, leaseId: string, result: GenerationResult): Promise<boolean> {
     let countOnWebsite = article.websiteUuid !== undefined;
+    // Images that could not be had give their credits back in this same transaction: exactly once.
+    const imageRefund = Math.min(result.imageRefund ?? 0, article.creditsCharged);
+    const charged = { ...article, creditsCharged: article.creditsCharged - imageRefund };
     const event = await this.events?.stage(article.accountId, 'article.generated', {
       kind: 'article',
       uuid: article.articleUuid,
@@ -121,17 +124,21 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
       async () => {
         const previous = await this.generatedCount(article.accountId);
         const transactItems: TransactItem[] = [
-          this.completedArticle(article, leaseId, result, previous + 1),
+          this.completedArticle(article, leaseId, result, previous + 1, imageRefund),
           {
             Update: {
               TableName: this.tables.accounts,
               Key: { accountId: article.accountId },
-              UpdateExpression: 'SET generatedCount = :seq',
+              UpdateExpression: `SET generatedCount = :seq${imageRefund > 0 ? ' ADD credits :imageRefund' : ''}`,
               ConditionExpression:
                 previous === 0
                   ? 'attribute_not_exists(generatedCount) OR generatedCount = :previous'
                   : 'generatedCount = :previous',
-              ExpressionAttributeValues: { ':seq': previous + 1, ':previous': previous },
+              ExpressionAttributeValues: {
+                ':seq': previous + 1,
+                ':previous': previous,
+                ...(imageRefund > 0 ? { ':imageRefund': imageRefund } : {}),
+              },
             },
           },
         ];
@@ -142,11 +149,11 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
               Key: websiteKeys.website(article.accountId, article.websiteUuid),
               UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
               ConditionExpression: 'attribute_exists(websiteKey)',
-              ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+              ExpressionAttributeValues: { ':one': 1, ':credits': charged.creditsCharged },
             },
           });
         }
-        transactItems.push(usageDayUpdate(this.tables.usageDays, article, result.generatedAt));
+        transactItems.push(usageDayUpdate(this.tables.usageDays, charged, result.generatedAt));
         // It leaves the queue listing.
         if (article.queueSeq !== undefined) {
           transactItems.push(
@@ -236,6 +243,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
     leaseId: string,
     result: GenerationResult,
     seq: number,
+    imageRefund: number,
   ): TransactItem {
     const { slug, publishCheckAt } = completion(article, result);
     const values: Item = {
@@ -256,6 +264,14 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
     if (result.seo) {
       update += ', seo = :seo';
       values[':seo'] = result.seo;
+    }
+    if (result.images) {
+      update += ', images = :images';
+      values[':images'] = result.images;
+    }
+    if (imageRefund > 0) {
+      update += ', creditsCharged = creditsCharged - :imageRefund, imageCreditsRefunded = :imageRefund';
+      values[':imageRefund'] = imageRefund;
     }
     if (publishCheckAt) {
       update +=

@@ -177,6 +177,39 @@ export class OpenAiArticleModel implements ArticleModel {
     if (!html) throw new MalformedModelOutputError(`The model returned no text for the ${part.kind}.`);
     return { html, usage: usageOf(completion.usage) };
   }
+
+  /** Alt text from the image itself (a small JPEG, as a data URL) and what it illustrates. */
+  async describeImage(
+    brief: ArticleBrief,
+    image: { subject: string; preview: Buffer },
+  ): Promise<{ alt: string; usage: TokenUsage }> {
+    const completion = await this.client.chat.completions.create({
+      model: this.providerModel,
+      messages: [
+        { role: 'system', content: SYSTEM_PROMPT },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: [
+                `Write the alt text of this image in ${brief.languageName} (language code ${brief.language}).`,
+                `It illustrates: "${image.subject}".`,
+                `Keyword(s): ${brief.keyword}`,
+                'Describe what the image shows, in at most 125 characters, plain text, one sentence, no quotes, not starting with "Image of".',
+              ].join('\n'),
+            },
+            {
+              type: 'image_url',
+              image_url: { url: `data:image/jpeg;base64,${image.preview.toString('base64')}`, detail: 'low' },
+            },
+          ],
+        },
+      ],
+    });
+    const alt = completion.choices[0]?.message.content ?? '';
+    return { alt, usage: usageOf(completion.usage) };
+  }
 }
 
 function sectionPrompt(brief: ArticleBrief, part: SectionPart): string {

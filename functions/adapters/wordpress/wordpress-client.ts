@@ -53,6 +53,10 @@ function createdPostSchemas() {
     faq_questions: integer(),
     internal_links_kept: z.optional(integer()),
     internal_links_dropped: z.optional(integer()),
+    // Plugin 1.5+: the article's images in the Media Library.
+    featured_media_id: z.optional(z.nullable(integer())),
+    images_uploaded: z.optional(integer()),
+    media: z.optional(z.array(z.object({ slot: z.string(), id: integer(), url: z.string() }))),
   });
   const postSchema = z.object({
     id: integer(),
@@ -121,6 +125,18 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
             internal_links: post.internalLinks.map((link) => ({
               url: link.url,
               post_id: Number(link.postId),
+            })),
+          }
+        : {}),
+      // The image bytes travel in the request: the site never fetches a URL.
+      ...(post.images && post.images.length > 0
+        ? {
+            images: post.images.map((image) => ({
+              slot: image.slot,
+              mime_type: image.mimeType,
+              alt: image.alt,
+              ...(image.afterSection !== undefined ? { after_section: image.afterSection } : {}),
+              data: image.bytes.toString('base64'),
             })),
           }
         : {}),
@@ -239,6 +255,16 @@ function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string):
             ...(kept.internal_links_dropped !== undefined
               ? { internalLinksDropped: kept.internal_links_dropped }
               : {}),
+            ...(kept.featured_media_id ? { featuredMediaId: String(kept.featured_media_id) } : {}),
+            ...(kept.images_uploaded !== undefined ? { imagesUploaded: kept.images_uploaded } : {}),
+            ...(kept.media
+              ? {
+                  media: kept.media.flatMap((media) => {
+                    const url = httpUrl(media.url);
+                    return url ? [{ slot: safeText(media.slot), id: String(media.id), url }] : [];
+                  }),
+                }
+              : {}),
           },
         }
       : {}),
@@ -304,6 +330,16 @@ function safePermalink(link: string, siteUrl: string, postId: number): string {
     // not a URL: fall through
   }
   return `${siteUrl.replace(/\/+$/, '')}/?p=${postId}`;
+}
+
+/** An http(s) URL the site gave (a Media Library file), as the URL standard writes it; undefined otherwise. */
+function httpUrl(link: string): string | undefined {
+  try {
+    const url = new URL(link);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import type { $ZodType } from 'zod/v4/core';
+import { MAX_IMAGE_URL_LENGTH } from '../../core/articles/article-image-input';
+import { MAX_INLINE_IMAGES } from '../../core/articles/article-images';
 import {
   createArticleSchema,
   MAX_INTERNAL_LINKS,
@@ -309,6 +311,14 @@ export const operations: Record<string, OperationSpec> = {
       },
       allow_same_topic: {
         description: `Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. ${FORM_BOOLEAN}`,
+      },
+      featured_image: {
+        description:
+          '`none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back.',
+        maxLength: MAX_IMAGE_URL_LENGTH,
+      },
+      inline_images: {
+        description: `Generated images after chosen H2 sections, 0-${MAX_INLINE_IMAGES} and at most h2_count; 2 credits each.`,
       },
     },
     idempotent: true,

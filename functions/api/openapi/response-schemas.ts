@@ -164,6 +164,10 @@ const publicationSiteSchema = z
     internal_links_dropped: z.int().meta({
       description: 'Internal links to posts no longer published, removed by the plugin (text kept).',
     }),
+    featured_media_id: z.string().nullable().meta({
+      description: "The post's featured image in the Media Library (attachment id); null without one.",
+    }),
+    images_uploaded: z.int().meta({ description: "The article's images in the site's Media Library." }),
   })
   .nullable()
   .meta({ id: 'PublicationSite', description: 'What the site kept of the post; null until published.' });
@@ -196,6 +200,32 @@ const sourceSchema = z
       .meta({ description: 'Why the source could not be fetched; null when it was.' }),
   })
   .meta({ id: 'ArticleSource' });
+const storedImage = {
+  url: z.string().nullable().meta({
+    description:
+      'A presigned link to the stored image, valid one hour; the Media Library URL once published.',
+  }),
+  alt: z.string().meta({ description: "Alt text in the article's language, at most 125 characters." }),
+  width: z.int(),
+  height: z.int(),
+  mime_type: z.enum(['image/webp', 'image/jpeg']),
+  bytes: z.int(),
+  source: z.enum(['generated', 'placeholder', 'url']).meta({
+    description: '`generated` by the Images API, `placeholder` by the offline writer, `url` from yours.',
+  }),
+};
+
+const featuredImageSchema = z
+  .object(storedImage)
+  .nullable()
+  .meta({ id: 'FeaturedImage', description: 'null without one (none asked, or it could not be had).' });
+
+const inlineImageSchema = z
+  .object({
+    ...storedImage,
+    after_section: z.int().meta({ description: 'The H2 section (1-based) the image follows.' }),
+  })
+  .meta({ id: 'InlineImage' });
 
 const linked = {
   website: websiteDataSchema.nullable(),
@@ -239,6 +269,8 @@ export const generatedArticleSchema = z
             'site_index_unavailable',
             'same_topic_exists',
             'internal_links_fewer_than_requested',
+            'featured_image_unavailable',
+            'inline_image_unavailable',
           ]),
           z.templateLiteral(['banned_phrase_removed:', z.string()]).meta({
             description:
@@ -253,6 +285,8 @@ export const generatedArticleSchema = z
       external_links_removed: z.int().meta({
         description: 'Links the model wrote to no fetched source: removed, their text kept.',
       }),
+      featured_image: featuredImageSchema,
+      images: z.array(inlineImageSchema),
       ...linked,
     }),
     status: z.literal('generated'),
@@ -300,6 +334,8 @@ export const queuedArticleSchema = z
           description:
             'With `outline_review`: the outline to approve (status `outline_ready`), then the approved one; null before.',
         }),
+      featured_image: z.string().meta({ description: '`none`, `generate` or the URL given.' }),
+      inline_images: z.int(),
       ...linked,
     }),
     status: z

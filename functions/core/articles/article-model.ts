@@ -77,6 +77,15 @@ export interface ArticleModel {
     outline: Outline,
     feedback?: string,
   ): Promise<{ meta: ArticleMeta; usage: TokenUsage }>;
+  /**
+   * Alt text for an image of the article, in its language, at most 125 characters, describing
+   * what the image shows (`preview`: a small JPEG of it; `subject`: what it was made to
+   * illustrate). Optional: without it, the image gets its subject as alt text.
+   */
+  describeImage?(
+    brief: ArticleBrief,
+    image: { subject: string; preview: Buffer },
+  ): Promise<{ alt: string; usage: TokenUsage }>;
 }
 
 export interface ArticleModelProvider {

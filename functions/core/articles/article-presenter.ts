@@ -6,10 +6,13 @@ import { type Category, presentCategory, type Website, websiteData } from '../we
 import { toBit, toWireTime } from '../wire';
 import type { Article, ArticleState } from './article';
 import { focusKeywordOf } from './article-seo';
+import { presentImageRequest, presentImages } from './image-presenter';
 
 export interface Linked {
   website?: Website;
   category?: Category;
+  /** URL of each stored image by slot (image-presenter.ts). */
+  imageUrls?: Record<string, string>;
 }
 
 /** Outer status of `show` for an article not generated yet. */
@@ -115,6 +118,8 @@ function presentSite(site: PublicationSite | undefined) {
     external_links_dropped: site.externalLinksDropped ?? 0,
     internal_links_kept: site.internalLinksKept ?? 0,
     internal_links_dropped: site.internalLinksDropped ?? 0,
+    featured_media_id: site.featuredMediaId ?? null,
+    images_uploaded: site.imagesUploaded ?? 0,
   };
 }
 
@@ -136,6 +141,7 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
       created_at: toWireTime(article.createdAt),
       published_at: onWebsite ? toWireTime(article.publishedAt) : null,
       ...seoFields(article),
+      ...presentImages(article, linked.imageUrls),
       ...linkedObjects(linked),
       publication: presentPublication(article),
     },
@@ -168,6 +174,7 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       research: article.research ?? 'none',
       require_sources: toBit(article.requireSources),
       ...outlineFields(article),
+      ...presentImageRequest(article),
       ...linkedObjects(linked),
       publication: presentPublication(article),
     },

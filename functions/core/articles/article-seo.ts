@@ -1,5 +1,6 @@
 /** What a generated article carries besides its HTML: SEO fields, FAQ, tags, quality notes. */
 import type { SourceReport } from '../sources/article-sources';
+import type { ImageWarning } from './article-images';
 
 export interface FaqItem {
   question: string;
@@ -25,7 +26,8 @@ export type QualityWarning =
   /** The refreshed site index holds a post on the article's topic (same-topic.ts). */
   | 'same_topic_exists'
   /** The text offered fewer fitting phrases than the internal links asked for. */
-  | 'internal_links_fewer_than_requested';
+  | 'internal_links_fewer_than_requested'
+  | ImageWarning;
 
 export interface ArticleSeo {
   /** 120-160 characters, with the focus keyword (or the client's own). */

@@ -2,6 +2,7 @@
 import type { AiModel } from '../pricing';
 import type { PublicationSite } from '../websites/cms-client';
 import type { ArticleProfile } from '../websites/site-profile';
+import type { ArticleImage } from './article-images';
 import type { Outline, TokenUsage } from './article-model';
 import type { ArticleSeo } from './article-seo';
 
@@ -64,6 +65,10 @@ export interface ArticleRequest {
   allowSameTopic?: boolean;
   /** Generation stops after the outline until the client approves it (outline-review.ts). */
   outlineReview?: boolean;
+  /** `generate` or the https URL of the client's image; absent: no featured image. */
+  featuredImage?: string;
+  /** Generated images placed after chosen H2 sections (0-3). */
+  inlineImages?: number;
 }
 
 export interface Article extends ArticleRequest {
@@ -113,6 +118,10 @@ export interface Article extends ArticleRequest {
   outlineUsage?: TokenUsage;
   /** Why it was cancelled when the client did not (`outline_expired`). */
   cancelReason?: string;
+  /** The images stored for the article (featured first); those that could not be had are absent. */
+  images?: ArticleImage[];
+  /** Credits given back at completion for images that could not be had. */
+  imageCreditsRefunded?: number;
 
   // Publication
   slug?: string;

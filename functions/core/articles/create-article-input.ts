@@ -13,6 +13,7 @@ import {
 import { sourcesField } from '../sources/source-urls';
 import { safeText } from '../text';
 import { UndecodableText } from '../undecodable-text';
+import { featuredImageField, inlineImagesField } from './article-image-input';
 import { sameTag } from './article-seo';
 
 export const MAX_KEYWORDS = 5;
@@ -213,6 +214,8 @@ function buildCreateArticleSchema() {
       ),
     ),
     require_sources: optionalField(formBoolean('require_sources')),
+    featured_image: optionalField(featuredImageField()),
+    inline_images: optionalField(inlineImagesField()),
   });
 
   return {

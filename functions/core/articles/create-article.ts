@@ -8,6 +8,7 @@ import { type SourcePolicy, sourceOptions } from '../sources/source-policy';
 import type { SiteIndexStore } from '../websites/ports';
 import type { ArticleProfile } from '../websites/site-profile';
 import type { Article, ArticleRequest } from './article';
+import { imageRequestOf } from './article-image-input';
 import { focusKeywordOf } from './article-seo';
 import type { CreateArticleInput } from './create-article-input';
 import { sendForGeneration } from './generation-messages';
@@ -36,6 +37,8 @@ export interface CreateArticleDeps {
   sourcePolicy?: SourcePolicy;
   /** Called when the message could not be sent; the next sweep sends it. */
   onEnqueueFailure?: (error: unknown, article: Article) => void;
+  /** Plain-http image URLs allowed (local mode and tests, with private addresses). */
+  allowPlainHttpImages?: boolean;
 }
 
 /**
@@ -82,7 +85,10 @@ export async function createArticle(
 
 /** Checks the website and category; drops the publishing options when no website is given. */
 async function resolveRequest(
-  deps: Pick<CreateArticleDeps, 'websites' | 'categories' | 'sourcePolicy' | 'siteIndex'>,
+  deps: Pick<
+    CreateArticleDeps,
+    'websites' | 'categories' | 'sourcePolicy' | 'siteIndex' | 'allowPlainHttpImages'
+  >,
   accountId: string,
   input: CreateArticleInput,
 ): Promise<ArticleRequest> {
@@ -102,6 +108,7 @@ async function resolveRequest(
     ...(input.outline_review ? { outlineReview: true } : {}),
     ...(input.meta_description ? { metaDescription: input.meta_description } : {}),
     ...sourceOptions(input, deps.sourcePolicy),
+    ...imageRequestOf(input, { allowPlainHttp: deps.allowPlainHttpImages ?? false }),
   };
   const internalLinks = linksRequested(input);
   if (!input.website_uuid) return { ...base, draft: false };

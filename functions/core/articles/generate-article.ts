@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { type SourceDeps, SourcesUnavailableError } from '../sources/article-sources';
 import { siteHostOf } from '../sources/citations';
 import type { Article } from './article';
+import { type ArticleImageDeps, type ImagesOutcome, imageKeysOf, imagesBeside } from './article-images';
 import type { ArticleModelProvider } from './article-model';
 import { type GenerationStep, generationStep } from './generation-step';
 import type { SiteForLinks } from './internal-links';
@@ -70,6 +71,10 @@ export interface GenerateArticleDeps {
   websites?: Pick<WebsiteLookup, 'get'>;
   /** The site index of an article's website, refreshed when stale (site-index.ts); without it, no links. */
   siteLinks?: (article: Article) => Promise<SiteForLinks | undefined>;
+  /** Making and storing images (article-images.ts); without it, images asked for are refunded. */
+  images?: ArticleImageDeps;
+  /** Told about each image that could not be had (its credits go back at completion). */
+  onImageFailure?: (article: Article, slot: string, reason: string) => void;
 }
 
 export interface GenerationAttemptResult {
@@ -139,6 +144,8 @@ export async function generateQueuedArticle(
   const stopRenewing = keepLease(deps, article, leaseId, attempt);
   let step: GenerationStep;
   let providerModel: string;
+  let images: Promise<ImagesOutcome> | undefined;
+  let imageOutcome: ImagesOutcome | undefined;
   try {
     // Read beside the outline: the index refresh is a call to the site.
     const site = article.websiteUuid ? deps.siteLinks?.(article) : undefined;
@@ -154,9 +161,14 @@ export async function generateQueuedArticle(
         ...(deps.sources ? { sources: deps.sources } : {}),
         ...(siteHost ? { siteHost } : {}),
         ...(site ? { site } : {}),
+        // Images are made beside the sections, from the final outline.
+        onOutline: (outline, brief) => {
+          images = imagesBeside(deps.images, model, brief, article, outline);
+        },
       }),
       attempt,
     );
+    imageOutcome = images ? await withinBudget(images, attempt) : undefined;
   } catch (error) {
     stopRenewing();
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -179,6 +191,9 @@ export async function generateQueuedArticle(
   // Outline review: the article waits for the client's approval of its outline.
   if (step.kind === 'outline') return holdOutlineForReview(deps, article, leaseId, step);
   const written = step.written;
+  for (const failure of imageOutcome?.failures ?? []) {
+    deps.onImageFailure?.(article, failure.slot, failure.reason);
+  }
   let completed: boolean;
   try {
     completed = await deps.articles.completeGeneration(article, leaseId, {
@@ -186,10 +201,13 @@ export async function generateQueuedArticle(
       content: written.content,
       totalWords: written.totalWords,
       providerModel,
-      promptTokens: written.usage.promptTokens,
-      completionTokens: written.usage.completionTokens,
+      promptTokens: written.usage.promptTokens + (imageOutcome?.usage.promptTokens ?? 0),
+      completionTokens: written.usage.completionTokens + (imageOutcome?.usage.completionTokens ?? 0),
       generatedAt: deps.clock().toISOString(),
-      seo: written.seo,
+      seo: imageOutcome
+        ? { ...written.seo, qualityWarnings: [...written.seo.qualityWarnings, ...imageOutcome.warnings] }
+        : written.seo,
+      ...(imageOutcome ? { images: imageOutcome.images, imageRefund: imageOutcome.refund } : {}),
     });
   } catch (error) {
     // Storage failed (or the worker is going down): hand the article back for the next delivery.
@@ -227,6 +245,8 @@ async function failForGood(
   leaseId?: string,
 ): Promise<GenerationAttemptResult> {
   const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString(), leaseId);
+  // Images an earlier attempt stored go with the failed article (its credits came back whole).
+  if (failed && deps.images) await deps.images.store.delete(imageKeysOf(article)).catch(() => undefined);
   return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
 }
 

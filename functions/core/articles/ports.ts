@@ -1,6 +1,7 @@
 /** What the article use cases need from the outside world. */
 import type { Category, Website } from '../websites/website';
 import type { Article } from './article';
+import type { ArticleImage } from './article-images';
 import type { Outline, TokenUsage } from './article-model';
 import type { ArticleSeo } from './article-seo';
 
@@ -30,6 +31,9 @@ export interface GenerationResult {
   completionTokens: number;
   generatedAt: string;
   seo?: ArticleSeo;
+  /** The images that could be had, and the credits of those that could not (given back at completion). */
+  images?: ArticleImage[];
+  imageRefund?: number;
 }
 
 export interface ArticlePage {

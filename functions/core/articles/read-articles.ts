@@ -1,5 +1,6 @@
 /** Show one article, list generated articles, list the queue. */
 import { NotFoundError } from '../errors';
+import type { ImageLinks } from '../images/ports';
 import { type Page, PER_PAGE } from '../pagination';
 import type { Article } from './article';
 import {
@@ -8,12 +9,15 @@ import {
   presentGeneratedArticle,
   presentQueuedArticle,
 } from './article-presenter';
+import { imageUrlsOf } from './image-presenter';
 import type { ArticleReads, CategoryLookup, WebsiteLookup } from './ports';
 
 export interface ReadArticlesDeps {
   articles: ArticleReads;
   websites: WebsiteLookup;
   categories: CategoryLookup;
+  /** Presigned links to stored images (functions with the image bucket). */
+  imageLinks?: ImageLinks;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,8 +65,20 @@ function pageOf<T>(items: T[], page: number, total: number | undefined): Page<T>
   return total === undefined ? { items, page } : { items, page, total };
 }
 
-/** Websites and categories of the articles: one batch read of each per page, whatever the page. */
+/** Websites, categories and image links of the articles. */
 async function linkAll(deps: ReadArticlesDeps, articles: Article[]): Promise<Linked[]> {
+  const [linked, imageUrls] = await Promise.all([
+    linkRecords(deps, articles),
+    Promise.all(articles.map((article) => imageUrlsOf(article, deps.imageLinks))),
+  ]);
+  return linked.map((link, index) => {
+    const urls = imageUrls[index] ?? {};
+    return Object.keys(urls).length > 0 ? { ...link, imageUrls: urls } : link;
+  });
+}
+
+/** Websites and categories of the articles: one batch read of each per page, whatever the page. */
+async function linkRecords(deps: ReadArticlesDeps, articles: Article[]): Promise<Linked[]> {
   const accountId = articles[0]?.accountId;
   const websiteUuids = articles.flatMap((article) => (article.websiteUuid ? [article.websiteUuid] : []));
   if (accountId === undefined || websiteUuids.length === 0) return articles.map(() => ({}));

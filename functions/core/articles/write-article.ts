@@ -62,6 +62,8 @@ export interface WriteOptions {
   sources?: SourceDeps;
   siteHost?: string;
   site?: Promise<SiteForLinks | undefined>;
+  /** Work started beside the sections once the outline is final (images, link choice). */
+  onOutline?: (outline: Outline, brief: ArticleBrief) => void;
 }
 
 export async function writeArticle(
@@ -103,6 +105,7 @@ export async function writeArticle(
   }
   if (!hasKeyword(outline.title)) warnings.push('keyword_missing_in_title');
   if (!outline.headings.some(hasKeyword)) warnings.push('keyword_missing_in_h2');
+  options.onOutline?.(outline, brief);
 
   const sources = new ArticleSources(gathering ? await gathering : [], focusKeyword);
   if (gathering && sources.fetchedCount === 0) {

@@ -27,6 +27,7 @@ import type { Website } from '../websites/website';
 import { firstCheckAt } from './confirm-scheduled';
 import { joinSiteIndex } from './join-site-index';
 import type { ArticleRef, PublicationSweeps, Publications } from './ports';
+import { markImagesPublished, type PostImageStore, postImagesOf } from './post-images';
 import { postStructure } from './post-structure';
 
 /** What one publication attempt needs. */
@@ -42,6 +43,8 @@ export interface PublishArticleDeps {
   clock: Clock;
   /** Checks the article's external links before it is sent (a dead link is dropped, its text kept). */
   links?: LinkChecker;
+  /** The article's stored images, sent inside the post request. */
+  images?: PostImageStore;
   /** Told about each failed attempt (the retry is already scheduled), e.g. to log it. */
   onFailure?: (ref: ArticleRef, reason: string, nextAttemptAt: string) => void;
   /** Told when a publication ends in `failed` (for the operator's metric and log). */
@@ -148,6 +151,8 @@ export async function publishArticle(deps: PublishArticleDeps, ref: ArticleRef):
     if (deps.siteIndex && result.status === 'publish') {
       await joinSiteIndex(deps.siteIndex, article, website, result, deps.clock());
     }
+    // The site has the images now: the stored copies start their expiry (a failure only delays it).
+    await markImagesPublished(deps.images, article, deps.clock().toISOString()).catch(() => undefined);
     // The site took the post: it is reachable, whatever another call flagged meanwhile (a flag set
     // during this attempt is not in `website`). The login flag is never set here (an attempt with
     // a refused login does not call the site) and one set meanwhile stays: the password may have
@@ -266,7 +271,11 @@ async function send(
   const links = deps.links
     ? await checkExternalLinks(article.content ?? '', siteHostOf(website.url), deps.links)
     : undefined;
-  const post = postFor(links ? { ...article, content: links.html } : article, deps.clock(), category?.cmsId);
+  const images = await postImagesOf(deps.images, article);
+  const post = {
+    ...postFor(links ? { ...article, content: links.html } : article, deps.clock(), category?.cmsId),
+    ...(images.length > 0 ? { images } : {}),
+  };
   // Kept until the outcome is known, so that a crash (or a store failure) after the request went
   // out leaves the login it went out with: a login change then fails instead of posting again.
   if (article.publishUncertainLogin === undefined) {

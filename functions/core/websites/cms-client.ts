@@ -62,6 +62,8 @@ export interface CmsPost {
   tags: string[];
   /** The internal links of the post, for the plugin's check that each target is still published. */
   internalLinks?: { url: string; postId: string }[];
+  /** The featured image, then the inline ones; absent or empty: none. */
+  images?: CmsImage[];
 }
 
 /** What the site kept of a post, as the plugin read it back after writing it. */
@@ -89,6 +91,29 @@ export interface PublicationSite {
   /** Internal links the plugin kept and dropped (target no longer published) when it wrote the post (plugin 1.5). */
   internalLinksKept?: number;
   internalLinksDropped?: number;
+  /** The post's featured image (attachment id), when it has one (plugin 1.5+). */
+  featuredMediaId?: string;
+  /** The article's images in the site's Media Library (plugin 1.5+). */
+  imagesUploaded?: number;
+  /** Where the site keeps each of the article's images (plugin 1.5+). */
+  media?: CmsMedia[];
+}
+
+/** One of the article's images in the site's Media Library. */
+export interface CmsMedia {
+  slot: string;
+  id: string;
+  url: string;
+}
+
+/** An image sent with a post (its bytes travel in the request; the site never fetches a URL). */
+export interface CmsImage {
+  slot: string;
+  bytes: Buffer;
+  mimeType: string;
+  alt: string;
+  /** Inline images: the H2 section (0-based) it follows. */
+  afterSection?: number;
 }
 
 export interface CmsPostResult {

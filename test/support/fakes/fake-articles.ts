@@ -197,12 +197,20 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
       generatedAt: result.generatedAt,
       generatedSeq: seq,
       ...(result.seo ? { seo: copy(result.seo) } : {}),
+      ...(result.images ? { images: copy(result.images) } : {}),
       ...(publishCheckAt
         ? { slug, publishState: 'pending' as const, publishAttempts: 0, publishRetryAt: publishCheckAt }
         : {}),
     };
     row.queued = false;
     row.sweep = publishCheckAt ? { kind: 'publication', at: publishCheckAt } : undefined;
+    // Images that could not be had: their credits back, in the same step (as the transaction does).
+    const imageRefund = Math.min(result.imageRefund ?? 0, row.article.creditsCharged);
+    if (imageRefund > 0) {
+      row.article.creditsCharged -= imageRefund;
+      row.article.imageCreditsRefunded = imageRefund;
+      if (account) account.credits += imageRefund;
+    }
     const charged = row.article.creditsCharged;
     const website = article.websiteUuid
       ? this.tables.websites.get(key(article.accountId, article.websiteUuid))

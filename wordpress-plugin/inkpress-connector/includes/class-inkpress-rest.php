@@ -256,6 +256,10 @@ final class Inkpress_Rest {
 		if ( is_wp_error( $seo ) ) {
 			return $seo;
 		}
+		$images = Inkpress_Media::images_of( $body );
+		if ( is_wp_error( $images ) ) {
+			return $images;
+		}
 
 		// status.
 		$status = $body['status'] ?? null;
@@ -322,7 +326,11 @@ final class Inkpress_Rest {
 			// Internal links to posts no longer published are dropped (their text kept).
 			[ $structure, $links_kept, $links_dropped ] = Inkpress_Index::check_links( $structure, $body['internal_links'] ?? null );
 
-			$blocks  = Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'], $structure['sources'] );
+			$media_ids = Inkpress_Media::attach( $images, $uuid, $title );
+			if ( is_wp_error( $media_ids ) ) {
+				return $media_ids;
+			}
+			$blocks  = Inkpress_Media::place_inline( Inkpress_Blocks::post_blocks( $structure['intro_html'], $structure['sections'], $structure['faq'], $structure['sources'] ), $images, $media_ids );
 			$postarr = array(
 				'post_type'    => 'post',
 				'post_author'  => $user_id,
@@ -363,6 +371,7 @@ final class Inkpress_Rest {
 				null === $structure['faq'] ? array() : $structure['faq']['items']
 			);
 			Inkpress_Seo::store_citations( (int) $post_id, null === $structure['sources'] ? array() : $structure['sources']['items'] );
+			Inkpress_Media::attach_to_post( (int) $post_id, $media_ids );
 			return self::post_response( (int) $post_id, $uuid, true );
 		} finally {
 			$wpdb->query( $wpdb->prepare( 'SELECT RELEASE_LOCK(%s)', $lock ) );
@@ -641,7 +650,7 @@ final class Inkpress_Rest {
 				'category_ids' => array_map( 'intval', is_array( $categories ) ? $categories : array() ),
 				'article_uuid' => $uuid,
 				'created'      => $created,
-				'site'         => self::readback( $post_id, $post ),
+				'site'         => array_merge( self::readback( $post_id, $post ), Inkpress_Media::readback( $post_id, $uuid ) ),
 			),
 			$created ? 201 : 200
 		);

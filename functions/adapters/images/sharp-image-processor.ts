@@ -1,0 +1,92 @@
+/**
+ * Image conversion with sharp: only JPEG, PNG, WebP and GIF pass, told by their first bytes
+ * (never SVG or anything else, whatever its Content-Type or name); the first frame, turned
+ * upright, at most 1200 px wide, stored as WebP or as JPEG when that is smaller, at most 200 KB
+ * (quality, then size, lowered until it fits).
+ */
+import {
+  type ImageProcessor,
+  ImageUnavailableError,
+  type PreparedImage,
+  type StoredImageType,
+} from '../../core/images/ports';
+import { sharp } from './sharp-loader';
+
+export const MAX_IMAGE_WIDTH = 1200;
+export const MAX_IMAGE_BYTES = 200 * 1024;
+/** Decoding bombs: at most 50 megapixels are read. */
+const MAX_INPUT_PIXELS = 50_000_000;
+const QUALITIES = [82, 72, 62, 50, 40];
+const PREVIEW_WIDTH = 512;
+
+export type RasterFormat = 'jpeg' | 'png' | 'webp' | 'gif';
+
+/** The raster format the bytes start with, or undefined (SVG, HTML, anything else). */
+export function sniffImageFormat(bytes: Buffer): RasterFormat | undefined {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  if (
+    bytes.length >= 8 &&
+    bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+  )
+    return 'png';
+  if (
+    bytes.length >= 12 &&
+    bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    bytes.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'webp';
+  const head = bytes.subarray(0, 6).toString('latin1');
+  if (head === 'GIF87a' || head === 'GIF89a') return 'gif';
+  return undefined;
+}
+
+export class SharpImageProcessor implements ImageProcessor {
+  async prepare(bytes: Buffer): Promise<PreparedImage> {
+    const format = sniffImageFormat(bytes);
+    if (!format) throw new ImageUnavailableError('The bytes are not a JPEG, PNG, WebP or GIF image.');
+    let width = MAX_IMAGE_WIDTH;
+    try {
+      const meta = await sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS, pages: 1 }).metadata();
+      if (meta.format !== format) {
+        throw new ImageUnavailableError('The image does not decode as its format.');
+      }
+      width = Math.min(MAX_IMAGE_WIDTH, meta.autoOrient?.width ?? meta.width ?? MAX_IMAGE_WIDTH);
+      for (; width >= 300; width = Math.round(width * 0.8)) {
+        for (const quality of QUALITIES) {
+          const candidate = await this.encode(bytes, width, quality);
+          if (candidate.bytes.length <= MAX_IMAGE_BYTES) return candidate;
+        }
+      }
+    } catch (error) {
+      if (error instanceof ImageUnavailableError) throw error;
+      throw new ImageUnavailableError(
+        `The image could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    throw new ImageUnavailableError('The image does not fit in 200 KB.');
+  }
+
+  async preview(bytes: Buffer): Promise<Buffer> {
+    return sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+      .resize({ width: PREVIEW_WIDTH, withoutEnlargement: true })
+      .jpeg({ quality: 70 })
+      .toBuffer();
+  }
+
+  /** WebP and JPEG at one width and quality: the smaller of the two. */
+  private async encode(bytes: Buffer, width: number, quality: number): Promise<PreparedImage> {
+    const base = () =>
+      // The first frame of an animation, turned upright.
+      sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS, pages: 1, failOn: 'error' })
+        .rotate()
+        .resize({ width, withoutEnlargement: true })
+        .flatten({ background: '#ffffff' });
+    const [webp, jpeg] = await Promise.all([
+      base().webp({ quality }).toBuffer({ resolveWithObject: true }),
+      base().jpeg({ quality, mozjpeg: true }).toBuffer({ resolveWithObject: true }),
+    ]);
+    const best = jpeg.data.length < webp.data.length ? jpeg : webp;
+    const mimeType: StoredImageType = best === jpeg ? 'image/jpeg' : 'image/webp';
+    return { bytes: best.data, mimeType, width: best.info.width, height: best.info.height };
+  }
+}

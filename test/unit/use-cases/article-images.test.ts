@@ -1,0 +1,132 @@
+/** Images beside the sections, with the image ports faked: stored, priced, refunded once when missing. */
+
+import { inlineSections } from '../../../functions/core/articles/article-images';
+import { createArticle } from '../../../functions/core/articles/create-article';
+import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import { ValidationError } from '../../../functions/core/errors';
+import { publishArticle } from '../../../functions/core/publishing/publish-article';
+import { createFakes, FakeDelivery } from '../../support/fakes';
+import { fakeImageDeps } from '../../support/fakes/fake-images';
+import { articleInput, createDeps, generateDeps, PRICE, publishDeps } from './helpers';
+
+async function setUp(fields: Record<string, unknown>, credits = 100) {
+  const fakes = createFakes();
+  const images = fakeImageDeps();
+  const accountId = await fakes.account(credits);
+  const article = await createArticle(createDeps(fakes), accountId, articleInput(fields));
+  const generate = () =>
+    generateQueuedArticle({ ...generateDeps(fakes), images }, article, new FakeDelivery());
+  return { fakes, images, accountId, article, generate };
+}
+
+describe('article images', () => {
+  it('prices a generated featured image at 2 credits, a client URL at 1 and each inline image at 2', async () => {
+    expect((await setUp({ featured_image: 'generate', inline_images: 2 })).article.estimatedCredits).toBe(
+      PRICE + 2 + 4,
+    );
+    expect((await setUp({ featured_image: 'https://cdn.example/a.png' })).article.estimatedCredits).toBe(
+      PRICE + 1,
+    );
+    expect((await setUp({ featured_image: 'none' })).article.estimatedCredits).toBe(PRICE);
+  });
+
+  it('makes the featured image and the inline ones, with alt text from their subject when the model has none', async () => {
+    const { fakes, images, accountId, article, generate } = await setUp({
+      featured_image: 'generate',
+      inline_images: 2,
+      title: 'Bread at home',
+    });
+    expect((await generate()).outcome).toBe('generated');
+    const stored = fakes.articles.row(article)?.article;
+    expect(stored?.images?.map((image) => [image.slot, image.afterSection, image.alt])).toEqual([
+      ['featured', undefined, 'Bread at home'],
+      ['inline-1', 0, stored?.images?.[1]?.alt],
+      ['inline-2', 1, stored?.images?.[2]?.alt],
+    ]);
+    expect(stored?.images?.[1]?.alt).not.toBe('');
+    expect(images.store.objects.size).toBe(3);
+    expect(images.generator.prompts[0]).toContain('Bread at home');
+    expect(images.generator.prompts.every((prompt) => prompt.includes('No text'))).toBe(true);
+    expect(stored?.seo?.qualityWarnings).not.toContain('featured_image_unavailable');
+    expect(stored?.seo?.qualityWarnings).not.toContain('inline_image_unavailable');
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - PRICE - 6);
+  });
+
+  it('leaves out an image that cannot be had and gives exactly its credits back, once', async () => {
+    const { fakes, images, accountId, article, generate } = await setUp({
+      featured_image: 'https://cdn.example/drawing.svg',
+      inline_images: 1,
+    });
+    images.fetcher.urls.set('https://cdn.example/drawing.svg', Buffer.from('<svg/>'));
+    expect((await generate()).outcome).toBe('generated');
+    // A second delivery of the same message: nothing more is refunded.
+    expect((await generate()).outcome).toBe('skipped');
+    const stored = fakes.articles.row(article)?.article;
+    expect(stored?.images?.map((image) => image.slot)).toEqual(['inline-1']);
+    expect(stored?.seo?.qualityWarnings).toEqual(['featured_image_unavailable']);
+    expect(stored?.imageCreditsRefunded).toBe(1);
+    expect(stored?.creditsCharged).toBe(PRICE + 2);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - PRICE - 2);
+  });
+
+  it('refunds every image when the function cannot make images at all', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ featured_image: 'generate', inline_images: 1 }),
+    );
+    await generateQueuedArticle(generateDeps(fakes), article, new FakeDelivery());
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - PRICE);
+    expect(fakes.articles.row(article)?.article.seo?.qualityWarnings).toEqual([
+      'featured_image_unavailable',
+      'inline_image_unavailable',
+    ]);
+  });
+
+  it('sends the image bytes with the post and marks them published', async () => {
+    const { fakes, images, accountId } = await setUp({}, 100);
+    const website = await fakes.website(accountId);
+    const withSite = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ website_uuid: website.websiteUuid, featured_image: 'generate' }),
+    );
+    await generateQueuedArticle({ ...generateDeps(fakes), images }, withSite, new FakeDelivery());
+    expect(await publishArticle({ ...publishDeps(fakes), images: images.store }, withSite)).toBe('published');
+    const sent = [...fakes.cms.posts.values()].at(-1)?.post;
+    expect(sent?.images?.map((image) => [image.slot, image.mimeType])).toEqual([['featured', 'image/webp']]);
+    expect([...images.store.objects.values()].every((object) => object.publishedAt !== undefined)).toBe(true);
+  });
+
+  it('refuses a plain-http image URL when deployed, and more inline images than H2 sections', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    await expect(
+      createArticle(
+        createDeps(fakes),
+        accountId,
+        articleInput({ featured_image: 'http://cdn.example/a.png' }),
+      ),
+    ).rejects.toThrow(ValidationError);
+    await expect(
+      createArticle(
+        { ...createDeps(fakes), allowPlainHttpImages: true },
+        accountId,
+        articleInput({ featured_image: 'http://cdn.example/a.png' }),
+      ),
+    ).resolves.toMatchObject({ featuredImage: 'http://cdn.example/a.png' });
+    await expect(
+      createArticle(createDeps(fakes), accountId, articleInput({ h2_count: 2, inline_images: 3 })),
+    ).rejects.toThrow(ValidationError);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - PRICE - 1);
+  });
+
+  it('spreads inline images over the sections, never two after one', () => {
+    expect(inlineSections(5, 2)).toEqual([1, 3]);
+    expect(inlineSections(3, 3)).toEqual([0, 1, 2]);
+    expect(inlineSections(1, 1)).toEqual([0]);
+    expect(inlineSections(10, 3)).toEqual([2, 5, 7]);
+  });
+});
