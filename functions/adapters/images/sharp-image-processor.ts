@@ -18,6 +18,8 @@ export const MAX_IMAGE_BYTES = 200 * 1024;
 const MAX_INPUT_PIXELS = 50_000_000;
 const QUALITIES = [82, 72, 62, 50, 40];
 const PREVIEW_WIDTH = 512;
+/** Below this width an image that still does not fit in 200 KB is given up. */
+const MIN_SHRUNK_WIDTH = 300;
 
 export type RasterFormat = 'jpeg' | 'png' | 'webp' | 'gif';
 
@@ -51,11 +53,13 @@ export class SharpImageProcessor implements ImageProcessor {
         throw new ImageUnavailableError('The image does not decode as its format.');
       }
       width = Math.min(MAX_IMAGE_WIDTH, meta.autoOrient?.width ?? meta.width ?? MAX_IMAGE_WIDTH);
-      for (; width >= 300; width = Math.round(width * 0.8)) {
+      // At its own width (1200 px at most) first, then smaller while it does not fit.
+      for (let first = true; first || width >= MIN_SHRUNK_WIDTH; first = false) {
         for (const quality of QUALITIES) {
           const candidate = await this.encode(bytes, width, quality);
           if (candidate.bytes.length <= MAX_IMAGE_BYTES) return candidate;
         }
+        width = Math.round(width * 0.8);
       }
     } catch (error) {
       if (error instanceof ImageUnavailableError) throw error;

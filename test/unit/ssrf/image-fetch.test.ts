@@ -1,0 +1,69 @@
+/** Client image URLs through the SSRF guard and the content check: hostile servers get no image. */
+import sharp from 'sharp';
+import {
+  GuardedImageFetcher,
+  IMAGE_FETCH_LIMITS,
+} from '../../../functions/adapters/images/guarded-image-fetcher';
+import {
+  SharpImageProcessor,
+  sniffImageFormat,
+} from '../../../functions/adapters/images/sharp-image-processor';
+import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
+import { ImageUnavailableError } from '../../../functions/core/images/ports';
+import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
+
+let server: LocalHttpServer;
+let png: Buffer;
+
+beforeAll(async () => {
+  png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#a33' } })
+    .png()
+    .toBuffer();
+  server = await startLocalHttpServer((request, response) => {
+    if (request.url === '/slow.png') {
+      setTimeout(() => response.writeHead(200, { 'Content-Type': 'image/png' }).end(png), 2_000);
+    } else {
+      response.writeHead(200, { 'Content-Type': 'image/png' }).end(png);
+    }
+  });
+});
+
+afterAll(() => server.close());
+
+const fetcher = (allowPrivate: boolean, totalTimeoutMs: number = IMAGE_FETCH_LIMITS.totalTimeoutMs) =>
+  new GuardedImageFetcher({ ...IMAGE_FETCH_LIMITS, totalTimeoutMs, allowPrivate, resolve: systemResolver });
+
+describe('client image URLs', () => {
+  it('are refused on a private address when deployed (and over plain http)', async () => {
+    await expect(fetcher(false).fetch(`${server.url}/photo.png`)).rejects.toThrow(ImageUnavailableError);
+    await expect(
+      fetcher(false).fetch(`https://127.0.0.1:${new URL(server.url).port}/photo.png`),
+    ).rejects.toThrow(/blocked/);
+    await expect(fetcher(false).fetch('https://169.254.169.254/latest/meta-data')).rejects.toThrow(/blocked/);
+  });
+
+  it('are read where private addresses are allowed (local mode)', async () => {
+    expect(await fetcher(true).fetch(`${server.url}/photo.png`)).toEqual(png);
+  });
+
+  it('give up on a server slower than the time limit', async () => {
+    await expect(fetcher(true, 300).fetch(`${server.url}/slow.png`)).rejects.toThrow(/timeout/);
+  });
+
+  it('take only JPEG, PNG, WebP and GIF, told by their bytes', async () => {
+    expect(sniffImageFormat(png)).toBe('png');
+    expect(sniffImageFormat(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeUndefined();
+    expect(sniffImageFormat(Buffer.from('<?xml version="1.0"?><svg/>'))).toBeUndefined();
+    const processor = new SharpImageProcessor();
+    await expect(processor.prepare(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).rejects.toThrow(
+      ImageUnavailableError,
+    );
+    // PNG magic followed by garbage: not decodable.
+    await expect(processor.prepare(Buffer.concat([png.subarray(0, 8), Buffer.alloc(100)]))).rejects.toThrow(
+      ImageUnavailableError,
+    );
+    const small = await processor.prepare(png);
+    expect(small.width).toBe(40);
+    expect(['image/webp', 'image/jpeg']).toContain(small.mimeType);
+  });
+});
