@@ -134,7 +134,7 @@ describe('article images', () => {
     expect((await sharp(bytes).metadata()).width).toBe(1200);
 
     expect(data.images).toHaveLength(2);
-    expect(data.images.map((image: { after_section: number }) => image.after_section)).toEqual([1, 2]);
+    expect(data.images.map((image: { after_section: number }) => image.after_section)).toEqual([2, 3]);
     for (const image of data.images) {
       expect(image.alt).not.toBe('');
       expect((await download(image.url)).length).toBe(image.bytes);
