@@ -233,6 +233,11 @@ async function expectHandMadePost(articleUuid: string) {
     seo: { adapter: 'inkpress', meta_description: 1, focus_keyword: 1 },
     schema: { printed_by: 'inkpress', types: ['Article', 'FAQPage'] },
     faq_questions: 3,
+    // No sources and no site index links in these articles: nothing to keep or drop.
+    internal_links_kept: 0,
+    internal_links_dropped: 0,
+    external_links_kept: 0,
+    external_links_dropped: 0,
   });
   expect(data.publication.site.tags).toHaveLength(onPost.tags.length);
   return { data, cmsId, content };

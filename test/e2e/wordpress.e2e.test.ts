@@ -139,6 +139,10 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
         articles_count: 0,
         categories_count: 4,
         created_at: expect.stringMatching(WIRE_TIME),
+        // The site index is built at registration (plugin 1.5).
+        index_supported: 1,
+        indexed_at: expect.stringMatching(WIRE_TIME),
+        posts_indexed: expect.any(Number),
       },
       status: { login_is_unauthorized: 0, is_unreachable: 0 },
     });

@@ -122,6 +122,8 @@ describe('create, queue, generate, list, show', () => {
       sources: [],
       research: 'none',
       require_sources: 0,
+      outline_review: 0,
+      outline: null,
       website: null,
       category: null,
       publication: null,
