@@ -56,6 +56,8 @@ export const ESBUILD_ALIASES: Record<string, string> = {
   '@aws-lambda-powertools/jmespath': './functions/shared/bundling/jmespath-unused.ts',
   '@aws-lambda-powertools/jmespath/functions': './functions/shared/bundling/jmespath-unused.ts',
   '@aws-sdk/credential-provider-node': './functions/shared/bundling/environment-credentials.ts',
+  // linkedom tries the native `canvas` package and falls back to its own shim: the shim, always.
+  canvas: './node_modules/linkedom/commonjs/canvas-shim.cjs',
 };
 
 /** How every bundle is built, a function's or a lazy module's (each adds its entry and externals). */

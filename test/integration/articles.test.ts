@@ -124,6 +124,8 @@ describe('create, queue, generate, list, show', () => {
       require_sources: 0,
       outline_review: 0,
       outline: null,
+      featured_image: 'none',
+      inline_images: 0,
       website: null,
       category: null,
       publication: null,

@@ -4,8 +4,8 @@
  * white or zero-size text, off-screen blocks, scripts, forms) are dropped before Mozilla's
  * Readability finds the article on a light DOM (linkedom); plain text is taken as it is.
  */
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import type { Readability } from '@mozilla/readability';
+import type { parseHTML } from 'linkedom';
 import { type FetchedPage, type PageFetcher, SourceFetchError } from '../../core/sources/ports';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../wordpress/guarded-http';
 import type { DestinationPolicy } from '../wordpress/ssrf-guard';
@@ -111,8 +111,22 @@ const HIDING_STYLE = [
   /(^|;)\s*color\s*:\s*(white|#fff\b|#ffffff\b|#fffffff?f?\b|rgba?\(\s*255\s*,\s*255\s*,\s*255|transparent|hsla?\(\s*\d+\s*,\s*\d+%\s*,\s*100%)/i,
 ];
 
+/**
+ * linkedom (with htmlparser2) and Readability, loaded on the first page to read rather than at a
+ * cold start: most articles have no sources (test/infra/lazy-modules.test.ts).
+ */
+let loadedDomTools: { parseHTML: typeof parseHTML; Readability: typeof Readability } | undefined;
+function domTools() {
+  loadedDomTools ??= {
+    parseHTML: require('linkedom').parseHTML,
+    Readability: require('@mozilla/readability').Readability,
+  };
+  return loadedDomTools;
+}
+
 /** Drops comments and hidden content, then Readability's main text, paragraphs separated by blank lines. */
 export function mainText(html: string, url: string, fallbackTitle: string): { title: string; text: string } {
+  const { parseHTML, Readability } = domTools();
   const withoutComments = html.replace(/<!--[\s\S]*?(-->|$)/g, ' ');
   const { document } = parseHTML(withoutComments);
   for (const element of [...document.querySelectorAll(INVISIBLE_ELEMENTS)]) element.remove();
