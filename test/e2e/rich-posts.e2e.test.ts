@@ -238,6 +238,9 @@ async function expectHandMadePost(articleUuid: string) {
     internal_links_dropped: 0,
     external_links_kept: 0,
     external_links_dropped: 0,
+    // No image asked for.
+    featured_media_id: null,
+    images_uploaded: 0,
   });
   expect(data.publication.site.tags).toHaveLength(onPost.tags.length);
   return { data, cmsId, content };

@@ -155,6 +155,8 @@ describe('create, queue, generate, list, show', () => {
       published_at: null,
       meta_description: expect.stringContaining('trail running shoes'),
       excerpt: 'Learn trail running shoes the easy way. Practical tips inside.',
+      featured_image: null,
+      images: [],
       focus_keyword: 'trail running shoes',
       faq: [],
       tags: [],

@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       GENERATION_QUEUE_URL: 'q',
       WEBHOOK_QUEUE_URL: 'w',
       SITE_PASSWORD_KEY_ID: 'k',
+      IMAGE_BUCKET_NAME: 'i',
     };
     expect(() => loadConfig(env, generationWorker.access)).toThrow(
       'No language model configured: set OPENAI_SECRET_ARN (deployed) or OPENAI_API_KEY (local).',
