@@ -242,6 +242,8 @@ describe('publishing after generation', () => {
         schema: { printed_by: 'inkpress', types: ['Article', 'FAQPage'] },
         faq_questions: 2,
         external_links_kept: 0,
+        featured_media_id: null,
+        images_uploaded: 0,
         external_links_dropped: 0,
         // The fake plugin (1.4) reports no link check.
         internal_links_kept: 0,
