@@ -90,6 +90,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.webhooks as object).sort()).toEqual(
       [
         'article.failed',
+        'article.outline_ready',
         'article.generated',
         'article.publish_failed',
         'article.published',
@@ -276,6 +277,13 @@ describe('real answers of every route fit the document', () => {
     const hook = await call(token, 'POST', '/v1/webhooks/create', {}, { url: `${receiver.url}/openapi` });
     expect(hook.status).toBe(201);
     const webhookUuid = hook.body.data.uuid;
+    expect(
+      (await call(token, 'POST', '/v1/webhooks/{webhook_uuid}/rotate-secret', { webhook_uuid: webhookUuid }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call(token, 'POST', '/v1/webhooks/{webhook_uuid}/enable', { webhook_uuid: webhookUuid })).status,
+    ).toBe(200);
 
     const created = await call(
       token,
