@@ -248,6 +248,8 @@ export const routes: RouteDefinition[] = [
         websites: ['BatchGetItem'],
         categories: ['BatchGetItem'],
       }),
+      // The records are shown by the article presenter, which links images.
+      imageBucket: 'read',
     },
   },
   {
@@ -304,6 +306,8 @@ export const routes: RouteDefinition[] = [
         categories: ['BatchGetItem'],
       }),
       sendsToQueue: true,
+      // The answer is the article as show presents it, image links included.
+      imageBucket: 'read',
     },
   },
   {
