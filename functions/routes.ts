@@ -189,12 +189,13 @@ export const routes: RouteDefinition[] = [
     access: {
       // get, updateCredentials; syncCategories; makeDueForWebsite (sweep index, then updates).
       // ...and the website.recovered event (the website as the update found it); the account's
-      // failed logins to the site (login-failures.ts).
+      // failed logins to the site (login-failures.ts); the index state it answers with.
       tables: rateLimited({
         ...countsLoginFailures,
         websites: ['GetItem', 'UpdateItem'],
         categories: ['Query', 'BatchWriteItem'],
         articles: ['Query', 'UpdateItem'],
+        siteIndex: ['GetItem'],
         ...recordsEvents,
       }),
       sitePasswordKey: 'encrypt',

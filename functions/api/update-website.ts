@@ -1,6 +1,7 @@
 import { websitesWithEvents } from '../composition/events';
 import { publicationStore } from '../composition/publications';
 import { websiteDeps } from '../composition/site-access';
+import { siteIndexStore } from '../composition/site-index';
 import { updateWebsite } from '../core/websites/update-website';
 import { apiHandler } from './http/api-handler';
 import { ok } from './http/responses';
@@ -13,6 +14,7 @@ export const handler = apiHandler(
       ...deps,
       websites: websitesWithEvents(config),
       publications: publicationStore(config),
+      siteIndex: siteIndexStore(config),
     };
   },
   async ({ accountId, pathParameters, fields }, deps) =>

@@ -13,6 +13,8 @@ export const SAM_LOCAL_VARIABLES = [
   'AWS_ENDPOINT_URL_DYNAMODB',
   'AWS_ENDPOINT_URL_SQS',
   'AWS_ENDPOINT_URL_KMS',
+  // The image bucket's, for the functions that read or write images.
+  'AWS_ENDPOINT_URL_S3',
   'INKPRESS_LOCAL_MODE',
   // The language model's, for the function that reads its secret.
   'OPENAI_API_KEY',
@@ -21,8 +23,10 @@ export const SAM_LOCAL_VARIABLES = [
 
 /** The declarations a function's environment starts with when synthesized for `sam local`. */
 export function samLocalDeclarations(access: FunctionAccess): Record<string, string> {
-  const model = (name: string) => name.startsWith('OPENAI_');
-  return Object.fromEntries(
-    SAM_LOCAL_VARIABLES.filter((name) => access.readsModelSecret || !model(name)).map((name) => [name, '']),
-  );
+  const declared = (name: string) => {
+    if (name.startsWith('OPENAI_')) return Boolean(access.readsModelSecret);
+    if (name === 'AWS_ENDPOINT_URL_S3') return Boolean(access.imageBucket);
+    return true;
+  };
+  return Object.fromEntries(SAM_LOCAL_VARIABLES.filter(declared).map((name) => [name, '']));
 }

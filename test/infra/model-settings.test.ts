@@ -1,6 +1,7 @@
 /** CDK context: operators choose the provider models, an OpenAI-compatible server and the rate limit; developers a template for `sam local`. */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { allFunctions } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { InkpressStack } from '../../lib/inkpress-stack';
 
@@ -99,9 +100,11 @@ describe('sam local (-c samLocal=true)', () => {
 
   it('declares, empty, the variables an env file points at the emulators with; the model key in the worker only', () => {
     const environments = functionEnvironments({ samLocal: 'true' });
-    expect(environments).toHaveLength(27);
+    expect(environments).toHaveLength(allFunctions.length);
     for (const { id, variables } of environments) {
       for (const name of localOnly) expect(variables[name]).toBe('');
+      // The image bucket's endpoint where the function reads or writes images.
+      expect(variables.AWS_ENDPOINT_URL_S3 === '').toBe('IMAGE_BUCKET_NAME' in variables);
       const isWorker = id.startsWith('FunctionsGenerationWorker');
       expect('OPENAI_API_KEY' in variables).toBe(isWorker);
     }

@@ -13,11 +13,12 @@ import { syncCategories } from './categories';
 import { createWebsiteSchema, verifyLogin, type WebsiteDeps } from './create-website';
 import { withDiagnosis } from './diagnose-connection';
 import { PASSWORD_CONTEXT_VERSION } from './password-cipher';
+import type { SiteIndexStore } from './ports';
 import { findWebsite } from './read-websites';
 import { removeAllCategories } from './remove-categories';
 import { HEALTHY } from './site-failures';
+import { presentIndexedWebsite } from './site-index';
 import { normalizeSiteUrl } from './site-url';
-import { presentWebsite } from './website';
 
 export interface UpdateWebsiteDeps
   extends Pick<
@@ -25,6 +26,8 @@ export interface UpdateWebsiteDeps
     'websites' | 'categories' | 'cipher' | 'cms' | 'loginFailures' | 'now' | 'probes'
   > {
   publications: Pick<PublicationSweeps, 'makeDueForWebsite'>;
+  /** The answer is the website as show presents it, index fields included. */
+  siteIndex: Pick<SiteIndexStore, 'getState'>;
 }
 
 export const updateWebsiteSchema = z.pick(createWebsiteSchema, { login: true, password: true });
@@ -71,7 +74,7 @@ export async function updateWebsite(
   // meanwhile could make a second post.
   const dueAt = new Date(Date.parse(now) + PUBLISH_GRACE_MS).toISOString();
   await deps.publications.makeDueForWebsite(accountId, website.websiteUuid, dueAt);
-  return presentWebsite(write.after);
+  return presentIndexedWebsite(write.after, await deps.siteIndex.getState(website.websiteUuid));
 }
 
 function isBlank(value: unknown): boolean {

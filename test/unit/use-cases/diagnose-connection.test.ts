@@ -402,6 +402,7 @@ describe('the diagnosis in a failed website create or update', () => {
     probes: fakes.probes,
     loginFailures: fakes.loginFailures,
     publications: fakes.publications,
+    siteIndex: fakes.siteIndex,
     now: fakes.clock,
   });
 

@@ -227,9 +227,18 @@ describe('generation with a profile', () => {
     const writer = new OfflineArticleModel();
     const recording: ArticleModel = {
       providerModel: 'recording',
-      outline: (brief) => (briefs.push(brief), writer.outline(brief)),
-      write: (brief, part) => (briefs.push(brief), writer.write(brief, part)),
-      meta: (brief, outline) => (briefs.push(brief), writer.meta(brief, outline)),
+      outline: (brief) => {
+        briefs.push(brief);
+        return writer.outline(brief);
+      },
+      write: (brief, part) => {
+        briefs.push(brief);
+        return writer.write(brief, part);
+      },
+      meta: (brief, outline) => {
+        briefs.push(brief);
+        return writer.meta(brief, outline);
+      },
     };
     const result = await generateQueuedArticle(
       { articles: fakes.articles, clock: fakes.clock, models: { modelFor: async () => recording } },

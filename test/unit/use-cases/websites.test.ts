@@ -67,7 +67,7 @@ describe('website use cases', () => {
     expect(fakes.articles.row(article)?.sweep?.at).not.toBe(fakes.clock().toISOString());
 
     const updated = await updateWebsite(
-      { ...websiteDeps(fakes), publications: fakes.publications },
+      { ...websiteDeps(fakes), publications: fakes.publications, siteIndex: fakes.siteIndex },
       accountId,
       website.websiteUuid,
       { login: 'editor', password: 'new-secret' },
@@ -90,7 +90,7 @@ describe('website use cases', () => {
 
     await expect(
       updateWebsite(
-        { ...websiteDeps(fakes), publications: fakes.publications },
+        { ...websiteDeps(fakes), publications: fakes.publications, siteIndex: fakes.siteIndex },
         accountId,
         website.websiteUuid,
         {
@@ -114,7 +114,7 @@ describe('website use cases', () => {
       const fakes = createFakes();
       const accountId = await fakes.account(10);
       const website = await fakes.website(accountId);
-      const deps = { ...websiteDeps(fakes), publications: fakes.publications };
+      const deps = { ...websiteDeps(fakes), publications: fakes.publications, siteIndex: fakes.siteIndex };
 
       const { data } = await updateWebsite(deps, accountId, website.websiteUuid, {
         url,
@@ -131,7 +131,7 @@ describe('website use cases', () => {
     const fakes = createFakes();
     const accountId = await fakes.account(10);
     const website = await fakes.website(accountId);
-    const deps = { ...websiteDeps(fakes), publications: fakes.publications };
+    const deps = { ...websiteDeps(fakes), publications: fakes.publications, siteIndex: fakes.siteIndex };
     const sameAddress = `${website.url.replace('https://', 'HTTPS://')}/`;
 
     const { data } = await updateWebsite(deps, accountId, website.websiteUuid, {
@@ -275,7 +275,7 @@ describe('website use cases', () => {
       const website = await fakes.website(accountId);
       await expect(
         updateWebsite(
-          { ...websiteDeps(fakes), publications: fakes.publications },
+          { ...websiteDeps(fakes), publications: fakes.publications, siteIndex: fakes.siteIndex },
           accountId,
           website.websiteUuid,
           {
