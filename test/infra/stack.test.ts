@@ -400,6 +400,7 @@ describe('functions', () => {
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
       articles: ['Query', 'UpdateItem'],
+      siteIndex: ['GetItem'],
       webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     },
     SiteProfile: {
