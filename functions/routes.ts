@@ -208,9 +208,14 @@ export const routes: RouteDefinition[] = [
     methods: ['PUT'],
     path: '/v1/websites/{website_uuid}/delete',
     entry: 'functions/api/delete-website.ts',
-    // get, delete (a transaction of three deletes: the website, its URL guard, its profile); removeAllCategories.
+    // get, delete (a transaction of three deletes: the website, its URL guard, its profile);
+    // removeAllCategories; the site index's removeAll.
     access: {
-      tables: rateLimited({ websites: ['GetItem', 'DeleteItem'], categories: ['Query', 'BatchWriteItem'] }),
+      tables: rateLimited({
+        websites: ['GetItem', 'DeleteItem'],
+        categories: ['Query', 'BatchWriteItem'],
+        siteIndex: ['Query', 'BatchWriteItem'],
+      }),
     },
   },
   {

@@ -412,6 +412,7 @@ describe('functions', () => {
       rateLimits: ['UpdateItem'],
       websites: ['DeleteItem', 'GetItem'],
       categories: ['BatchWriteItem', 'Query'],
+      siteIndex: ['BatchWriteItem', 'Query'],
     },
     ListCategories: { rateLimits: ['UpdateItem'], websites: ['GetItem'], categories: ['Query'] },
     ListArticles: {

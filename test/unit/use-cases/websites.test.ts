@@ -304,19 +304,35 @@ describe('website use cases', () => {
     expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(false);
   });
 
-  it('deletes a website with its categories; its URL can be registered again', async () => {
+  const indexState = { supported: true, postsIndexed: 1, indexedAt: '2026-01-01T00:00:00.000Z' };
+  const indexedPost = {
+    postId: '7',
+    url: 'https://example.com/coffee',
+    title: 'Coffee',
+    excerpt: '',
+    focusKeyword: '',
+    categories: [],
+    modifiedAt: '2026-01-01T00:00:00.000Z',
+    noindex: false,
+  };
+
+  it('deletes a website with its categories and site index; its URL can be registered again', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(0);
     const created = await createWebsite(websiteDeps(fakes), accountId, fields);
+    await fakes.siteIndex.putState({ ...indexState, websiteUuid: created.data.uuid });
+    await fakes.siteIndex.upsert(created.data.uuid, [indexedPost], fakes.clock().toISOString());
 
     await deleteWebsite(
-      { websites: fakes.websites, categories: fakes.categories },
+      { websites: fakes.websites, categories: fakes.categories, siteIndex: fakes.siteIndex },
       accountId,
       created.data.uuid,
     );
 
     expect(await fakes.websites.get(accountId, created.data.uuid)).toBeUndefined();
     expect(await fakes.categories.listAll(created.data.uuid)).toEqual([]);
+    expect(await fakes.siteIndex.getState(created.data.uuid)).toBeUndefined();
+    expect(await fakes.siteIndex.list(created.data.uuid)).toEqual([]);
     await expect(createWebsite(websiteDeps(fakes), accountId, fields)).resolves.toBeDefined();
   });
 });
