@@ -1014,7 +1014,7 @@ export interface components {
             /** @constant */
             status: "generated";
         };
-        /** @description The website record with its site index (show, create, index refresh). */
+        /** @description The website record with its site index (show, create, update, index refresh). */
         IndexedWebsite: {
             data: {
                 articles_count: number;
@@ -4462,7 +4462,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The website record. */
+            /** @description The website record, with its site index (as show). */
             200: {
                 headers: {
                     /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
@@ -4470,7 +4470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebsiteOutput"];
+                    "application/json": components["schemas"]["IndexedWebsite"];
                 };
             };
             /** @description The body could not be parsed. */

@@ -40,11 +40,30 @@ export function esbuildSettingsOf(definition: FunctionDefinition) {
 
 /**
  * Native modules kept out of a bundle: sharp (image conversion), required on first use by the
- * functions that make images (`functions/adapters/images/sharp-loader.ts`). Deployed, it comes from
- * a Lambda layer holding its linux-arm64 build (docs/decisions.md, "Images").
+ * functions that make images (`functions/adapters/images/sharp-loader.ts`). Their Lambda build
+ * (linux, arm64, glibc) is installed beside the bundle (`nativeModuleCommands`).
  */
 export function nativeModulesOf(access: FunctionDefinition['access']): string[] {
   return access.imageBucket === 'readWrite' ? ['sharp'] : [];
+}
+
+/**
+ * The commands that install each native module the bundle requires, at the version package.json
+ * pins, into the function's `node_modules` for Lambda's platform, whatever machine synthesizes (npm picks the
+ * optional platform packages, e.g. `@img/sharp-linux-arm64`, by `--os`/`--cpu`/`--libc`).
+ */
+export function nativeModuleCommands(outputDir: string, modules: readonly string[]): string[] {
+  const pinned: Record<string, string> = require(path.join(repositoryRoot, 'package.json')).dependencies;
+  return modules.map((name) => {
+    const version = pinned[name];
+    if (!version) throw new Error(`${name} must be a dependency in package.json to be deployed`);
+    const install = [
+      `npm install --prefix "${outputDir}" --no-save --no-package-lock --no-audit --no-fund`,
+      `--os=linux --cpu=arm64 --libc=glibc ${name}@${version}`,
+    ].join(' ');
+    // Only where the bundle requires it (the sweeper keeps sharp external but never loads it).
+    return `if grep -qF 'require("${name}")' "${path.join(outputDir, 'index.js')}"; then ${install}; fi`;
+  });
 }
 
 /** The esbuild options every function's build shares: all but its externals. */
@@ -61,17 +80,18 @@ export function functionBuildOptions(definition: FunctionDefinition) {
 
 /**
  * What goes beside a function's bundle: the files it reads at run time (under their own file
- * name) and the lazy modules it requires.
+ * name), the lazy modules it requires and its native modules.
  */
-function besideTheBundle(files: readonly string[], lazyModules: readonly string[]): ICommandHooks {
+export function besideTheBundle(definition: FunctionDefinition): ICommandHooks {
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
     afterBundling: (inputDir, outputDir) => [
-      ...files.map(
+      ...(definition.bundledFiles ?? []).map(
         (file) => `cp "${path.join(inputDir, file)}" "${path.join(outputDir, path.basename(file))}"`,
       ),
-      ...lazyModuleCommands(inputDir, outputDir, lazyModules),
+      ...lazyModuleCommands(inputDir, outputDir, lazyModulesOf(definition.access)),
+      ...nativeModuleCommands(outputDir, nativeModulesOf(definition.access)),
     ],
   };
 }
@@ -135,10 +155,7 @@ export class InkpressFunction extends NodejsFunction {
         sourcesContent: false,
         format: OutputFormat.CJS,
         ...settings,
-        commandHooks: besideTheBundle(
-          props.definition.bundledFiles ?? [],
-          lazyModulesOf(props.definition.access),
-        ),
+        commandHooks: besideTheBundle(props.definition),
       },
     });
     this.definition = props.definition;

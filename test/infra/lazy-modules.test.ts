@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { build } from 'esbuild';
 import { functionNamed } from '../../functions/routes';
 import {
+  besideTheBundle,
   functionBuildOptions,
   nativeModulesOf,
   repositoryRoot,
@@ -175,4 +176,27 @@ describe('lazy modules', () => {
       }
     },
   );
+});
+
+describe('native modules', () => {
+  const pinned = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).dependencies;
+
+  const installCommand = (functionName: string, outputDir: string) =>
+    besideTheBundle(functionNamed(functionName))
+      .afterBundling('/in', outputDir)
+      .find((command) => command.includes('npm install'));
+
+  it("installs sharp's Lambda build (linux, arm64, glibc) at the pinned version when the bundle requires it", async () => {
+    const command = installCommand('GenerationWorker', '/out');
+    expect(command).toContain(
+      `if grep -qF 'require("sharp")' "/out/index.js"; then npm install --prefix "/out"`,
+    );
+    expect(command).toContain(`--os=linux --cpu=arm64 --libc=glibc sharp@${pinned.sharp}`);
+    expect(installCommand('CreateArticle', '/out')).toBeUndefined();
+
+    // The sweeper writes images but never loads sharp: the same command installs nothing there.
+    const sweeper = await bundleWithHooks('Sweeper');
+    execFileSync('sh', ['-c', installCommand('Sweeper', sweeper) ?? 'false']);
+    expect(existsSync(path.join(sweeper, 'node_modules', 'sharp'))).toBe(false);
+  });
 });

@@ -175,7 +175,12 @@ export const operations: Record<string, OperationSpec> = {
     description: 'Checked through the plugin first; clears the flags and refreshes the categories.',
     tag: 'Websites',
     body: updateWebsiteSchema,
-    responses: { 200: { description: 'The website record.', schema: websiteRecordSchema } },
+    responses: {
+      200: {
+        description: 'The website record, with its site index (as show).',
+        schema: indexedWebsiteSchema,
+      },
+    },
   },
   SiteProfile: {
     summary: "Show (GET) or replace (PUT) a website's profile",

@@ -121,7 +121,7 @@ export const indexedWebsiteSchema = z
   })
   .meta({
     id: 'IndexedWebsite',
-    description: 'The website record with its site index (show, create, index refresh).',
+    description: 'The website record with its site index (show, create, update, index refresh).',
   });
 
 export const refreshedIndexSchema = z
