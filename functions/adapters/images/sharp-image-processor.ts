@@ -23,6 +23,13 @@ const MIN_SHRUNK_WIDTH = 300;
 
 export type RasterFormat = 'jpeg' | 'png' | 'webp' | 'gif';
 
+interface RawPixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 1 | 2 | 3 | 4;
+}
+
 /** The raster format the bytes start with, or undefined (SVG, HTML, anything else). */
 export function sniffImageFormat(bytes: Buffer): RasterFormat | undefined {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
@@ -53,10 +60,12 @@ export class SharpImageProcessor implements ImageProcessor {
         throw new ImageUnavailableError('The image does not decode as its format.');
       }
       width = Math.min(MAX_IMAGE_WIDTH, meta.autoOrient?.width ?? meta.width ?? MAX_IMAGE_WIDTH);
-      // At its own width (1200 px at most) first, then smaller while it does not fit.
+      // At its own width (1200 px at most) first, then smaller while it does not fit. Each width
+      // is decoded once; its qualities are encoded from the same pixels.
       for (let first = true; first || width >= MIN_SHRUNK_WIDTH; first = false) {
+        const pixels = await this.decode(bytes, width);
         for (const quality of QUALITIES) {
-          const candidate = await this.encode(bytes, width, quality);
+          const candidate = await this.encode(pixels, quality);
           if (candidate.bytes.length <= MAX_IMAGE_BYTES) return candidate;
         }
         width = Math.round(width * 0.8);
@@ -70,21 +79,37 @@ export class SharpImageProcessor implements ImageProcessor {
     throw new ImageUnavailableError('The image does not fit in 200 KB.');
   }
 
+  /** Read under the same rules as `prepare` (raster formats by their first bytes, first frame only). */
   async preview(bytes: Buffer): Promise<Buffer> {
-    return sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    if (!sniffImageFormat(bytes)) {
+      throw new ImageUnavailableError('The bytes are not a JPEG, PNG, WebP or GIF image.');
+    }
+    return sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS, pages: 1, failOn: 'error' })
+      .rotate()
       .resize({ width: PREVIEW_WIDTH, withoutEnlargement: true })
       .jpeg({ quality: 70 })
       .toBuffer();
   }
 
-  /** WebP and JPEG at one width and quality: the smaller of the two. */
-  private async encode(bytes: Buffer, width: number, quality: number): Promise<PreparedImage> {
-    const base = () =>
-      // The first frame of an animation, turned upright.
-      sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS, pages: 1, failOn: 'error' })
-        .rotate()
-        .resize({ width, withoutEnlargement: true })
-        .flatten({ background: '#ffffff' });
+  /** The first frame, turned upright, at most `width` wide, on white: raw pixels. */
+  private async decode(bytes: Buffer, width: number): Promise<RawPixels> {
+    const { data, info } = await sharp()(bytes, {
+      limitInputPixels: MAX_INPUT_PIXELS,
+      pages: 1,
+      failOn: 'error',
+    })
+      .rotate()
+      .resize({ width, withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height, channels: info.channels };
+  }
+
+  /** WebP and JPEG at one quality: the smaller of the two. */
+  private async encode(pixels: RawPixels, quality: number): Promise<PreparedImage> {
+    const { data, ...raw } = pixels;
+    const base = () => sharp()(data, { raw });
     const [webp, jpeg] = await Promise.all([
       base().webp({ quality }).toBuffer({ resolveWithObject: true }),
       base().jpeg({ quality, mozjpeg: true }).toBuffer({ resolveWithObject: true }),

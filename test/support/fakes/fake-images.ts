@@ -46,6 +46,7 @@ export class FakeImageProcessor implements ImageProcessor {
   }
 
   async preview(bytes: Buffer): Promise<Buffer> {
+    await this.prepare(bytes);
     return bytes;
   }
 }

@@ -1,6 +1,6 @@
 /** Images beside the sections, with the image ports faked: stored, priced, refunded once when missing. */
 
-import { inlineSections } from '../../../functions/core/articles/article-images';
+import { inlineSections, produceArticleImages } from '../../../functions/core/articles/article-images';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
 import { ValidationError } from '../../../functions/core/errors';
@@ -128,5 +128,50 @@ describe('article images', () => {
     expect(inlineSections(3, 3)).toEqual([0, 1, 2]);
     expect(inlineSections(1, 1)).toEqual([0]);
     expect(inlineSections(10, 3)).toEqual([2, 5, 7]);
+  });
+
+  it("describes an image beside its conversion (sharp's CPU time is not added to the model's)", async () => {
+    const images = fakeImageDeps();
+    let describing!: () => void;
+    const describeStarted = new Promise<void>((resolve) => {
+      describing = resolve;
+    });
+    const converted = 'converted before the description started';
+    const processor = {
+      // Converts only once the description is under way (or gives up after a second).
+      prepare: async (bytes: Buffer) => {
+        await Promise.race([
+          describeStarted,
+          new Promise((_, reject) => setTimeout(() => reject(new Error(converted)), 1000).unref()),
+        ]);
+        return images.processor.prepare(bytes);
+      },
+      preview: (bytes: Buffer) => images.processor.preview(bytes),
+    };
+    const model = {
+      describeImage: async () => {
+        describing();
+        return { alt: 'A round loaf cooling on a rack', usage: { promptTokens: 5, completionTokens: 7 } };
+      },
+    };
+    const brief = {
+      keyword: 'sourdough',
+      focusKeyword: 'sourdough',
+      language: 'en',
+      languageName: 'English',
+      h2Count: 2,
+      needBold: false,
+      faqCount: 0,
+      autoTags: false,
+    };
+    const outcome = await produceArticleImages(
+      { ...images, processor },
+      model,
+      brief,
+      { accountId: 'account', articleUuid: 'article', h2Count: 2, featuredImage: 'generate' },
+      { title: 'Sourdough at home', headings: ['Starter', 'Baking'] },
+    );
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.images.map((image) => image.alt)).toEqual(['A round loaf cooling on a rack']);
   });
 });
