@@ -10,9 +10,7 @@ import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { chromium } from 'playwright-core';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
-import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
-import { createAccount } from '../../functions/core/accounts';
 import { postImagesOf } from '../../functions/core/publishing/post-images';
 import { postFor } from '../../functions/core/publishing/publish-article';
 import { handler as worker } from '../../functions/worker/generation-worker';
@@ -23,13 +21,9 @@ import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-
 import { drainQueue } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env, registerTestSite } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 
 let resources: ProvisionedResources;
@@ -40,19 +34,7 @@ let websiteUuid: string;
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
   resources = await provisionTestResources({ ...fakeModelEnv(fakeOpenAi), PUBLIC_BASE_URL: '' });
-  const { account } = await createAccount(
-    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
-    { name: 'E2E images', credits: 1000 },
-  );
-  accountId = account.accountId;
-  const response = await createWebsiteHandler(
-    apiEvent('create-website', {
-      accountId,
-      ...multipartBody({ url: `${WP_URL}/`, login: env('WP_LOGIN'), password: env('WP_PASSWORD') }),
-    }),
-  );
-  expect(response.statusCode).toBe(201);
-  websiteUuid = JSON.parse(response.body).data.uuid;
+  ({ accountId, websiteUuid } = await registerTestSite('E2E images', 1000));
 });
 
 afterAll(async () => {

@@ -6,23 +6,16 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
-import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
-import { createAccount } from '../../functions/core/accounts';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { drainQueue } from '../support/generation-queue';
-import { multipartBody } from '../support/multipart';
 import { type SourcePages, startSourcePages } from '../support/source-pages';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env, registerTestSite } from './support/test-site';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 
 let resources: ProvisionedResources;
@@ -35,19 +28,7 @@ beforeAll(async () => {
   resources = await provisionTestResources({ INKPRESS_LOCAL_MODE: 'true', PUBLIC_BASE_URL: '' });
   delete process.env.OPENAI_API_KEY;
   delete process.env.OPENAI_SECRET_ARN;
-  const { account } = await createAccount(
-    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
-    { name: 'E2E sources', credits: 100 },
-  );
-  accountId = account.accountId;
-  const response = await createWebsiteHandler(
-    apiEvent('create-website', {
-      accountId,
-      ...multipartBody({ url: `${WP_URL}/`, login: env('WP_LOGIN'), password: env('WP_PASSWORD') }),
-    }),
-  );
-  expect(response.statusCode).toBe(201);
-  websiteUuid = JSON.parse(response.body).data.uuid;
+  ({ accountId, websiteUuid } = await registerTestSite('E2E sources', 100));
 });
 
 afterAll(async () => {

@@ -19,13 +19,9 @@ import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 
 type ProxyMode = 'pass' | 'strip_authorization' | 'challenge' | 'redirect_https';

@@ -21,13 +21,8 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../support/webhook-receiver';
+import { e2eEnv as env } from './support/test-site';
 import { peer } from './support/wordpress-peer';
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 
 const CHROMIUM_FLAGS = [
   '--headless',

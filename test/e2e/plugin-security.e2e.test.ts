@@ -13,13 +13,9 @@ import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 const STATUS = '/wp-json/inkpress/v1/status';
 const LOGIN_FAILED_BODY = JSON.stringify({

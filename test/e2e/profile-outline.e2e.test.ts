@@ -8,25 +8,18 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as approveOutlineHandler } from '../../functions/api/approve-outline';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
-import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as siteProfileHandler } from '../../functions/api/site-profile';
-import { createAccount } from '../../functions/core/accounts';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
 import { drainQueue } from '../support/generation-queue';
-import { multipartBody } from '../support/multipart';
 import { PLANTED_URL, type SourcePages, startSourcePages } from '../support/source-pages';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env, registerTestSite } from './support/test-site';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 
 let resources: ProvisionedResources;
@@ -45,19 +38,7 @@ beforeAll(async () => {
     SEARCH_PROVIDER: 'searxng',
     SEARXNG_URL: pages.url,
   });
-  const { account } = await createAccount(
-    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
-    { name: 'E2E profile and outline', credits: 200, dailyLimit: 1000 },
-  );
-  accountId = account.accountId;
-  const response = await createWebsiteHandler(
-    apiEvent('create-website', {
-      accountId,
-      ...multipartBody({ url: `${WP_URL}/`, login: env('WP_LOGIN'), password: env('WP_PASSWORD') }),
-    }),
-  );
-  expect(response.statusCode).toBe(201);
-  websiteUuid = JSON.parse(response.body).data.uuid;
+  ({ accountId, websiteUuid } = await registerTestSite('E2E profile and outline', 200));
 });
 
 afterAll(async () => {

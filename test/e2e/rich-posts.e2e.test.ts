@@ -14,9 +14,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { chromium } from 'playwright-core';
 import { OpenAiModelProvider } from '../../functions/adapters/model/openai-article-model';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
-import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
-import { createAccount } from '../../functions/core/accounts';
 import { generateQueuedArticle } from '../../functions/core/articles/generate-article';
 import { containsKeyword, firstParagraphText } from '../../functions/core/articles/quality-gates';
 import { postFor, publishArticle } from '../../functions/core/publishing/publish-article';
@@ -29,13 +27,9 @@ import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server'
 import { drainQueue } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env, registerTestSite } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 const KEYWORD = 'sourdough starter';
 
@@ -51,19 +45,7 @@ beforeAll(async () => {
   resources = await provisionTestResources({ INKPRESS_LOCAL_MODE: 'true', PUBLIC_BASE_URL: '' });
   delete process.env.OPENAI_API_KEY;
   delete process.env.OPENAI_SECRET_ARN;
-  const { account } = await createAccount(
-    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
-    { name: 'E2E rich posts', credits: 1000 },
-  );
-  accountId = account.accountId;
-  const response = await createWebsiteHandler(
-    apiEvent('create-website', {
-      accountId,
-      ...multipartBody({ url: `${WP_URL}/`, login: env('WP_LOGIN'), password: env('WP_PASSWORD') }),
-    }),
-  );
-  expect(response.statusCode).toBe(201);
-  websiteUuid = JSON.parse(response.body).data.uuid;
+  ({ accountId, websiteUuid } = await registerTestSite('E2E rich posts', 1000));
 });
 
 afterAll(async () => {

@@ -8,10 +8,8 @@
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
-import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
-import { createAccount } from '../../functions/core/accounts';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
@@ -19,13 +17,9 @@ import { apiEvent } from '../support/events';
 import { drainQueue } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { e2eEnv as env, registerTestSite } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through npm run test:e2e (jest.e2e.config.js)`);
-  return value;
-};
 const WP_URL = env('WP_URL');
 const KEYWORD = 'home bread baking';
 
@@ -72,19 +66,7 @@ beforeAll(async () => {
     insertPost('Draft secrets of home bread baking', 'draft'),
     insertPost('Private notes on home bread baking', 'private'),
   ];
-  const { account } = await createAccount(
-    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
-    { name: 'E2E site links', credits: 1000 },
-  );
-  accountId = account.accountId;
-  const response = await createWebsiteHandler(
-    apiEvent('create-website', {
-      accountId,
-      ...multipartBody({ url: `${WP_URL}/`, login: env('WP_LOGIN'), password: env('WP_PASSWORD') }),
-    }),
-  );
-  expect(response.statusCode).toBe(201);
-  websiteUuid = body(response).data.uuid;
+  ({ accountId, websiteUuid } = await registerTestSite('E2E site links', 1000));
 });
 
 afterEach(async () => {

@@ -77,34 +77,14 @@ export async function writeArticle(
   const warnings: QualityWarning[] = [];
   const hasKeyword = (text: string) => containsKeyword(text, focusKeyword);
 
-  // Outline: once more when the keyword is in neither the (generated) title nor any H2.
-  const outlineMisses = (outline: Outline) =>
-    [
-      !request.title && !hasKeyword(outline.title) ? 'the title' : undefined,
-      outline.headings.some(hasKeyword) ? undefined : 'any H2 heading',
-    ].filter((miss) => miss !== undefined);
-  const firstOutline = writeOutline(model, brief, request, usage);
   // Sources are fetched while the outline is written (research=web searches its headings then).
-  const gathering = wantsSources(request) ? gatherSources(options.sources, request, firstOutline) : undefined;
-  gathering?.catch(() => undefined);
-  setUpArticleToolsMeanwhile();
-  let outline = await firstOutline;
-  const firstMisses = outlineMisses(outline);
-  if (firstMisses.length > 0) {
-    const retry = await writeOutline(
-      model,
-      brief,
-      request,
-      usage,
-      keywordFeedback(focusKeyword, firstMisses),
-    ).catch((error) => {
-      if (error instanceof MalformedModelOutputError) return undefined;
-      throw error;
-    });
-    if (retry && outlineMisses(retry).length <= firstMisses.length) outline = retry;
-  }
-  if (!hasKeyword(outline.title)) warnings.push('keyword_missing_in_title');
-  if (!outline.headings.some(hasKeyword)) warnings.push('keyword_missing_in_h2');
+  let gathering: ReturnType<typeof gatherSources> | undefined;
+  const planned = await planOutline(model, brief, request, usage, (firstOutline) => {
+    gathering = wantsSources(request) ? gatherSources(options.sources, request, firstOutline) : undefined;
+    gathering?.catch(() => undefined);
+  });
+  const outline = planned.outline;
+  warnings.push(...planned.warnings);
   options.onOutline?.(outline, brief);
 
   const sources = new ArticleSources(gathering ? await gathering : [], focusKeyword);
@@ -268,11 +248,17 @@ export function articleBrief(request: ArticleRequest): ArticleBrief {
  * as `writeArticle`'s outline (which also starts the sources meanwhile): all an outline held for
  * review (outline-review.ts) needs.
  */
+/**
+ * The outline: asked once more when the keyword is in neither the (generated) title nor any H2,
+ * with a warning for what is still missing. `whileWriting` gets the first outline's promise, for
+ * work that runs beside it.
+ */
 export async function planOutline(
   model: ArticleModel,
   brief: ArticleBrief,
   request: ArticleRequest,
   usage: UsageTotal,
+  whileWriting?: (firstOutline: Promise<Outline>) => void,
 ): Promise<{ outline: Outline; warnings: QualityWarning[] }> {
   const hasKeyword = (text: string) => containsKeyword(text, brief.focusKeyword);
   const warnings: QualityWarning[] = [];
@@ -282,6 +268,7 @@ export async function planOutline(
       outline.headings.some(hasKeyword) ? undefined : 'any H2 heading',
     ].filter((miss) => miss !== undefined);
   const firstOutline = writeOutline(model, brief, request, usage);
+  whileWriting?.(firstOutline);
   setUpArticleToolsMeanwhile();
   let outline = await firstOutline;
   const firstMisses = outlineMisses(outline);
