@@ -182,7 +182,7 @@ export class InkpressStack extends Stack {
     new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'Subscribe to this topic to receive the alarms (README: Alarms)',
+      description: 'Subscribe to this topic to receive the alarms (docs/operations.md: Alarms)',
       value: alarms.topic.topicArn,
     });
     for (const [name, definition] of tableEntries()) {

@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { METRIC_NAMES, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/shared/metrics';
 import type { InkpressFunction } from './inkpress-function';
 
-/** What each alarm tolerates (README "Alarms" explains each one and what to do). */
+/** What each alarm tolerates (docs/operations.md "Alarms" explains each one and what to do). */
 export const ALARM_LIMITS = {
   /** Window of every alarm: one evaluation period of this many minutes. */
   periodMinutes: 5,

@@ -2,8 +2,8 @@
  * `sam local invoke` on the synthesized template gives a function only the environment variables
  * its template declares (`--env-vars` overrides declared ones and ignores the rest). Synthesized
  * with `-c samLocal=true`, every function also declares these, empty, so that an env file can
- * point it at the emulators of a running `npm start` (`npm run --silent sam-env`, README
- * "sam local invoke"). A template synthesized that way is for `sam local` only, never deployed.
+ * point it at the emulators of a running `npm start` (`npm run --silent sam-env`,
+ * docs/local-development.md "sam local invoke"). A template synthesized that way is for `sam local` only, never deployed.
  */
 import type { FunctionAccess } from '../../functions/routes';
 

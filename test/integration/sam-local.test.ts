@@ -1,5 +1,5 @@
 /**
- * `sam local invoke` as the README describes it, without Docker: SAM gives each function the
+ * `sam local invoke` as docs/local-development.md describes it, without Docker: SAM gives each function the
  * variables its template (synthesized with `-c samLocal=true`) declares, set from the
  * `--env-vars` file (`npm run sam-env`) or else to the template's value, a reference to a
  * resource becoming that resource's logical id; it ignores every other variable. The bundles

@@ -13,7 +13,9 @@ export async function readSecretApiKey(client: SecretsManagerClient, secretId: s
     key = String(parsed.apiKey ?? parsed.OPENAI_API_KEY ?? '');
   }
   if (key === '' || key === 'CHANGE_ME') {
-    throw new Error(`The secret ${secretId} holds no API key yet: set its value (see README, "Deploy").`);
+    throw new Error(
+      `The secret ${secretId} holds no API key yet: set its value (see docs/operations.md, "Deploy").`,
+    );
   }
   return key;
 }

@@ -16,7 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** What each event means (the OpenAPI document and the README say the same). */
+/** What each event means (the OpenAPI document and docs/api-guide.md say the same). */
 export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'article.generated': 'An article was generated. `data` is the article record, as `show` returns it.',
   'article.failed':
