@@ -603,10 +603,10 @@ describe('POST inkpress/v1/posts', () => {
     expect(stored[0].replace(/<!--[\s\S]*?-->/g, '')).not.toMatch(/[[\]]/);
     for (const html of [
       '<p>Intro &#091;gallery ids="1,2"&#093;</p>',
-      '<h2>Heading &#091;gallery&#093;</h2>',
+      '<h2 class="wp-block-heading">Heading &#091;gallery&#093;</h2>',
       '<li>&#091;gallery&#093;</li>',
-      '<h2>Questions &#091;gallery&#093;</h2>',
-      '<h3>Why &#091;gallery&#093;?</h3>',
+      '<h2 class="wp-block-heading">Questions &#091;gallery&#093;</h2>',
+      '<h3 class="wp-block-heading">Why &#091;gallery&#093;?</h3>',
       '<p>Because &#091;gallery&#093;.</p>',
     ]) {
       expect(stored[0]).toContain(html);

@@ -2,9 +2,11 @@
 /**
  * Builds native blocks (core/heading, core/paragraph, core/list, core/quote, core/table) from
  * the structured post Inkpress sends, and serialises them with serialize_blocks(). The markup
- * of each block is what the block editor of WordPress 6.1 saves, so the editor opens the post
- * with no "unexpected or invalid content" warning. Anything unexpected becomes a paragraph,
- * never a Classic (freeform) block.
+ * of each block is what the current block library saves (headings and lists carry the
+ * `wp-block-heading` and `wp-block-list` classes it adds), so the editor opens the post with no
+ * "unexpected or invalid content" warning and no block needing a deprecation; WordPress 6.1, which
+ * saved them without those classes, reads each as an extra class name of the block and accepts
+ * it too. Anything unexpected becomes a paragraph, never a Classic (freeform) block.
  *
  * @package InkpressConnector
  */
@@ -54,7 +56,7 @@ final class Inkpress_Blocks {
 					'<li>' . ( null === $item['url'] ? $title : '<a href="' . esc_url( $item['url'] ) . '">' . $title . '</a>' ) . '</li>'
 				);
 			}
-			$blocks[] = self::container( 'core/list', array(), '<ul>', $items, '</ul>' );
+			$blocks[] = self::container( 'core/list', array(), '<ul class="wp-block-list">', $items, '</ul>' );
 		}
 		return $blocks;
 	}
@@ -225,7 +227,7 @@ final class Inkpress_Blocks {
 	 */
 	private static function heading( string $content, int $level ): array {
 		$level = min( 6, max( 2, $level ) );
-		return self::block( 'core/heading', 2 === $level ? array() : array( 'level' => $level ), "<h{$level}>{$content}</h{$level}>" );
+		return self::block( 'core/heading', 2 === $level ? array() : array( 'level' => $level ), "<h{$level} class=\"wp-block-heading\">{$content}</h{$level}>" );
 	}
 
 	/**
@@ -247,7 +249,7 @@ final class Inkpress_Blocks {
 			return null;
 		}
 		$tag = $ordered ? 'ol' : 'ul';
-		return self::container( 'core/list', $ordered ? array( 'ordered' => true ) : array(), "<{$tag}>", $items, "</{$tag}>" );
+		return self::container( 'core/list', $ordered ? array( 'ordered' => true ) : array(), "<{$tag} class=\"wp-block-list\">", $items, "</{$tag}>" );
 	}
 
 	/**
