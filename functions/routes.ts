@@ -442,7 +442,11 @@ export const routes: RouteDefinition[] = [
     path: '/v1/webhooks/{webhook_uuid}/rotate-secret',
     entry: 'functions/api/rotate-webhook-secret.ts',
     // The endpoint, then the new secret (encrypted) conditional on the one read.
-    access: { tables: rateLimited({ webhooks: ['GetItem', 'UpdateItem'] }), sitePasswordKey: 'encrypt' },
+    access: {
+      tables: rateLimited({ webhooks: ['GetItem', 'UpdateItem'] }),
+      sitePasswordKey: 'encrypt',
+      keyOnlyForWebhookSecrets: true,
+    },
   },
   {
     name: 'ListWebhookDeliveries',

@@ -779,7 +779,7 @@ describe('site-password key and model secret', () => {
     );
   });
 
-  it('lets the functions that call customer-chosen hosts decrypt no site password: the webhook dispatcher may use the key for webhook secrets only', () => {
+  it('lets the functions that call customer-chosen hosts decrypt no site password: the webhook dispatcher, CreateWebhook and RotateWebhookSecret may use the key for webhook secrets only', () => {
     const siteDecrypters = allDefinitions.filter((definition) =>
       statementsOf(definition).some(
         (statement) =>
@@ -789,10 +789,14 @@ describe('site-password key and model secret', () => {
       ),
     );
     expect(siteDecrypters.map((definition) => definition.name)).not.toContain(webhookDispatcher.name);
-    for (const definition of [
+    // Every function that encrypts or decrypts webhook secrets (composition/webhook-creation.ts's
+    // secretCipher) holds the key for them only.
+    const webhookSecretUsers = [
       webhookDispatcher,
-      ...routes.filter((route) => route.name === 'CreateWebhook'),
-    ]) {
+      ...routes.filter((route) => ['CreateWebhook', 'RotateWebhookSecret'].includes(route.name)),
+    ];
+    expect(webhookSecretUsers).toHaveLength(3);
+    for (const definition of webhookSecretUsers) {
       const keyStatements = statementsOf(definition).filter((statement) =>
         mentions(statement.Resource, sitePasswordKeyId),
       );
