@@ -86,13 +86,12 @@ const rateLimited = (
 ): Partial<Record<TableName, TableAccess>> => ({ rateLimits: ['UpdateItem'], ...tables });
 
 /**
- * What recording a webhook event needs (event-outbox.ts): the account's endpoints (Query), the
- * outbox item (PutItem, in the transaction of the change), then its body (UpdateItem, read back
- * with GetItem), plus reading the record the event carries (article: the item, its website and
- * category in batch; website: the item).
+ * What recording a webhook event needs (event-outbox.ts): the account's endpoints (Query) and the
+ * outbox item with its body (PutItem, in the transaction of the change), plus reading the record
+ * the body carries (article: the item, its website and category in batch; website: the item).
  */
 const recordsEvents: Partial<Record<TableName, TableAccess>> = {
-  webhooks: ['Query', 'PutItem', 'UpdateItem', 'GetItem'],
+  webhooks: ['Query', 'PutItem'],
 };
 
 /** An account's failed logins to a site, kept in the RateLimits table beside its token bucket. */
@@ -520,15 +519,15 @@ export const sweeper: FunctionDefinition = {
   access: {
     // The sweep index and the transactions of the reservation and failure steps; publication
     // retries as in the worker; health checks (index of websites due, syncCategories).
-    // Webhooks: events recorded as in the worker; re-sends (sweep index, the event read and its
-    // body written if its producer died first, then the re-send time).
+    // Webhooks: events recorded as in the worker; re-sends (sweep index, the event read, the
+    // re-send time put off, an event without a body closed).
     tables: {
       accounts: ['GetItem', 'UpdateItem'],
       dailyUsage: ['UpdateItem'],
       articles: ['GetItem', 'Query', 'UpdateItem'],
       websites: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
       categories: ['GetItem', 'BatchGetItem', 'Query', 'BatchWriteItem'],
-      ...recordsEvents,
+      webhooks: ['Query', 'PutItem', 'GetItem', 'UpdateItem'],
       // A post published by a retry joins its website's site index (state read, post put, count).
       siteIndex: ['GetItem', 'PutItem'],
     },

@@ -20,7 +20,7 @@ import {
 import { type ConfirmScheduledDeps, confirmScheduledPosts } from './publishing/confirm-scheduled';
 import type { PublishDeps } from './publishing/publish-article';
 import { checkWebsites, retryDuePublications } from './publishing/sweep-publishing';
-import { type EventRecordingDeps, resendDueWebhooks } from './webhooks/deliver-webhooks';
+import { type EventResendDeps, resendDueWebhooks } from './webhooks/deliver-webhooks';
 
 export interface SweepStep {
   /** Stops starting new items once `signal` aborted (its budget is spent). */
@@ -125,7 +125,7 @@ export interface SweepDeps {
   publishing: PublishDeps;
   /** Scheduled posts read back after their time. */
   scheduledPosts: ConfirmScheduledDeps;
-  webhooks: EventRecordingDeps;
+  webhooks: EventResendDeps;
   /** Outline reviews due for expiry (the store's outline port); none: the step does nothing. */
   outlines?: ExpireOutlinesDeps;
   /** Told how many articles the run failed for good (e.g. for the metric). */

@@ -4,7 +4,7 @@
  */
 import { accountStore } from '../composition/accounts';
 import { systemClock } from '../composition/clock';
-import { articlesWithEvents, eventRecordingDeps } from '../composition/events';
+import { articlesWithEvents, eventResendDeps } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
 import { publicationStore } from '../composition/publications';
 import { publishDeps } from '../composition/publishing';
@@ -36,7 +36,7 @@ const composed = composition('Sweeper', (config) => {
           error: error instanceof Error ? error.message : String(error),
         }),
     },
-    webhooks: eventRecordingDeps(config),
+    webhooks: eventResendDeps(config),
   };
 });
 

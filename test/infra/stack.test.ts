@@ -401,7 +401,7 @@ describe('functions', () => {
       categories: ['BatchWriteItem', 'Query'],
       articles: ['Query', 'UpdateItem'],
       siteIndex: ['GetItem'],
-      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+      webhooks: ['PutItem', 'Query'],
     },
     SiteProfile: {
       rateLimits: ['UpdateItem'],
@@ -476,7 +476,7 @@ describe('functions', () => {
       rateLimits: ['UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
-      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+      webhooks: ['PutItem', 'Query'],
     },
     CreateWebhook: { rateLimits: ['UpdateItem'], webhooks: ['PutItem', 'UpdateItem'] },
     ListWebhooks: { rateLimits: ['UpdateItem'], webhooks: ['Query'] },
@@ -494,7 +494,7 @@ describe('functions', () => {
       websites: ['BatchGetItem', 'GetItem', 'UpdateItem'],
       categories: ['BatchGetItem', 'GetItem'],
       usageDays: ['UpdateItem'],
-      webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+      webhooks: ['PutItem', 'Query'],
       siteIndex: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query'],
     },
     Sweeper: {

@@ -1,14 +1,22 @@
 /**
  * The shared DynamoDB helpers against DynamoDB Local: batch reads and writes past one call's
- * maximum (100 keys, 25 requests), queries read to the end or to a limit, and the one test of a
- * failed condition on the errors DynamoDB really throws.
+ * maximum (100 keys, 25 requests), queries read to the end or to a limit, the one test of a
+ * failed condition on the errors DynamoDB really throws, and the in-memory update that gives
+ * webhook events their body (what DynamoDB leaves, exactly).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { DynamoCategoryRepository } from '../../functions/adapters/dynamodb/category-repository';
 import { DynamoLoginFailureRepository } from '../../functions/adapters/dynamodb/login-failure-repository';
 import { countQuery, queryAll, queryFirst } from '../../functions/adapters/dynamodb/reads';
 import { conditionFailed } from '../../functions/adapters/dynamodb/transactions';
+import { applyUpdate } from '../../functions/adapters/dynamodb/update-in-memory';
 import type { Category } from '../../functions/core/websites/website';
 import type { ProvisionedResources } from '../../local/provision';
 import { withReadLog } from '../support/read-log';
@@ -206,5 +214,68 @@ describe('login attempts (RateLimits table)', () => {
     });
     // Releasing an attempt that is gone changes nothing.
     await attempts.release([counter.key, `never-${counter.key}`], 'gone');
+  });
+});
+
+describe('an update applied in memory (webhook event bodies)', () => {
+  it.each([
+    [
+      'SET, aliases, arithmetic and REMOVE, as a completion writes them',
+      {
+        UpdateExpression:
+          'SET #state = :generated, title = :title, creditsCharged = creditsCharged - :refund, generatedSeq = :seq REMOVE leaseOwner, notThere',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':generated': 'generated',
+          ':title': 'Written',
+          ':refund': 2,
+          ':seq': 7,
+        },
+      },
+    ],
+    [
+      'if_not_exists, list_append and ADD (numbers, new and existing)',
+      {
+        UpdateExpression:
+          'SET attempts = if_not_exists(attempts, :zero) + :one, firstSeen = if_not_exists(createdAt, :now), tags = list_append(tags, :more) ADD tally :one, fresh :one',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':now': 'now', ':more': ['c'] },
+      },
+    ],
+    [
+      'values read from the item as it was, whatever the order of the actions',
+      {
+        UpdateExpression: 'SET creditsCharged = :zero, previousCredits = creditsCharged REMOVE title',
+        ExpressionAttributeValues: { ':zero': 0 },
+      },
+    ],
+  ])('leaves the item DynamoDB leaves: %s', async (_, update) => {
+    const key = { websiteUuid: 'in-memory', categoryUuid: crypto.randomUUID() };
+    const item = {
+      ...key,
+      state: 'queued',
+      title: 'Draft',
+      creditsCharged: 5,
+      leaseOwner: 'worker',
+      tally: 3,
+      createdAt: '2026-11-28T00:00:00.000Z',
+      tags: ['a', 'b'],
+      nested: { kept: true },
+    };
+    const TableName = resources.tableNames.categories;
+    await client.send(new PutCommand({ TableName, Item: item }));
+    await client.send(new UpdateCommand({ TableName, Key: key, ...update }));
+    const { Item } = await client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
+    expect(applyUpdate(item, update)).toEqual(Item);
+  });
+
+  it.each([
+    ['a nested path', 'SET nested.kept = :v'],
+    ['DELETE', 'DELETE tags :v'],
+    ['an unknown function', 'SET a = size(tags)'],
+    ['a missing value', 'SET a = :missing'],
+  ])('refuses %s rather than guess', (_, expression) => {
+    expect(() =>
+      applyUpdate({}, { UpdateExpression: expression, ExpressionAttributeValues: { ':v': 1 } }),
+    ).toThrow(/Cannot apply the update in memory/);
   });
 });

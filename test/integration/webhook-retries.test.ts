@@ -13,16 +13,19 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
+import { handler as retryArticleHandler } from '../../functions/api/retry-article';
 import { createAccount } from '../../functions/core/accounts';
 import type { Article } from '../../functions/core/articles/article';
 import { LEASE_MS, MAX_GENERATION_ATTEMPTS } from '../../functions/core/articles/lifecycle-policy';
+import { showArticle } from '../../functions/core/articles/read-articles';
 import { attemptDelivery, fanOut, resendDueWebhooks } from '../../functions/core/webhooks/deliver-webhooks';
 import type { DeliveryKey, WebhookMessage } from '../../functions/core/webhooks/ports';
 import { RESEND_AFTER_MS, RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
+import { showWebsite } from '../../functions/core/websites/read-websites';
 import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
+import { sqsClient } from '../../functions/shared/aws/sqs';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
@@ -94,16 +97,43 @@ async function delayedMessages(): Promise<number> {
 
 const accountIdOf = () => `acct-${Math.random().toString(16).slice(2)}`;
 
-/** An article queued by the API for an account with credits (created if absent). */
-async function queuedArticle(accountId?: string): Promise<Article> {
-  const owner =
-    accountId ??
-    (
-      await createAccount(
-        { accounts: deps.accountStore(), tokens: deps.tokenStore() },
-        { name: 'Events', credits: 20 },
-      )
-    ).account.accountId;
+/** A website of the account, stored directly (nothing here calls it). */
+async function storedWebsite(accountId: string): Promise<string> {
+  const websiteUuid = crypto.randomUUID();
+  await deps.websiteStore().create(
+    {
+      accountId,
+      websiteUuid,
+      url: `https://${websiteUuid}.example.com`,
+      login: 'inkpress',
+      passwordCiphertext: 'not-used-here',
+      loginIsUnauthorized: false,
+      isUnreachable: false,
+      totalCreditsUsed: 0,
+      articlesCount: 0,
+      categoriesCount: 0,
+      createdAt: new Date().toISOString(),
+    },
+    `${websiteUuid}.example.com`,
+  );
+  return websiteUuid;
+}
+
+/** An account with credits. */
+async function accountWithCredits(): Promise<string> {
+  const { account } = await createAccount(
+    { accounts: deps.accountStore(), tokens: deps.tokenStore() },
+    { name: 'Events', credits: 20 },
+  );
+  return account.accountId;
+}
+
+/**
+ * An article queued by the API for an account with credits (created if absent), for
+ * `websiteUuid` when given.
+ */
+async function queuedArticle(accountId?: string, websiteUuid?: string): Promise<Article> {
+  const owner = accountId ?? (await accountWithCredits());
   const created = await createArticleHandler(
     apiEvent('create-article', {
       accountId: owner,
@@ -112,10 +142,12 @@ async function queuedArticle(accountId?: string): Promise<Article> {
         h2_count: 1,
         ai_model: 'gpt-3.5-turbo',
         language: 'en',
+        ...(websiteUuid ? { website_uuid: websiteUuid } : {}),
       }),
       contentType: 'application/json',
     }),
   );
+  expect(created.statusCode).toBe(202);
   const now = new Date();
   // Held by a worker (lease `LEASE`), as when the worker completes or fails it.
   const leased = await deps
@@ -141,7 +173,7 @@ describe('the retry schedule', () => {
     const webhookUuid = await register(accountId, '/always-500');
     receiver.plan('/always-500', Array(8).fill(500));
     const clock = testClock();
-    const delivery = { ...deps.eventRecordingDeps(), clock: clock.now };
+    const delivery = { ...deps.eventResendDeps(), clock: clock.now };
     const attempts = { ...deps.webhookAttemptDeps(), clock: clock.now };
 
     const eventId = await recordEvent(delivery, accountId, 'article.generated', async () => ({
@@ -216,7 +248,7 @@ describe('the retry schedule', () => {
     const accountId = accountIdOf();
     const webhookUuid = await register(accountId, '/lost');
     const clock = testClock();
-    const delivery = { ...deps.eventRecordingDeps(), clock: clock.now };
+    const delivery = { ...deps.eventResendDeps(), clock: clock.now };
     const eventId = await recordEvent(delivery, accountId, 'article.generated', async () => ({}));
     await takeMessages(); // the message is lost
     clock.advance(60);
@@ -281,31 +313,49 @@ describe('the retry schedule', () => {
   });
 });
 
+/**
+ * The event's body is the record as the change's transaction left it (written in that
+ * transaction): however the record changes before the sweeper finds the event, the receiver gets
+ * what `show` answered right after the change. (These failed before 2026-11-28, when the
+ * sweeper read the record back for the body: they got the later state.)
+ */
 describe('a producer that dies right after its change', () => {
   /**
-   * From the commit of the first transaction whose input mentions `marker`, every DynamoDB call
-   * of this process fails: nothing after that commit happens, as if the process died there.
+   * From the commit of the first transaction whose input mentions `marker`, every DynamoDB and
+   * SQS call of this process fails: nothing after that commit happens, as if the process died there.
    */
   function dieRightAfterCommit(marker: string) {
-    const client = dynamoDocumentClient();
+    const dynamo = dynamoDocumentClient();
+    const sqs = sqsClient();
     let dead = false;
-    client.middlewareStack.add(
+    const options = { step: 'initialize', name: 'dieRightAfterCommit' } as const;
+    const after = (commandName: unknown, input: unknown) => {
+      if (String(commandName).startsWith('TransactWrite') && JSON.stringify(input).includes(marker)) {
+        dead = true;
+      }
+    };
+    dynamo.middlewareStack.add(
       (next, context) => async (args) => {
         if (dead) throw new Error('The process died.');
         const result = await next(args);
-        if (
-          String(context.commandName).startsWith('TransactWrite') &&
-          JSON.stringify(args.input).includes(marker)
-        ) {
-          dead = true;
-        }
+        after(context.commandName, args.input);
         return result;
       },
-      { step: 'initialize', name: 'dieRightAfterCommit' },
+      options,
+    );
+    sqs.middlewareStack.add(
+      (next) => async (args) => {
+        if (dead) throw new Error('The process died.');
+        return next(args);
+      },
+      options,
     );
     return {
       died: () => dead,
-      restart: () => client.middlewareStack.remove('dieRightAfterCommit'),
+      restart: () => {
+        dynamo.middlewareStack.remove('dieRightAfterCommit');
+        sqs.middlewareStack.remove('dieRightAfterCommit');
+      },
     };
   }
 
@@ -322,7 +372,7 @@ describe('a producer that dies right after its change', () => {
   /** After the restart: the sweeper's run once the re-send time passed, then the dispatcher. */
   async function sweepAndDeliver(accountId: string, path: string) {
     const later = new Date(Date.now() + RESEND_AFTER_MS + 1_000);
-    await resendDueWebhooks({ ...deps.eventRecordingDeps(), clock: () => later });
+    await resendDueWebhooks({ ...deps.eventResendDeps(), clock: () => later });
     const events = (await takeMessages()).filter((entry) => entry.message.accountId === accountId);
     expect(events.map((entry) => entry.message.kind)).toEqual(['event']);
     const [event] = events;
@@ -336,9 +386,16 @@ describe('a producer that dies right after its change', () => {
     return { webhookId: event.message.eventId, body: JSON.parse(requests[0]?.body ?? '{}') };
   }
 
-  it('article.generated: stored with the article, finished and sent by the sweeper', async () => {
-    const article = await queuedArticle();
-    await register(article.accountId, '/died-generated', ['article.generated']);
+  /** The article as `show` answers now. */
+  const shownArticle = (article: Article) =>
+    showArticle(deps.readArticleDeps(), article.accountId, article.articleUuid);
+
+  const post = { cmsId: '42', cmsPermalink: 'https://blog.example.com/written/' };
+
+  it('article.generated: the article as generated, though published before the sweeper sends it', async () => {
+    const accountId = await accountWithCredits();
+    const article = await queuedArticle(accountId, await storedWebsite(accountId));
+    await register(accountId, '/died-generated', ['article.generated']);
     const crash = dieRightAfterCommit('generatedTitle');
     const result = generated();
     try {
@@ -348,40 +405,57 @@ describe('a producer that dies right after its change', () => {
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
-    expect((await deps.articleStore().get(article.accountId, article.articleUuid))?.state).toBe('generated');
+    const shown = await shownArticle(article);
+    expect(shown).toMatchObject({
+      status: 'generated',
+      data: { title: 'Written', publication: { state: 'waiting' } },
+    });
     // Another delivery of the message finds it generated: no change, so no second event.
     expect(await deps.articlesWithEvents().completeGeneration(article, LEASE, result)).toBe(false);
+    // Published before the sweeper finds the event.
+    expect(await deps.publicationStore().markPublished(article, post)).toBe(true);
+    expect((await shownArticle(article)).data.publication?.state).toBe('published');
 
-    const { body } = await sweepAndDeliver(article.accountId, '/died-generated');
-    expect(body).toMatchObject({
-      type: 'article.generated',
-      data: { status: 'generated', data: { uuid: article.articleUuid, title: 'Written' } },
-    });
+    const { body } = await sweepAndDeliver(accountId, '/died-generated');
+    expect(body).toMatchObject({ type: 'article.generated' });
+    expect(body.data).toEqual(JSON.parse(JSON.stringify(shown)));
   });
 
-  it('article.published: stored with the publication, finished and sent by the sweeper', async () => {
-    const article = await queuedArticle();
+  it('article.published: the publication as made, though the read-back changed it before the sweeper sends it', async () => {
+    const accountId = await accountWithCredits();
+    const article = await queuedArticle(accountId, await storedWebsite(accountId));
     expect(await deps.articleStore().completeGeneration(article, LEASE, generated())).toBe(true);
-    await register(article.accountId, '/died-published', ['article.published']);
+    await register(accountId, '/died-published', ['article.published']);
     const crash = dieRightAfterCommit('cmsPermalink');
-    const post = { cmsId: '42', cmsPermalink: 'https://blog.example.com/written/' };
+    const confirmAt = new Date(Date.now() + 3_600_000).toISOString();
     try {
-      await deps.publicationsWithEvents().markPublished(article, post);
+      await deps.publicationsWithEvents().markPublished(article, { ...post, confirmAt });
     } finally {
       crash.restart();
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
+    const shown = await shownArticle(article);
+    expect(shown.data).toMatchObject({ cms_id: '42', cms_permalink: post.cmsPermalink });
     expect(await deps.publicationsWithEvents().markPublished(article, post)).toBe(false);
-
-    const { body } = await sweepAndDeliver(article.accountId, '/died-published');
-    expect(body).toMatchObject({
-      type: 'article.published',
-      data: { status: 'generated', data: { uuid: article.articleUuid } },
+    // The scheduled post read back later: the site moved it.
+    expect(
+      await deps.publicationStore().recordScheduleCheck(article, {
+        checks: 1,
+        stillScheduled: false,
+        post: { cmsPermalink: 'https://blog.example.com/moved/' },
+      }),
+    ).toBe(true);
+    expect((await shownArticle(article)).data).toMatchObject({
+      cms_permalink: 'https://blog.example.com/moved/',
     });
+
+    const { body } = await sweepAndDeliver(accountId, '/died-published');
+    expect(body).toMatchObject({ type: 'article.published' });
+    expect(body.data).toEqual(JSON.parse(JSON.stringify(shown)));
   });
 
-  it('article.failed: stored with the refund, finished and sent by the sweeper', async () => {
+  it('article.failed: the article as failed, though retried before the sweeper sends it', async () => {
     const article = await queuedArticle();
     await register(article.accountId, '/died-failed', ['article.failed']);
     const crash = dieRightAfterCommit('failedAt');
@@ -392,30 +466,31 @@ describe('a producer that dies right after its change', () => {
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
+    const shown = await shownArticle(article);
+    expect(shown).toMatchObject({ status: 'error', data: { generation_error: 1 } });
     expect(
       await deps.articlesWithEvents().failGeneration(article, 'model down', new Date().toISOString(), LEASE),
     ).toBe(false);
-
-    const { body } = await sweepAndDeliver(article.accountId, '/died-failed');
-    expect(body).toMatchObject({
-      type: 'article.failed',
-      data: { status: 'error', data: { uuid: article.articleUuid } },
-    });
-  });
-
-  it('article.publish_failed: stored with the final failure, finished and sent by the sweeper', async () => {
-    const article = await queuedArticle();
-    expect(await deps.articleStore().completeGeneration(article, LEASE, generated())).toBe(true);
-    // Its publication pending, as for an article linked to a website.
-    await dynamoDocumentClient().send(
-      new UpdateCommand({
-        TableName: process.env.ARTICLES_TABLE,
-        Key: { accountId: article.accountId, articleUuid: article.articleUuid },
-        UpdateExpression: 'SET publishState = :pending',
-        ExpressionAttributeValues: { ':pending': 'pending' },
+    // The customer retries it before the sweeper finds the event.
+    const retried = await retryArticleHandler(
+      apiEvent('retry-article', {
+        accountId: article.accountId,
+        pathParameters: { article_uuid: article.articleUuid },
       }),
     );
-    await register(article.accountId, '/died-publish-failed', ['article.publish_failed']);
+    expect(retried.statusCode).toBeLessThan(300);
+    expect((await shownArticle(article)).status).toBe('in_progress');
+
+    const { body } = await sweepAndDeliver(article.accountId, '/died-failed');
+    expect(body).toMatchObject({ type: 'article.failed' });
+    expect(body.data).toEqual(JSON.parse(JSON.stringify(shown)));
+  });
+
+  it('article.publish_failed: the publication as given up, though retried before the sweeper sends it', async () => {
+    const accountId = await accountWithCredits();
+    const article = await queuedArticle(accountId, await storedWebsite(accountId));
+    expect(await deps.articleStore().completeGeneration(article, LEASE, generated())).toBe(true);
+    await register(accountId, '/died-publish-failed', ['article.publish_failed']);
     const failure = {
       attempts: 8,
       lastError: 'invalid_request: refused',
@@ -429,35 +504,22 @@ describe('a producer that dies right after its change', () => {
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
+    const shown = await shownArticle(article);
+    expect(shown.data.publication).toMatchObject({ state: 'failed', last_error: failure.lastError });
     expect(await deps.publicationsWithEvents().markFailed(article, failure)).toBe(false);
+    // Retried before the sweeper finds the event: waiting again.
+    expect(await deps.publicationStore().requeueFailed(article, new Date().toISOString())).toBe(true);
+    expect((await shownArticle(article)).data.publication?.state).toBe('waiting');
 
-    const { body } = await sweepAndDeliver(article.accountId, '/died-publish-failed');
-    expect(body).toMatchObject({
-      type: 'article.publish_failed',
-      data: { data: { uuid: article.articleUuid } },
-    });
+    const { body } = await sweepAndDeliver(accountId, '/died-publish-failed');
+    expect(body).toMatchObject({ type: 'article.publish_failed' });
+    expect(body.data).toEqual(JSON.parse(JSON.stringify(shown)));
   });
 
-  it('website.unhealthy: stored with the flag, finished and sent by the sweeper', async () => {
+  it('website.unhealthy: the website as flagged, though it recovered before the sweeper sends it', async () => {
     const accountId = accountIdOf();
     await register(accountId, '/died-unhealthy', ['website.unhealthy']);
-    const websiteUuid = crypto.randomUUID();
-    await deps.websiteStore().create(
-      {
-        accountId,
-        websiteUuid,
-        url: `https://${websiteUuid}.example.com`,
-        login: 'inkpress',
-        passwordCiphertext: 'not-used-here',
-        loginIsUnauthorized: false,
-        isUnreachable: false,
-        totalCreditsUsed: 0,
-        articlesCount: 0,
-        categoriesCount: 0,
-        createdAt: new Date().toISOString(),
-      },
-      `${websiteUuid}.example.com`,
-    );
+    const websiteUuid = await storedWebsite(accountId);
     const crash = dieRightAfterCommit('isUnreachable');
     try {
       await deps.websitesWithEvents().recordHealth(accountId, websiteUuid, { isUnreachable: true });
@@ -466,10 +528,15 @@ describe('a producer that dies right after its change', () => {
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
+    const shown = await showWebsite({ websites: deps.websiteStore() }, accountId, websiteUuid);
+    expect(shown.status.is_unreachable).toBe(1);
     // The flag is set already: writing it again is no change of health, so no second event.
     await deps.websitesWithEvents().recordHealth(accountId, websiteUuid, { isUnreachable: true });
+    // It answers again before the sweeper finds the event (a store without events: no recovered event).
+    await deps.websiteStore().recordHealth(accountId, websiteUuid, { isUnreachable: false });
 
     const { body } = await sweepAndDeliver(accountId, '/died-unhealthy');
-    expect(body).toMatchObject({ type: 'website.unhealthy', data: { data: { uuid: websiteUuid } } });
+    expect(body).toMatchObject({ type: 'website.unhealthy' });
+    expect(body.data).toEqual(JSON.parse(JSON.stringify(shown)));
   });
 });

@@ -41,7 +41,7 @@ export const webhookStore = () => webhooks.webhookStore(config());
 export const webhookDeliveryDeps = () => delivery.webhookDeliveryDeps(config());
 export const webhookAttemptDeps = () => sending.webhookAttemptDeps(config());
 /** Recording events and the sweeper's re-sends (as the Sweeper composes them). */
-export const eventRecordingDeps = () => events.eventRecordingDeps(config());
+export const eventResendDeps = () => events.eventResendDeps(config());
 export const websitesWithEvents = () => events.websitesWithEvents(config());
 export const publicationsWithEvents = () => events.publicationsWithEvents(config());
 

@@ -1,8 +1,9 @@
-/** Recording a webhook event in tests as the stores' outbox does: stored, then given its body and sent. */
+/** Recording a webhook event in tests as the stores' outbox does: stored with its body, then sent. */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEventPut } from '../../functions/adapters/dynamodb/webhook-repository';
 import {
   eventResendAt,
+  eventWithBody,
   newEvent,
   sendRecordedEvent,
   type WebhookDeliveryDeps,
@@ -33,9 +34,10 @@ export async function recordEvent(
   type: WebhookEventType,
   data: () => Promise<unknown>,
 ): Promise<string | undefined> {
-  const event = await newEvent(deps, accountId, type, { kind: 'article', uuid: 'subject' });
-  if (!event) return undefined;
+  const staged = await newEvent(deps, accountId, type, { kind: 'article', uuid: 'subject' });
+  if (!staged) return undefined;
+  const event = eventWithBody(staged, await data());
   await storeEvent(deps, event);
-  await sendRecordedEvent({ ...deps, describe: data }, event);
+  await sendRecordedEvent(deps, event);
   return event.eventId;
 }

@@ -22,7 +22,8 @@ import type {
 import { articleFromItem, articleKey, generationBucket, type Item, publicationBucket } from './article-item';
 import { endWithRefund, readArticle } from './article-refund';
 import { updateIfCondition } from './conditional-update';
-import type { EventOutbox } from './event-outbox';
+import type { EventOutbox, StagedEvent } from './event-outbox';
+import { articleAfter, readArticleAfter, websiteAfter } from './event-records';
 import { websiteKeys } from './keys';
 import { queueCountUpdates } from './queue-positions';
 import { conditionFailed, transactWithRetry } from './transactions';
@@ -123,8 +124,9 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
       this.client,
       async () => {
         const previous = await this.generatedCount(article.accountId);
+        const completion = this.completedArticle(article, leaseId, result, previous + 1, imageRefund);
         const transactItems: TransactItem[] = [
-          this.completedArticle(article, leaseId, result, previous + 1, imageRefund),
+          completion,
           {
             Update: {
               TableName: this.tables.accounts,
@@ -142,17 +144,8 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
             },
           },
         ];
-        if (countOnWebsite && article.websiteUuid) {
-          transactItems.push({
-            Update: {
-              TableName: this.tables.websites,
-              Key: websiteKeys.website(article.accountId, article.websiteUuid),
-              UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
-              ConditionExpression: 'attribute_exists(websiteKey)',
-              ExpressionAttributeValues: { ':one': 1, ':credits': charged.creditsCharged },
-            },
-          });
-        }
+        const counted = countOnWebsite ? this.countedOnWebsite(charged) : undefined;
+        if (counted) transactItems.push(counted);
         transactItems.push(usageDayUpdate(this.tables.usageDays, charged, result.generatedAt));
         // It leaves the queue listing.
         if (article.queueSeq !== undefined) {
@@ -160,7 +153,8 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
             ...queueCountUpdates(this.tables.articles, article.accountId, article.queueSeq, -1),
           );
         }
-        if (event) transactItems.push(event.put);
+        const eventPut = event && (await this.generatedEventPut(event, article, completion, counted));
+        if (eventPut) transactItems.push(eventPut);
         return { TransactItems: transactItems };
       },
       true,
@@ -177,7 +171,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
         return undefined;
       },
     );
-    if (completed) await this.events?.committed(event);
+    if (completed) await event?.committed();
     return completed;
   }
 
@@ -219,10 +213,47 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
             },
       // Not queued any more (failed or completed by another delivery), or not this one to fail.
       { result: false },
-      () => (event ? [event.put] : []),
+      async (current, update) =>
+        event ? [await event.put({ kind: 'article', article: articleAfter(current, update) })] : [],
     );
-    if (failed) await this.events?.committed(event);
+    if (failed) await event?.committed();
     return failed;
+  }
+
+  /**
+   * The `article.generated` event's item: the article, and its website, as the completing
+   * transaction leaves them. None when the article is gone (the completion's condition fails).
+   */
+  private async generatedEventPut(
+    event: StagedEvent,
+    article: Article,
+    completion: TransactItem,
+    counted: TransactItem | undefined,
+  ): Promise<TransactItem | undefined> {
+    if (!completion.Update) return undefined;
+    const key = articleKey(article);
+    const generated = await readArticleAfter(this.client, this.tables.articles, key, completion.Update);
+    if (!generated) return undefined;
+    const websiteUpdate = counted?.Update;
+    return event.put({
+      kind: 'article',
+      article: generated,
+      ...(websiteUpdate ? { websiteChange: (website) => websiteAfter(website, websiteUpdate) } : {}),
+    });
+  }
+
+  /** The completed article counted on its website, with the credits it used. */
+  private countedOnWebsite(article: Article): TransactItem | undefined {
+    if (!article.websiteUuid) return undefined;
+    return {
+      Update: {
+        TableName: this.tables.websites,
+        Key: websiteKeys.website(article.accountId, article.websiteUuid),
+        UpdateExpression: 'ADD articlesCount :one, totalCreditsUsed :credits',
+        ConditionExpression: 'attribute_exists(websiteKey)',
+        ExpressionAttributeValues: { ':one': 1, ':credits': article.creditsCharged },
+      },
+    };
   }
 
   private async generatedCount(accountId: string): Promise<number> {

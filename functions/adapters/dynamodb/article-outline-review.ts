@@ -13,6 +13,7 @@ import { articleFromItem, articleKey, generationBucket } from './article-item';
 import { endWithRefund, type RefundTables } from './article-refund';
 import { updateIfCondition, updateWithEvent } from './conditional-update';
 import type { EventOutbox } from './event-outbox';
+import { articleRecordAfter } from './event-records';
 import { SWEEP_BUCKET, sweepBucketOf } from './keys';
 import { queueCountUpdates } from './queue-positions';
 import { dueInSweepIndex } from './sweep-index';
@@ -36,10 +37,11 @@ export class DynamoOutlineReviews implements OutlineReviews {
       kind: 'article',
       uuid: ref.articleUuid,
     });
+    const key = articleKey(ref);
     return updateWithEvent(
       this.client,
       this.tables.articles,
-      articleKey(ref),
+      key,
       {
         // Still in the queue listing (not generated); due for the sweeper when the review expires.
         UpdateExpression:
@@ -57,8 +59,8 @@ export class DynamoOutlineReviews implements OutlineReviews {
           ':owner': owner,
         },
       },
-      this.events,
       event,
+      articleRecordAfter(this.client, this.tables.articles, key),
     );
   }
 

@@ -14,6 +14,8 @@ import { articleFromItem, articleKey } from './article-item';
 import type { ConditionalUpdate } from './conditional-update';
 import { type CancellationVerdict, conditionFailed, transactWithRetry } from './transactions';
 
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
+
 export interface RefundTables {
   articles: string;
   accounts: string;
@@ -35,7 +37,8 @@ export async function readArticle(
  * `change` sees the current article and answers its update, or nothing when the article may
  * not move (then false). The update's condition must include `creditsCharged = :refund`, so the
  * refund is what the article held when it moved; a failed condition ends with `onConflict`.
- * `alongside` adds unconditional writes to the same transaction (the queue counters, an event).
+ * `alongside` adds unconditional writes to the same transaction (the queue counters, an event);
+ * it sees the article read and the article's update as sent.
  */
 export async function endWithRefund(
   client: DynamoDBDocumentClient,
@@ -43,26 +46,26 @@ export async function endWithRefund(
   ref: ArticleKey,
   change: (current: Article) => Omit<ConditionalUpdate, 'ExpressionAttributeNames'> | undefined,
   onConflict: CancellationVerdict<boolean>,
-  alongside: (current: Article) => NonNullable<TransactWriteCommandInput['TransactItems']> = () => [],
+  alongside: (
+    current: Article,
+    update: ConditionalUpdate,
+  ) => TransactItems | Promise<TransactItems> = () => [],
 ): Promise<boolean> {
   return transactWithRetry<boolean>(
     client,
     async () => {
       const current = await readArticle(client, tables.articles, ref);
-      const update = current ? change(current) : undefined;
-      if (!current || !update) return { result: false };
+      const move = current ? change(current) : undefined;
+      if (!current || !move) return { result: false };
       const refund = refundOf(current);
+      const update: ConditionalUpdate = {
+        ...move,
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ...move.ExpressionAttributeValues, ':refund': refund },
+      };
       const input: TransactWriteCommandInput = {
         TransactItems: [
-          {
-            Update: {
-              TableName: tables.articles,
-              Key: articleKey(ref),
-              ...update,
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':refund': refund },
-            },
-          },
+          { Update: { TableName: tables.articles, Key: articleKey(ref), ...update } },
           ...(refund > 0
             ? [
                 {
@@ -75,7 +78,7 @@ export async function endWithRefund(
                 },
               ]
             : []),
-          ...alongside(current),
+          ...(await alongside(current, update)),
         ],
       };
       return input;

@@ -1,6 +1,7 @@
 /** One conditional UpdateItem, answered as a boolean (with a webhook event in its transaction, `updateWithEvent`). */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EventOutbox, StagedEvent } from './event-outbox';
+import type { EventRecord } from '../../core/webhooks/ports';
+import type { StagedEvent } from './event-outbox';
 import { conditionFailed, transactWithRetry } from './transactions';
 
 export interface ConditionalUpdate {
@@ -27,24 +28,31 @@ export async function updateIfCondition(
 }
 
 /**
- * `updateIfCondition` that also stores `event` (staged by `outbox`) in the same transaction,
- * then sends it; without an event, the plain update.
+ * `updateIfCondition` that also stores `event` in the same transaction, its body the record
+ * `after` answers for this update (read just before the transaction, event-records.ts), then
+ * sends it; without an event, the plain update. False too when `after` finds no record.
  */
 export async function updateWithEvent(
   client: DynamoDBDocumentClient,
   tableName: string,
   key: Record<string, unknown>,
   update: ConditionalUpdate,
-  outbox: EventOutbox | undefined,
   event: StagedEvent | undefined,
+  after: (update: ConditionalUpdate) => Promise<EventRecord | undefined>,
 ): Promise<boolean> {
-  if (!outbox || !event) return updateIfCondition(client, tableName, key, update);
+  if (!event) return updateIfCondition(client, tableName, key, update);
   const updated = await transactWithRetry<boolean>(
     client,
-    async () => ({ TransactItems: [{ Update: { TableName: tableName, Key: key, ...update } }, event.put] }),
+    async () => {
+      const record = await after(update);
+      if (!record) return { result: false };
+      return {
+        TransactItems: [{ Update: { TableName: tableName, Key: key, ...update } }, await event.put(record)],
+      };
+    },
     true,
     (codes) => (conditionFailed(codes, 0) ? { result: false } : undefined),
   );
-  if (updated) await outbox.committed(event);
+  if (updated) await event.committed();
   return updated;
 }

@@ -18,6 +18,7 @@ import type { WebhookEventType } from '../../core/webhooks/webhook';
 import { articleKey, confirmationBucket, publicationBucket, refFromItem } from './article-item';
 import { type ConditionalUpdate, updateWithEvent } from './conditional-update';
 import type { EventOutbox } from './event-outbox';
+import { articleRecordAfter } from './event-records';
 import { SWEEP_BUCKET, type SweepBucket, sweepBucketsOf } from './keys';
 import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
@@ -252,13 +253,14 @@ export class DynamoPublicationRepository implements PublicationStore {
     const event =
       reported &&
       (await this.events?.stage(ref.accountId, reported, { kind: 'article', uuid: ref.articleUuid }));
+    const key = articleKey(ref);
     return updateWithEvent(
       this.client,
       this.tableName,
-      articleKey(ref),
+      key,
       update,
-      this.events,
       event || undefined,
+      articleRecordAfter(this.client, this.tableName, key),
     );
   }
 }

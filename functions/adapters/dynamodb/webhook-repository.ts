@@ -195,15 +195,6 @@ export class DynamoWebhookRepository implements WebhookStore {
     return this.getItem<WebhookEvent>(webhookKeys.event(accountId, eventId));
   }
 
-  async setPayload(accountId: string, eventId: string, payload: string): Promise<WebhookEvent | undefined> {
-    await this.updateIf(webhookKeys.event(accountId, eventId), {
-      UpdateExpression: 'SET payload = :payload',
-      ConditionExpression: 'attribute_exists(itemKey) AND attribute_not_exists(payload)',
-      ExpressionAttributeValues: { ':payload': payload },
-    });
-    return this.getEvent(accountId, eventId);
-  }
-
   async markDispatched(accountId: string, eventId: string, at: string): Promise<void> {
     await this.updateIf(webhookKeys.event(accountId, eventId), {
       UpdateExpression: 'SET dispatchedAt = :at REMOVE sweepBucket, sweepAt',

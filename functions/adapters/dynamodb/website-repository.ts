@@ -300,8 +300,9 @@ export class DynamoWebsiteRepository implements WebsiteStore {
           ...withFlagNames(setUpdate(websiteUuid, written)),
           ConditionExpression: `attribute_exists(websiteKey) AND ${flagsAre(write.before)}`,
         },
-        events,
         event || undefined,
+        // The website as read with these values: the write holds only while its flags are as read.
+        async () => ({ kind: 'website', website: write.after }),
       );
       if (done) return write;
       if (attempt + 1 >= MAX_TRANSACTION_ATTEMPTS)

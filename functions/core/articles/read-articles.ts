@@ -20,6 +20,9 @@ export interface ReadArticlesDeps {
   imageLinks?: ImageLinks;
 }
 
+/** What linking an article to its website, category and images needs. */
+type LinkDeps = Pick<ReadArticlesDeps, 'websites' | 'categories' | 'imageLinks'>;
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The account's article with this uuid (any case); NotFoundError for anything else. */
@@ -36,7 +39,11 @@ export async function findArticle(
 }
 
 export async function showArticle(deps: ReadArticlesDeps, accountId: string, articleUuid: string) {
-  const article = await findArticle(deps, accountId, articleUuid);
+  return presentAsShown(deps, await findArticle(deps, accountId, articleUuid));
+}
+
+/** `article` as `show` answers it (its website and category as stored now). */
+export async function presentAsShown(deps: LinkDeps, article: Article) {
   const [linked] = await linkAll(deps, [article]);
   return presentArticle(article, linked ?? {});
 }
@@ -66,7 +73,7 @@ function pageOf<T>(items: T[], page: number, total: number | undefined): Page<T>
 }
 
 /** Websites, categories and image links of the articles. */
-async function linkAll(deps: ReadArticlesDeps, articles: Article[]): Promise<Linked[]> {
+async function linkAll(deps: LinkDeps, articles: Article[]): Promise<Linked[]> {
   const [linked, imageUrls] = await Promise.all([
     linkRecords(deps, articles),
     Promise.all(articles.map((article) => imageUrlsOf(article, deps.imageLinks))),
@@ -78,7 +85,7 @@ async function linkAll(deps: ReadArticlesDeps, articles: Article[]): Promise<Lin
 }
 
 /** Websites and categories of the articles: one batch read of each per page, whatever the page. */
-async function linkRecords(deps: ReadArticlesDeps, articles: Article[]): Promise<Linked[]> {
+async function linkRecords(deps: LinkDeps, articles: Article[]): Promise<Linked[]> {
   const accountId = articles[0]?.accountId;
   const websiteUuids = articles.flatMap((article) => (article.websiteUuid ? [article.websiteUuid] : []));
   if (accountId === undefined || websiteUuids.length === 0) return articles.map(() => ({}));

@@ -3,11 +3,12 @@
  * one `webhook-id` each:
  *
  * 1. `newEvent` (producers): when the account has an endpoint for the type, the event to store
- *    in the same transaction as the change it reports (the outbox). After the commit,
- *    `sendRecordedEvent` writes its body (the record as `show` returns it) and sends an `event`
- *    message. A producer that died before that, or a lost message, is covered by the sweeper
- *    (`resendDueWebhooks`), which does the same for events never dispatched. Producers never
- *    wait for a receiver.
+ *    in the same transaction as the change it reports (the outbox), with its body already in it
+ *    (`eventWithBody`: the record as that transaction leaves it, presented as `show` presents
+ *    it), so no later state can reach it. After the commit, `sendRecordedEvent` sends an `event`
+ *    message; a producer that died before that, or a lost message, is covered by the sweeper
+ *    (`resendDueWebhooks`), which sends the stored event as it is. Producers never wait for a
+ *    receiver.
  * 2. `fanOut` (dispatcher): one delivery per subscribed endpoint, each sent as a `delivery`
  *    message, then the event is marked dispatched.
  * 3. `attemptDelivery` (dispatcher): one signed POST under a lease (a duplicate message finds the
@@ -18,7 +19,6 @@
 import { randomUUID } from 'node:crypto';
 import type {
   DeliveryKey,
-  EventDescriber,
   EventKey,
   SecretCipher,
   WebhookMessage,
@@ -86,34 +86,20 @@ export async function newEvent(
   return { accountId, eventId: newEventId(), type, subject, createdAt: deps.clock().toISOString() };
 }
 
-export interface EventRecordingDeps extends WebhookDeliveryDeps {
-  describe: EventDescriber;
-  /** Told when an event could not be finished now (it is tried again later), e.g. to log it. */
-  onUnfinished?: (event: EventKey, error: unknown) => void;
-  /** Told when the account's endpoints could not be read (the event is stored anyway). */
-  onEndpointsUnknown?: (error: unknown) => void;
-}
-
 /**
- * Gives a stored event its body (the subject as `show` returns it now; `timestamp` is when the
- * change was stored). False when there is nothing to send: the subject is gone (the event is
- * closed without deliveries) or a legacy event has no subject.
+ * `event` with its body: `{"type","timestamp","data"}`, `data` the record as the change that
+ * produced the event leaves it (as `show` presents it), `timestamp` when the change was stored.
  */
-async function writePayload(deps: EventRecordingDeps, event: WebhookEvent): Promise<boolean> {
-  if (event.payload !== undefined) return true;
-  if (!event.subject) return false;
-  const data = await deps.describe(event.accountId, event.subject);
-  if (data === undefined) {
-    await deps.webhooks.markDispatched(event.accountId, event.eventId, deps.clock().toISOString());
-    return false;
-  }
-  const payload = JSON.stringify({ type: event.type, timestamp: event.createdAt, data });
-  return (await deps.webhooks.setPayload(event.accountId, event.eventId, payload)) !== undefined;
+export function eventWithBody(event: WebhookEvent, data: unknown): WebhookEvent {
+  return { ...event, payload: JSON.stringify({ type: event.type, timestamp: event.createdAt, data }) };
 }
 
-/** After the change and its event were stored: the body and the message that fans it out. */
-export async function sendRecordedEvent(deps: EventRecordingDeps, event: WebhookEvent): Promise<void> {
-  if (!(await writePayload(deps, event))) return;
+/** After the change and its event (with its body) were stored: the message that fans it out. */
+export async function sendRecordedEvent(
+  deps: Pick<WebhookDeliveryDeps, 'queue'>,
+  event: WebhookEvent,
+): Promise<void> {
+  if (event.payload === undefined) return;
   // If this send fails, the sweeper sends the stored event after RESEND_AFTER_MS.
   await deps.queue
     .send([{ message: { kind: 'event', accountId: event.accountId, eventId: event.eventId } }])
@@ -123,7 +109,7 @@ export async function sendRecordedEvent(deps: EventRecordingDeps, event: Webhook
 /** One delivery per endpoint subscribed to the event, each sent for its first attempt. */
 export async function fanOut(deps: WebhookDeliveryDeps, key: EventKey): Promise<number> {
   const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
-  // Without its body, the producer died before writing it: the sweeper writes it, then sends it.
+  // Without a body: stored by a version before bodies went into the transaction (the sweeper closes it).
   if (!event || event.dispatchedAt || event.payload === undefined) return 0;
   const now = deps.clock();
   const resendAt = new Date(now.getTime() + RESEND_AFTER_MS).toISOString();
@@ -278,12 +264,19 @@ async function signingSecrets(deps: AttemptDeps, endpoint: WebhookEndpoint, now:
 /** Events and deliveries the sweeper sends per run and kind; the rest wait for the next run. */
 export const RESEND_BATCH = 500;
 
+export interface EventResendDeps extends WebhookDeliveryDeps {
+  /** Told when an event could not be read now (it is tried again later), e.g. to log it. */
+  onUnfinished?: (event: EventKey, error: unknown) => void;
+  /** Told when an event is closed without being sent (it was stored without its body). */
+  onClosed?: (event: EventKey, reason: string) => void;
+}
+
 /**
- * Sweeper: sends again the events never dispatched (writing the body of those whose producer
- * died after storing them) and the deliveries whose attempt is due.
+ * Sweeper: sends again the events never dispatched (each as it was stored, with the body its
+ * change's transaction gave it) and the deliveries whose attempt is due.
  */
 export async function resendDueWebhooks(
-  deps: EventRecordingDeps,
+  deps: EventResendDeps,
   limit = RESEND_BATCH,
   signal?: AbortSignal,
 ): Promise<{ events: number; deliveries: number }> {
@@ -293,7 +286,7 @@ export async function resendDueWebhooks(
   for (const kind of ['event', 'delivery'] as const) {
     if (signal?.aborted) break;
     const due = await deps.webhooks.listDue(kind, now.toISOString(), limit);
-    const ready = kind === 'event' ? await withPayloads(deps, due) : due;
+    const ready = kind === 'event' ? await withBodies(deps, due) : due;
     if (ready.length === 0) continue;
     await deps.queue.send(ready.map((key) => ({ message: { kind, ...key } as WebhookMessage })));
     for (const key of ready) await deps.webhooks.postponeResend(kind, key, later);
@@ -303,16 +296,25 @@ export async function resendDueWebhooks(
 }
 
 /**
- * The due events that have (or now got) a body. One that cannot get it now is told to
- * `onUnfinished` and put off by the re-send time, so that it never holds newer ones back.
+ * The due events that have their body. One stored without it (by a version before bodies went
+ * into the change's transaction, whose producer died before writing it) is closed unsent: its
+ * record can only be read as it is now, which may be a later state than the event's. One that
+ * cannot be read now is told to `onUnfinished` and put off by the re-send time, so that it never
+ * holds newer ones back.
  */
-async function withPayloads(deps: EventRecordingDeps, due: EventKey[]): Promise<EventKey[]> {
+async function withBodies(deps: EventResendDeps, due: EventKey[]): Promise<EventKey[]> {
   const ready: EventKey[] = [];
   const later = new Date(deps.clock().getTime() + RESEND_AFTER_MS).toISOString();
   for (const key of due) {
     try {
       const event = await deps.webhooks.getEvent(key.accountId, key.eventId);
-      if (event && (await writePayload(deps, event))) ready.push(key);
+      if (!event) continue;
+      if (event.payload !== undefined) {
+        ready.push(key);
+        continue;
+      }
+      await deps.webhooks.markDispatched(key.accountId, key.eventId, deps.clock().toISOString());
+      deps.onClosed?.(key, 'stored without its body');
     } catch (error) {
       deps.onUnfinished?.(key, error);
       await deps.webhooks.postponeResend('event', key, later).catch(() => undefined);

@@ -1,11 +1,7 @@
 /** What the webhook use cases need from storage, the queue, the key and the network. */
-import type {
-  DeliveryAttempt,
-  EventSubject,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEvent,
-} from './webhook';
+import type { Article } from '../articles/article';
+import type { Website } from '../websites/website';
+import type { DeliveryAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook';
 
 export interface WebhookStore {
   /** Stores the endpoint if the account has fewer than `max`; false when it has `max` already. */
@@ -33,8 +29,6 @@ export interface WebhookStore {
   ): Promise<boolean>;
 
   getEvent(accountId: string, eventId: string): Promise<WebhookEvent | undefined>;
-  /** Writes the event's body unless it has one; returns the event as stored (undefined if gone). */
-  setPayload(accountId: string, eventId: string, payload: string): Promise<WebhookEvent | undefined>;
   markDispatched(accountId: string, eventId: string, at: string): Promise<void>;
   /** Postpones the sweeper's re-send of an event or a delivery. */
   postponeResend(kind: 'event' | 'delivery', key: DeliveryKey | EventKey, resendAt: string): Promise<void>;
@@ -116,5 +110,18 @@ export interface ReceiverUrlPolicy {
   check(url: URL): Promise<'ok' | 'blocked' | 'unresolvable' | 'https_required'>;
 }
 
-/** The record an event reports, as `show` returns it now; undefined when it no longer exists. */
-export type EventDescriber = (accountId: string, subject: EventSubject) => Promise<unknown>;
+/** The record an event reports, as the change that produced it leaves it. */
+export type EventRecord =
+  | {
+      kind: 'article';
+      article: Article;
+      /** What the same change does to the article's website (a completion counts the article there). */
+      websiteChange?: (website: Website) => Website;
+    }
+  | { kind: 'website'; website: Website };
+
+/**
+ * An event's `data`: `record` as `show` presents it (an article with its website and category as
+ * they are when the change is stored).
+ */
+export type EventPresenter = (record: EventRecord) => Promise<unknown>;

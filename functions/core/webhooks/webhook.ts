@@ -89,18 +89,21 @@ export interface EventSubject {
 }
 
 /**
- * One event of an account, stored until every endpoint had it (the outbox). It is written in
- * the same transaction as the change it reports, without its body; the body is added right after
- * (by the producer, or by the sweeper when the producer died first), before it is fanned out.
+ * One event of an account, stored until every endpoint had it (the outbox). It is written, with
+ * its body, in the same transaction as the change it reports: the body is the record as that
+ * transaction leaves it, whatever happens to the record before the event is fanned out.
  */
 export interface WebhookEvent {
   accountId: string;
   /** The `webhook-id` (`msg_...`): the same for every endpoint and every retry. */
   eventId: string;
   type: WebhookEventType;
-  /** The record `data` carries (absent on events stored with their body, before the outbox). */
+  /** The record `data` carries (absent on events stored before the outbox). */
   subject?: EventSubject;
-  /** The body sent, exactly: `{"type","timestamp","data"}`; absent until it is written. */
+  /**
+   * The body sent, exactly: `{"type","timestamp","data"}`. Absent only on events of versions
+   * before 2026-11-28 whose producer died before writing it (the sweeper closes those unsent).
+   */
   payload?: string;
   createdAt: string;
   /** When the dispatcher fanned it out to the endpoints. */

@@ -104,13 +104,6 @@ export class FakeWebhookStore implements WebhookStore {
     return stored ? copy(stored.event) : undefined;
   }
 
-  async setPayload(accountId: string, eventId: string, payload: string): Promise<WebhookEvent | undefined> {
-    const stored = this.events.get(key(accountId, eventId));
-    if (!stored) return undefined;
-    stored.event.payload ??= payload;
-    return copy(stored.event);
-  }
-
   async markDispatched(accountId: string, eventId: string, at: string): Promise<void> {
     const stored = this.events.get(key(accountId, eventId));
     if (!stored) return;

@@ -4,6 +4,7 @@ import { createWebhook } from '../../../functions/core/webhooks/create-webhook';
 import {
   attemptDelivery,
   eventResendAt,
+  eventWithBody,
   fanOut,
   newEvent,
   resendDueWebhooks,
@@ -180,15 +181,9 @@ describe('webhooks', () => {
     const { accountId, webhookUuid } = await subscribed(fakes);
     const eventId = (await recordEvent(deliver(fakes), accountId, 'article.failed', async () => ({}))) ?? '';
     // The event's message was lost: the sweeper sends it again after two minutes.
-    expect(await resendDueWebhooks({ ...deliver(fakes), describe: async () => ({}) })).toEqual({
-      events: 0,
-      deliveries: 0,
-    });
+    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 0, deliveries: 0 });
     fakes.time.advance(2 * 60_000);
-    expect(await resendDueWebhooks({ ...deliver(fakes), describe: async () => ({}) })).toEqual({
-      events: 1,
-      deliveries: 0,
-    });
+    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 1, deliveries: 0 });
     await fanOut(deliver(fakes), { accountId, eventId });
     fakes.sender.answer({ kind: 'answered', statusCode: 410 });
 
@@ -198,29 +193,20 @@ describe('webhooks', () => {
     );
   });
 
-  it('finishes an event whose producer died after storing it: the sweeper writes its body and sends it', async () => {
+  it('sends an event whose producer died after storing it as it was stored: body and timestamp of its change', async () => {
     const fakes = createFakes();
     const { accountId, webhookUuid } = await subscribed(fakes);
     const subject = { kind: 'article' as const, uuid: 'art-1' };
-    const event = await newEvent(deliver(fakes), accountId, 'article.generated', subject);
-    if (!event) throw new Error('the endpoint wants article.generated');
+    const staged = await newEvent(deliver(fakes), accountId, 'article.generated', subject);
+    if (!staged) throw new Error('the endpoint wants article.generated');
+    const event = eventWithBody(staged, { uuid: 'art-1', status: 'generated' });
+    // Stored with its change; the producer died before sending its message.
     await fakes.webhooks.putEvent(event, eventResendAt(event));
-    // Not fanned out without its body (a stray message finds nothing to send yet).
-    expect(await fanOut(deliver(fakes), { accountId, eventId: event.eventId })).toBe(0);
 
-    const described: unknown[] = [];
-    const recording = {
-      ...deliver(fakes),
-      describe: async (account: string, about: unknown) => {
-        described.push([account, about]);
-        return { uuid: 'art-1', status: 'generated' };
-      },
-    };
     fakes.time.advance(60_000);
-    expect(await resendDueWebhooks(recording)).toEqual({ events: 0, deliveries: 0 });
+    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 0, deliveries: 0 });
     fakes.time.advance(61_000);
-    expect(await resendDueWebhooks(recording)).toEqual({ events: 1, deliveries: 0 });
-    expect(described).toEqual([[accountId, subject]]);
+    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 1, deliveries: 0 });
     expect(fakes.webhookQueue.sent.map((sent) => sent.message)).toEqual([
       { kind: 'event', accountId, eventId: event.eventId },
     ]);
@@ -237,7 +223,7 @@ describe('webhooks', () => {
     });
   });
 
-  it('closes without sending an event whose record was deleted before its body was written', async () => {
+  it('closes unsent an event stored without its body (an earlier version whose producer died): its record now may be a later state', async () => {
     const fakes = createFakes();
     const { accountId } = await subscribed(fakes, 'website.unhealthy');
     const event = await newEvent(deliver(fakes), accountId, 'website.unhealthy', {
@@ -246,30 +232,36 @@ describe('webhooks', () => {
     });
     if (!event) throw new Error('the endpoint wants website.unhealthy');
     await fakes.webhooks.putEvent(event, eventResendAt(event));
-    const recording = { ...deliver(fakes), describe: async () => undefined };
+    // Not fanned out without its body (a stray message finds nothing to send).
+    expect(await fanOut(deliver(fakes), { accountId, eventId: event.eventId })).toBe(0);
+    const closed: unknown[] = [];
+    const resend = {
+      ...deliver(fakes),
+      onClosed: (key: unknown, reason: string) => closed.push([key, reason]),
+    };
     fakes.time.advance(3 * 60_000);
-    expect(await resendDueWebhooks(recording)).toEqual({ events: 0, deliveries: 0 });
+    expect(await resendDueWebhooks(resend)).toEqual({ events: 0, deliveries: 0 });
     expect((await fakes.webhooks.getEvent(accountId, event.eventId))?.dispatchedAt).toBeDefined();
+    expect(closed).toEqual([[{ accountId, eventId: event.eventId }, 'stored without its body']]);
     fakes.time.advance(3 * 60_000);
-    expect(await resendDueWebhooks(recording)).toEqual({ events: 0, deliveries: 0 });
+    expect(await resendDueWebhooks(resend)).toEqual({ events: 0, deliveries: 0 });
     expect(fakes.webhookQueue.sent).toEqual([]);
   });
 
-  it('keeps an event whose body could not be written for the next sweep', async () => {
+  it('keeps an event that could not be read for the next sweep', async () => {
     const fakes = createFakes();
     const { accountId } = await subscribed(fakes);
-    const event = await newEvent(deliver(fakes), accountId, 'article.generated', {
-      kind: 'article',
-      uuid: 'a',
-    });
-    if (!event) throw new Error('the endpoint wants article.generated');
-    await fakes.webhooks.putEvent(event, eventResendAt(event));
+    const eventId =
+      (await recordEvent(deliver(fakes), accountId, 'article.generated', async () => ({}))) ?? '';
+    fakes.webhookQueue.sent.length = 0;
     fakes.time.advance(3 * 60_000);
     const down = {
       ...deliver(fakes),
-      describe: async () => {
-        throw new Error('table unavailable');
-      },
+      webhooks: Object.assign(Object.create(fakes.webhooks), {
+        getEvent: async () => {
+          throw new Error('table unavailable');
+        },
+      }),
     };
     const unfinished: unknown[] = [];
     expect(
@@ -278,12 +270,11 @@ describe('webhooks', () => {
         onUnfinished: (key, error) => unfinished.push([key, String(error)]),
       }),
     ).toEqual({ events: 0, deliveries: 0 });
-    expect(unfinished).toEqual([[{ accountId, eventId: event.eventId }, 'Error: table unavailable']]);
-    // Put off by the re-send time (it never holds newer events back), then finished.
-    const working = { ...deliver(fakes), describe: async () => ({}) };
-    expect(await resendDueWebhooks(working)).toEqual({ events: 0, deliveries: 0 });
+    expect(unfinished).toEqual([[{ accountId, eventId }, 'Error: table unavailable']]);
+    // Put off by the re-send time (it never holds newer events back), then sent.
+    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 0, deliveries: 0 });
     fakes.time.advance(2 * 60_000);
-    expect(await resendDueWebhooks(working)).toEqual({ events: 1, deliveries: 0 });
+    expect(await resendDueWebhooks(deliver(fakes))).toEqual({ events: 1, deliveries: 0 });
   });
 
   it('stores the event when the endpoints cannot be read (the change never waits on them); fan-out decides', async () => {
@@ -308,8 +299,7 @@ describe('webhooks', () => {
     expect(told).toEqual(['Error: webhooks table unavailable']);
     if (!event) throw new Error('an event');
     // No endpoint wants article.generated: fan-out sends it nowhere and closes it.
-    await fakes.webhooks.putEvent(event, eventResendAt(event));
-    await fakes.webhooks.setPayload(accountId, event.eventId, '{}');
+    await fakes.webhooks.putEvent(eventWithBody(event, {}), eventResendAt(event));
     expect(await fanOut(deliver(fakes), { accountId, eventId: event.eventId })).toBe(0);
     expect((await fakes.webhooks.getEvent(accountId, event.eventId))?.dispatchedAt).toBeDefined();
     expect(fakes.webhookQueue.sent).toEqual([]);
