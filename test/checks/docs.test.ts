@@ -26,22 +26,41 @@ function markdownFiles(directory = root): string[] {
 
 const relative = (file: string): string => path.relative(root, file);
 
-/** The text outside fenced code blocks, line by line (a `# comment` in bash is no heading). */
-function proseLines(text: string): string[] {
-  let fenced = false;
-  return text.split('\n').filter((line) => {
-    if (/^\s*(```|~~~)/.test(line)) {
-      fenced = !fenced;
-      return false;
-    }
-    return !fenced;
-  });
+interface Fence {
+  marker: string;
+  lines: string[];
 }
 
-/** The fenced code blocks' text. */
-function codeBlocks(text: string): string[] {
-  return [...text.matchAll(/^\s*```[^\n]*\n([\s\S]*?)^\s*```\s*$/gm)].map((match) => match[1] ?? '');
+/**
+ * Splits Markdown into prose lines and fenced code blocks as CommonMark does: a fence closes only
+ * on a bare fence of its own character at least as long (a "```sh" inside a block is content, so a
+ * block left open swallows the headings after it; `unclosed` says so).
+ */
+function parseMarkdown(text: string): { prose: string[]; blocks: string[]; unclosed: boolean } {
+  const prose: string[] = [];
+  const blocks: string[] = [];
+  let open: Fence | null = null;
+  for (const line of text.split('\n')) {
+    if (open === null) {
+      const opening = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+      if (opening === undefined) prose.push(line);
+      else open = { marker: opening, lines: [] };
+      continue;
+    }
+    const closing = /^\s*(`{3,}|~{3,})\s*$/.exec(line)?.[1];
+    if (closing !== undefined && closing[0] === open.marker[0] && closing.length >= open.marker.length) {
+      blocks.push(open.lines.join('\n'));
+      open = null;
+    } else open.lines.push(line);
+  }
+  return { prose, blocks, unclosed: open !== null };
 }
+
+/** The text outside fenced code blocks, line by line (a `# comment` in bash is no heading). */
+const proseLines = (text: string): string[] => parseMarkdown(text).prose;
+
+/** The fenced code blocks' text. */
+const codeBlocks = (text: string): string[] => parseMarkdown(text).blocks;
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 function slugOf(heading: string): string {
@@ -149,6 +168,11 @@ describe('the documentation', () => {
       .filter(({ problem }) => problem !== null)
       .map(({ link, problem }) => `${relative(link.file)}: (${link.target}) ${problem}`);
     expect(broken).toEqual([]);
+  });
+
+  it('closes every code block it opens (an open one swallows the headings after it)', () => {
+    const unclosed = files.filter((file) => parseMarkdown(readFileSync(file, 'utf8')).unclosed).map(relative);
+    expect(unclosed).toEqual([]);
   });
 
   it('names no path outside the repository (no ../shared, no /work/)', () => {
