@@ -107,7 +107,6 @@ describe('images on WordPress', () => {
     >(`
       echo wp_json_encode(array_values(array_map(function ($b) { return array('name' => $b['blockName'], 'attrs' => $b['attrs'], 'html' => $b['innerHTML']); }, array_filter(parse_blocks(get_post(${Number(cmsId)})->post_content), function ($b) { return null !== $b['blockName']; }))));`);
     const images = blocks.filter((block) => block.name === 'core/image');
-    console.log('DEBUG', JSON.stringify(blocks.map((b) => [b.name, b.html.slice(0, 80)])));
     expect(images).toHaveLength(2);
     for (const image of images) {
       expect(image.attrs.sizeSlug).toBe('large');

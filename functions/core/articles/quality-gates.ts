@@ -34,16 +34,30 @@ export function firstParagraphText(html: string): string {
   return match ? plainText(match[1] ?? '') : '';
 }
 
-/** Drops every paragraph whose text was already said earlier in the article. */
+/**
+ * Drops every paragraph whose text was already said earlier in the article, except where that
+ * would leave a part (the introduction, or an H2 section up to the next H2) with no text under
+ * its heading: such a part stays whole, since a heading over nothing is worse than a repeat.
+ */
 export function dropRepeatedParagraphs(html: string): string {
   const seen = new Set<string>();
-  return html.replace(PARAGRAPH, (whole, inner: string) => {
-    const key = comparable(plainText(inner));
-    if (key === '') return whole;
-    if (seen.has(key)) return '';
-    seen.add(key);
-    return whole;
-  });
+  return html
+    .split(/(?=<h2[\s>])/i)
+    .map((part) => {
+      const kept = part.replace(PARAGRAPH, (whole, inner: string) => {
+        const key = comparable(plainText(inner));
+        if (key === '') return whole;
+        if (seen.has(key)) return '';
+        seen.add(key);
+        return whole;
+      });
+      return hasTextBesideHeadings(kept) || !hasTextBesideHeadings(part) ? kept : part;
+    })
+    .join('');
+}
+
+function hasTextBesideHeadings(html: string): boolean {
+  return plainText(html.replace(/<h[1-6][\s>][\s\S]*?<\/h[1-6]>/gi, ' ')).trim() !== '';
 }
 
 export function countH2(html: string): number {

@@ -1,6 +1,7 @@
-/** Lengths the sites' plugins and search engines hold text to. */
+/** Lengths the sites' plugins and search engines hold text to; repeated paragraphs. */
 import fc from 'fast-check';
 import {
+  dropRepeatedParagraphs,
   EXCERPT_MAX,
   fitExcerpt,
   fitMetaDescription,
@@ -40,5 +41,25 @@ describe('meta description', () => {
     const { text } = fitMetaDescription(`${'espresso '.repeat(30)}grinders`);
     expect(characters(text)).toBeLessThanOrEqual(META_DESCRIPTION_MAX);
     expect(text).toMatch(/^espresso( espresso)*$/);
+  });
+});
+
+describe('repeated paragraphs', () => {
+  it('drops a paragraph said earlier, but never leaves an H2 section with nothing under its heading', () => {
+    const html = [
+      '<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+      '<h2>Swimming</h2>\n<p>Alpine lakes are cold.</p><p>Bring a towel.</p>',
+      '<h2>Fishing</h2>\n<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+      '<h2>Hiking</h2>\n<ul><li>Boots</li></ul><p>Swim early.</p>',
+    ].join('\n');
+    expect(dropRepeatedParagraphs(html)).toBe(
+      [
+        '<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+        '<h2>Swimming</h2>\n<p>Bring a towel.</p>',
+        // Every paragraph of it was said before: kept whole rather than an empty section.
+        '<h2>Fishing</h2>\n<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+        '<h2>Hiking</h2>\n<ul><li>Boots</li></ul>',
+      ].join('\n'),
+    );
   });
 });
