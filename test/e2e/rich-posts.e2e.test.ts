@@ -68,6 +68,9 @@ const articleFields = {
   language: 'en',
   // Every test here writes on the same keyword for the same site.
   allow_same_topic: '1',
+  // What other e2e files published is in the site's index: no links, whatever ran before
+  // (site-links.e2e.test.ts tests them).
+  internal_links: '0',
 };
 
 async function createArticle(): Promise<string> {
