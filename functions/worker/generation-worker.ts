@@ -16,7 +16,7 @@ import { sourceDeps } from '../composition/sources';
 import { generationDeliveriesOnDemand } from '../composition/sqs-on-demand';
 import { websiteStore } from '../composition/websites';
 import { deliveryKept, generateQueuedArticle } from '../core/articles/generate-article';
-import { generationRetryDelaySeconds } from '../core/articles/lifecycle-policy';
+import { storageFailureRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
 import { composition } from '../shared/composition';
 import { logger } from '../shared/logger';
@@ -69,10 +69,11 @@ async function processRecord(record: SQSRecord): Promise<void> {
   try {
     result = await generateQueuedArticle(deps.generation, parsed.data, { retryAfter });
   } catch (error) {
-    // Storage failed before an attempt could be counted: back after the same backoff, by
-    // receive count (after maxReceiveCount receives the message goes to the dead-letter queue).
+    // Storage failed (before an attempt could be counted, or while one held the lease and could
+    // not give it back): back after the backoff by receive count, and once that lease ran out
+    // (after maxReceiveCount receives the message goes to the dead-letter queue).
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
-    const retryInSeconds = generationRetryDelaySeconds(receiveCount);
+    const retryInSeconds = storageFailureRetryDelaySeconds(receiveCount);
     await retryAfter(retryInSeconds).catch(() => undefined);
     logger.warn('Generation could not run; the delivery comes back', {
       articleUuid,

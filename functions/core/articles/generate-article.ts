@@ -230,8 +230,10 @@ async function retryLater(
 ): Promise<GenerationAttemptResult> {
   const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1);
   const recheckAt = new Date(deps.clock().getTime() + retryInSeconds * 1000 + RETRY_DELIVERY_GRACE_MS);
-  // The delivery first (if storage is down, the lease below cannot be given back: the retry
-  // then waits for it to expire); if this fails, the sweeper re-sends after `recheckAt`.
+  // The delivery first; if this fails, the sweeper re-sends after `recheckAt`. If storage is
+  // down, the lease below cannot be given back: this throws, and the worker asks the delivery
+  // back once the lease ran out (`storageFailureRetryDelaySeconds`), else it would come back
+  // a duplicate of its own lease and be deleted.
   await delivery.retryAfter(retryInSeconds).catch(() => undefined);
   await deps.articles.releaseLease(article, leaseId, reason, recheckAt.toISOString());
   return { outcome: 'retry_scheduled', article, failure: reason, retryInSeconds };

@@ -22,6 +22,19 @@ export const ATTEMPT_BUDGET_MS = 240_000;
 export function generationRetryDelaySeconds(failedAttempts: number): number {
   return 30 * 2 ** Math.max(0, failedAttempts - 1);
 }
+/**
+ * Delay before a delivery whose attempt failed on storage (the worker caught a throw) comes
+ * back: the backoff by receive count, but never before a lease the attempt may still hold has
+ * run out. With storage down an attempt cannot give its lease back, nor know whether its take
+ * or a renewal was stored; a delivery back while that lease runs finds it held, counts as a
+ * duplicate and is deleted, and the article then waits for the sweeper. Every lease end an
+ * attempt writes is at most `LEASE_MS` after the moment it was sent, so `LEASE_MS` from the
+ * failure (plus a slack for clocks) is past it.
+ */
+export function storageFailureRetryDelaySeconds(receiveCount: number): number {
+  return Math.max(generationRetryDelaySeconds(receiveCount), LEASE_MS / 1000 + LEASE_CLOCK_SLACK_SECONDS);
+}
+const LEASE_CLOCK_SLACK_SECONDS = 5;
 /** Time given to the retry's delivery to take the lease before the sweeper re-sends it. */
 export const RETRY_DELIVERY_GRACE_MS = 120_000;
 /** Time given to a new article's message to be sent before the sweeper sends it. */
