@@ -463,7 +463,8 @@ describe('SEO plugin adapters (stand-ins that the plugin detects; fields checked
         metaDescription: true,
         focusKeyword: focusKey !== null,
         freeformBlocks: 0,
-        schemaBy: adapter === 'yoast' || adapter === 'rank_math' ? adapter : 'inkpress',
+        schemaBy:
+          adapter === 'yoast' || adapter === 'rank_math' || adapter === 'aioseo' ? adapter : 'inkpress',
       });
       const stored = wpJson<{ description: string; focus: string }>(
         `echo wp_json_encode(array('description' => get_post_meta(${cmsId}, '${descriptionKey}', true), 'focus' => ${focusKey ? `get_post_meta(${cmsId}, '${focusKey}', true)` : "''"}));`,
@@ -487,7 +488,7 @@ describe('SEO plugin adapters (stand-ins that the plugin detects; fields checked
   it('aioseo with its own table: description and keyphrase in wp_aioseo_posts', async () => {
     peer(
       'php-eval',
-      `global $wpdb; $wpdb->query("CREATE TABLE IF NOT EXISTS {$wpdb->prefix}aioseo_posts (id bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, post_id bigint unsigned NOT NULL, description text, keyphrases longtext, created datetime NOT NULL, updated datetime NOT NULL)"); update_option('inkpress_peer_seo_stub', 'aioseo');`,
+      `global $wpdb; $wpdb->query("CREATE TABLE IF NOT EXISTS {$wpdb->prefix}aioseo_posts (id bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, post_id bigint unsigned NOT NULL, title text, description text, keyphrases longtext, created datetime NOT NULL, updated datetime NOT NULL)"); delete_option('inkpress_connector_aioseo_table'); update_option('inkpress_peer_seo_stub', 'aioseo');`,
     );
     try {
       const { cmsId, site, description } = await publishCopy();

@@ -10,6 +10,7 @@
  * License:           GPLv2 or later
  * License URI:       https://www.gnu.org/licenses/gpl-2.0.html
  * Text Domain:       inkpress-connector
+ * Domain Path:       /languages
  *
  * @package InkpressConnector
  */
@@ -30,11 +31,19 @@ require_once __DIR__ . '/includes/class-inkpress-probe.php';
 require_once __DIR__ . '/includes/class-inkpress-index.php';
 require_once __DIR__ . '/includes/class-inkpress-blocks.php';
 require_once __DIR__ . '/includes/class-inkpress-media.php';
+require_once __DIR__ . '/includes/class-inkpress-aioseo.php';
 require_once __DIR__ . '/includes/class-inkpress-seo.php';
 require_once __DIR__ . '/includes/class-inkpress-schedule.php';
 require_once __DIR__ . '/includes/class-inkpress-settings.php';
 
 register_activation_hook( __FILE__, array( 'Inkpress_Role', 'activate' ) );
+
+add_action(
+	'init',
+	static function (): void {
+		load_plugin_textdomain( 'inkpress-connector', false, dirname( plugin_basename( __FILE__ ) ) . '/languages' );
+	}
+);
 
 Inkpress_Role::init();
 Inkpress_Auth::init();

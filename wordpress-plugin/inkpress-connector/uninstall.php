@@ -24,6 +24,7 @@ function inkpress_connector_uninstall_site(): void {
 	}
 	remove_role( 'inkpress_editor' );
 	delete_option( 'inkpress_connector_role_version' );
+	delete_option( 'inkpress_connector_aioseo_table' );
 	global $wpdb;
 	$names = $wpdb->get_col(
 		$wpdb->prepare(

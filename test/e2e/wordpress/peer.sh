@@ -269,8 +269,14 @@ wp_footer();
 </html>
 PHP
   # Test only: stand-ins that make the Inkpress plugin see an SEO plugin as active (option
-  # inkpress_peer_seo_stub), by the constant each plugin defines; the Yoast and Rank Math
-  # stand-ins print their schema graph from the filters those plugins document.
+  # inkpress_peer_seo_stub), by the constant (or class) each plugin defines; the Yoast, Rank Math
+  # and All in One SEO stand-ins print their schema graph from the filters those plugins
+  # document, unless their schema output is turned off (option inkpress_peer_schema_off: Yoast's
+  # wpseo_json_ld_output filter, Rank Math's Schema module, AIOSEO's aioseo_schema_disable).
+  # aioseo_model also stands in for AIOSEO's Post model (savePost/getPost, kept in an option).
+  # Option inkpress_peer_log_show_tables counts SHOW TABLES queries (option
+  # inkpress_peer_show_tables); option inkpress_peer_translate prefixes every string of the
+  # inkpress-connector text domain with "[xx] " (a stand-in translation).
   cat >"$SITE/wp-content/mu-plugins/inkpress-peer-seo-stubs.php" <<'PHP'
 <?php
 namespace Yoast\WP\SEO\Generators\Schema {
@@ -283,20 +289,99 @@ namespace Yoast\WP\SEO\Generators\Schema {
 		}
 	}
 }
+namespace RankMath {
+	if ( 'rank_math' === \get_option( 'inkpress_peer_seo_stub' ) && ! \class_exists( __NAMESPACE__ . '\Helper' ) ) {
+		class Helper {
+			public static function is_module_active( $module ) {
+				return 'rich-snippet' !== $module || '1' !== (string) \get_option( 'inkpress_peer_schema_off' );
+			}
+		}
+	}
+}
+namespace AIOSEO\Plugin\Common\Models {
+	if ( 'aioseo_model' === \get_option( 'inkpress_peer_seo_stub' ) && ! \class_exists( __NAMESPACE__ . '\Post' ) ) {
+		class Post {
+			public static function savePost( $postId, $data ) {
+				$saved = \get_option( 'inkpress_peer_aioseo_saved', array() );
+				$row   = $saved[ $postId ] ?? array( 'twitter_use_og' => true, 'robots_default' => true );
+				foreach ( $data as $key => $value ) {
+					$row[ $key ] = 'keyphrases' === $key ? \wp_json_encode( $value ) : \sanitize_text_field( $value );
+				}
+				$saved[ $postId ] = $row;
+				\update_option( 'inkpress_peer_aioseo_saved', $saved, false );
+				\do_action( 'aioseo_insert_post', $postId );
+			}
+			public static function getPost( $postId ) {
+				$saved = \get_option( 'inkpress_peer_aioseo_saved', array() );
+				return (object) ( $saved[ $postId ] ?? array() );
+			}
+		}
+	}
+}
 namespace {
 	$inkpress_peer_stub      = (string) get_option( 'inkpress_peer_seo_stub' );
+	$inkpress_peer_schema_on = '1' !== (string) get_option( 'inkpress_peer_schema_off' );
 	$inkpress_peer_constants = array(
 		'yoast'             => 'WPSEO_VERSION',
 		'rank_math'         => 'RANK_MATH_VERSION',
 		'aioseo'            => 'AIOSEO_VERSION',
+		'aioseo_model'      => 'AIOSEO_VERSION',
 		'seopress'          => 'SEOPRESS_VERSION',
 		'the_seo_framework' => 'THE_SEO_FRAMEWORK_VERSION',
+		'siteseo'           => 'SITESEO_VERSION',
+		'slim_seo'          => 'SLIM_SEO_VER',
+		'smartcrawl'        => 'SMARTCRAWL_VERSION',
+		'squirrly'          => 'SQ_VERSION',
 	);
 	if ( isset( $inkpress_peer_constants[ $inkpress_peer_stub ] ) ) {
 		define( $inkpress_peer_constants[ $inkpress_peer_stub ], '0.0.0-inkpress-peer-stub' );
 	}
+	if ( 'jetpack' === $inkpress_peer_stub && ! class_exists( 'Jetpack' ) ) {
+		// Jetpack with its SEO tools module on.
+		class Jetpack {
+			public static function is_module_active( $module ) {
+				return 'seo-tools' === $module;
+			}
+		}
+	}
+	if ( ! $inkpress_peer_schema_on ) {
+		add_filter( 'wpseo_json_ld_output', '__return_false' );
+		add_filter( 'aioseo_schema_disable', '__return_true' );
+	}
+	if ( in_array( $inkpress_peer_stub, array( 'aioseo', 'aioseo_model' ), true ) ) {
+		add_action( 'wp_head', function () {
+			if ( apply_filters( 'aioseo_schema_disable', false ) || ! is_singular() ) {
+				return;
+			}
+			$graphs = apply_filters( 'aioseo_schema_output', array( array( '@type' => 'Article', 'name' => 'aioseo-stub' ) ) );
+			echo '<script type="application/ld+json" class="aioseo-schema">' . wp_json_encode( array( '@context' => 'https://schema.org', '@graph' => array_values( $graphs ) ) ) . "</script>\n";
+		}, 20 );
+	}
+	if ( '1' === (string) get_option( 'inkpress_peer_log_show_tables' ) ) {
+		$GLOBALS['inkpress_peer_show_tables'] = 0;
+		add_filter( 'query', function ( $query ) {
+			if ( false !== stripos( $query, 'SHOW TABLES' ) ) {
+				++$GLOBALS['inkpress_peer_show_tables'];
+			}
+			return $query;
+		} );
+		add_action( 'shutdown', function () {
+			if ( $GLOBALS['inkpress_peer_show_tables'] > 0 ) {
+				update_option( 'inkpress_peer_show_tables', (int) get_option( 'inkpress_peer_show_tables', 0 ) + $GLOBALS['inkpress_peer_show_tables'], false );
+			}
+		} );
+	}
+	if ( '1' === (string) get_option( 'inkpress_peer_translate' ) ) {
+		add_filter( 'gettext', function ( $translation, $text, $domain ) {
+			return 'inkpress-connector' === $domain ? '[xx] ' . $translation : $translation;
+		}, 10, 3 );
+	}
 	if ( 'yoast' === $inkpress_peer_stub ) {
 		add_action( 'wp_head', function () {
+			$output = apply_filters( 'wpseo_json_ld_output', true, '' );
+			if ( false === $output || array() === $output ) {
+				return;
+			}
 			$graph = array( array( '@type' => 'Article', 'name' => 'yoast-stub' ) );
 			foreach ( apply_filters( 'wpseo_schema_graph_pieces', array(), (object) array() ) as $piece ) {
 				if ( $piece instanceof Yoast\WP\SEO\Generators\Schema\Abstract_Schema_Piece && $piece->is_needed() ) {
@@ -308,6 +393,9 @@ namespace {
 	}
 	if ( 'rank_math' === $inkpress_peer_stub ) {
 		add_action( 'wp_head', function () {
+			if ( ! RankMath\Helper::is_module_active( 'rich-snippet' ) ) {
+				return;
+			}
 			$data = apply_filters( 'rank_math/json_ld', array(), null );
 			echo '<script type="application/ld+json" class="rank-math-schema">' . wp_json_encode( array( '@context' => 'https://schema.org', '@graph' => array_values( $data ) ) ) . "</script>\n";
 		}, 20 );

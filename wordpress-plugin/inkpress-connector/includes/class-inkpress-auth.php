@@ -69,7 +69,7 @@ final class Inkpress_Auth {
 	public static function login_failed_error(): WP_Error {
 		return new WP_Error(
 			'inkpress_login_failed',
-			'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.',
+			__( 'Login failed: check the user name, the password, and that the user has only the Inkpress Editor role.', 'inkpress-connector' ),
 			array( 'status' => 401 )
 		);
 	}
@@ -110,7 +110,8 @@ final class Inkpress_Auth {
 			return self::parse_basic( (string) $_SERVER['HTTP_X_INKPRESS_AUTHORIZATION'] ) ?? array( '', '' );
 		}
 		if ( isset( $_SERVER['PHP_AUTH_USER'], $_SERVER['PHP_AUTH_PW'] ) ) {
-			return array( (string) $_SERVER['PHP_AUTH_USER'], (string) $_SERVER['PHP_AUTH_PW'] );
+			// WordPress adds slashes to $_SERVER (wp_magic_quotes): the values as sent.
+			return array( (string) wp_unslash( $_SERVER['PHP_AUTH_USER'] ), (string) wp_unslash( $_SERVER['PHP_AUTH_PW'] ) );
 		}
 		foreach ( array( 'HTTP_AUTHORIZATION', 'REDIRECT_HTTP_AUTHORIZATION' ) as $key ) {
 			if ( ! empty( $_SERVER[ $key ] ) ) {
@@ -223,7 +224,7 @@ final class Inkpress_Auth {
 	 */
 	private static function authenticate( string $login, string $password ): ?WP_User {
 		// wp_authenticate() reports failures to wp_login_failed itself, except empty fields.
-		$user = wp_authenticate( $login, $password );
+		$user = wp_authenticate( $login, self::password_as_stored( $login, $password ) );
 		if ( is_wp_error( $user ) ) {
 			if ( in_array( $user->get_error_code(), array( 'invalid_username', 'invalid_email' ), true ) ) {
 				wp_check_password( $password, self::DUMMY_HASH );
@@ -236,11 +237,38 @@ final class Inkpress_Auth {
 			do_action(
 				'wp_login_failed',
 				sanitize_user( $login ),
-				new WP_Error( 'inkpress_user_refused', 'This user may not log in through Inkpress Connector.' )
+				new WP_Error( 'inkpress_user_refused', __( 'This user may not log in through Inkpress Connector.', 'inkpress-connector' ) )
 			);
 			return null;
 		}
 		return $user;
+	}
+
+	/**
+	 * The password in the form the user's hash was made of. WordPress hashes a password set in
+	 * its forms (profile, Add New, reset, REST API) as posted, with the slashes wp_magic_quotes()
+	 * adds before a quote or backslash, and wp-login.php checks it so; a password set from PHP
+	 * (wp_set_password(), WP-CLI, an importer) is hashed as it is. Inkpress sends the password as
+	 * typed: with a quote or backslash in it, the form that matches the user's hash is the one
+	 * checked, so such a password works wherever it was set, through one wp_authenticate() call
+	 * (the site's login limiters see one attempt). Application passwords have neither character.
+	 *
+	 * @param string $login    User name or e-mail.
+	 * @param string $password Password as sent.
+	 */
+	private static function password_as_stored( string $login, string $password ): string {
+		$slashed = wp_slash( $password );
+		if ( $slashed === $password ) {
+			return $password;
+		}
+		$user = get_user_by( 'login', $login );
+		if ( ! $user && is_email( $login ) ) {
+			$user = get_user_by( 'email', $login );
+		}
+		if ( ! $user instanceof WP_User || wp_check_password( $password, $user->user_pass, $user->ID ) ) {
+			return $password;
+		}
+		return wp_check_password( $slashed, $user->user_pass, $user->ID ) ? $slashed : $password;
 	}
 
 	/**
@@ -258,7 +286,7 @@ final class Inkpress_Auth {
 		if ( 'throttled' === self::$outcome ) {
 			return new WP_Error(
 				'inkpress_throttled',
-				'Too many failed logins for this user from this address; try again later.',
+				__( 'Too many failed logins for this user from this address; try again later.', 'inkpress-connector' ),
 				array(
 					'status'      => 429,
 					'retry_after' => self::$retry_after,

@@ -58,17 +58,17 @@ final class Inkpress_Index {
 		$per_page = self::int_param( $request->get_param( 'per_page' ), self::MAX_PER_PAGE );
 		$page     = self::int_param( $request->get_param( 'page' ), 1 );
 		if ( null === $per_page || $per_page < 1 || $per_page > self::MAX_PER_PAGE ) {
-			return new WP_Error( 'inkpress_invalid_per_page', 'per_page must be an integer from 1 to ' . self::MAX_PER_PAGE . '.', array( 'status' => 400, 'param' => 'per_page' ) );
+			return new WP_Error( 'inkpress_invalid_per_page', sprintf( /* translators: %d: most posts per page. */ __( 'per_page must be an integer from 1 to %d.', 'inkpress-connector' ), self::MAX_PER_PAGE ), array( 'status' => 400, 'param' => 'per_page' ) );
 		}
 		if ( null === $page || $page < 1 ) {
-			return new WP_Error( 'inkpress_invalid_page', 'page must be a positive integer.', array( 'status' => 400, 'param' => 'page' ) );
+			return new WP_Error( 'inkpress_invalid_page', __( 'page must be a positive integer.', 'inkpress-connector' ), array( 'status' => 400, 'param' => 'page' ) );
 		}
 		$after = null;
 		$raw   = $request->get_param( 'modified_after' );
 		if ( null !== $raw && '' !== $raw ) {
 			$after = self::parse_utc( $raw );
 			if ( null === $after ) {
-				return new WP_Error( 'inkpress_invalid_modified_after', 'modified_after must be YYYY-MM-DDTHH:MM:SS (UTC, optional trailing Z).', array( 'status' => 400, 'param' => 'modified_after' ) );
+				return new WP_Error( 'inkpress_invalid_modified_after', __( 'modified_after must be YYYY-MM-DDTHH:MM:SS (UTC, optional trailing Z).', 'inkpress-connector' ), array( 'status' => 400, 'param' => 'modified_after' ) );
 			}
 		}
 

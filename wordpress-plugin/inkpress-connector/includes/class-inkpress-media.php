@@ -43,7 +43,7 @@ final class Inkpress_Media {
 	public static function images_of( array $body ) {
 		$raw = $body['images'] ?? array();
 		if ( ! is_array( $raw ) || count( $raw ) > self::MAX_IMAGES || ( array() !== $raw && array_keys( $raw ) !== range( 0, count( $raw ) - 1 ) ) ) {
-			return self::invalid( 'images must be a list of at most ' . self::MAX_IMAGES . ' images.' );
+			return self::invalid( sprintf( /* translators: %d: most images. */ __( 'images must be a list of at most %d images.', 'inkpress-connector' ), self::MAX_IMAGES ) );
 		}
 		$images = array();
 		$slots  = array();
@@ -53,20 +53,20 @@ final class Inkpress_Media {
 			$alt  = is_array( $image ) ? ( $image['alt'] ?? '' ) : null;
 			$data = is_array( $image ) ? ( $image['data'] ?? null ) : null;
 			if ( ! is_string( $slot ) || ! preg_match( '/^(featured|inline-[1-3])$/', $slot ) || isset( $slots[ $slot ] ) ) {
-				return self::invalid( 'Each image needs a distinct slot: featured or inline-1 to inline-3.' );
+				return self::invalid( __( 'Each image needs a distinct slot: featured or inline-1 to inline-3.', 'inkpress-connector' ) );
 			}
 			if ( ! is_string( $mime ) || ! isset( self::MIMES[ $mime ] ) || ! is_string( $alt ) || ! is_string( $data ) ) {
-				return self::invalid( 'Each image needs mime_type image/webp or image/jpeg, an alt string and base64 data.' );
+				return self::invalid( __( 'Each image needs mime_type image/webp or image/jpeg, an alt string and base64 data.', 'inkpress-connector' ) );
 			}
 			$bytes = base64_decode( $data, true );
 			if ( false === $bytes || '' === $bytes || strlen( $bytes ) > self::MAX_BYTES || ! self::is_type( $bytes, $mime ) ) {
-				return self::invalid( 'Each image must be base64 of a WebP or JPEG image of at most 2 MB.' );
+				return self::invalid( __( 'Each image must be base64 of a WebP or JPEG image of at most 2 MB.', 'inkpress-connector' ) );
 			}
 			$after = null;
 			if ( 'featured' !== $slot ) {
 				$after = $image['after_section'] ?? null;
 				if ( ! is_int( $after ) || $after < 0 ) {
-					return self::invalid( 'Each inline image needs after_section, a section index.' );
+					return self::invalid( __( 'Each inline image needs after_section, a section index.', 'inkpress-connector' ) );
 				}
 			}
 			$slots[ $slot ] = true;
@@ -135,7 +135,7 @@ final class Inkpress_Media {
 			$name = sanitize_file_name( sanitize_title( $title ) . '-' . $image['slot'] . '.' . self::MIMES[ $image['mime'] ] );
 			$file = wp_upload_bits( $name, null, $image['bytes'] );
 			if ( ! empty( $file['error'] ) ) {
-				return new WP_Error( 'inkpress_image_failed', 'The image could not be saved: ' . $file['error'], array( 'status' => 500 ) );
+				return new WP_Error( 'inkpress_image_failed', sprintf( /* translators: %s: the upload error. */ __( 'The image could not be saved: %s', 'inkpress-connector' ), $file['error'] ), array( 'status' => 500 ) );
 			}
 			$id = wp_insert_attachment(
 				array(

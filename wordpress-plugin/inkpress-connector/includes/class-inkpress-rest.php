@@ -83,11 +83,11 @@ final class Inkpress_Rest {
 		$params = $request->get_url_params();
 		$uuid   = isset( $params['article_uuid'] ) && is_string( $params['article_uuid'] ) ? strtolower( $params['article_uuid'] ) : '';
 		if ( ! preg_match( '/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/', $uuid ) ) {
-			return self::invalid( 'inkpress_invalid_article_uuid', 'The article uuid must be a UUID.', 'article_uuid' );
+			return self::invalid( 'inkpress_invalid_article_uuid', __( 'The article uuid must be a UUID.', 'inkpress-connector' ), 'article_uuid' );
 		}
 		$post_id = self::find_post_id( $uuid, get_current_user_id() );
 		if ( null === $post_id ) {
-			return new WP_Error( 'inkpress_post_not_found', 'This user has no post for this article.', array( 'status' => 404 ) );
+			return new WP_Error( 'inkpress_post_not_found', __( 'This user has no post for this article.', 'inkpress-connector' ), array( 'status' => 404 ) );
 		}
 		$post = get_post( $post_id );
 		if ( $post && 'future' === $post->post_status && strtotime( $post->post_date_gmt . ' UTC' ) <= time() ) {
@@ -233,20 +233,20 @@ final class Inkpress_Rest {
 	public static function create_post( WP_REST_Request $request ) {
 		$body = $request->get_json_params();
 		if ( ! is_array( $body ) || array() === $body ) {
-			return self::invalid( 'inkpress_invalid_body', 'Expected a JSON object body (Content-Type: application/json).', 'body' );
+			return self::invalid( 'inkpress_invalid_body', __( 'Expected a JSON object body (Content-Type: application/json).', 'inkpress-connector' ), 'body' );
 		}
 
 		// article_uuid.
 		$uuid = $body['article_uuid'] ?? null;
 		if ( ! is_string( $uuid ) || ! preg_match( '/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i', $uuid ) ) {
-			return self::invalid( 'inkpress_invalid_article_uuid', 'article_uuid is required and must be a UUID.', 'article_uuid' );
+			return self::invalid( 'inkpress_invalid_article_uuid', __( 'article_uuid is required and must be a UUID.', 'inkpress-connector' ), 'article_uuid' );
 		}
 		$uuid = strtolower( $uuid );
 
 		// title, content.
 		$title = $body['title'] ?? null;
 		if ( ! is_string( $title ) || '' === trim( $title ) ) {
-			return self::invalid( 'inkpress_invalid_title', 'title is required and must be a non-empty string.', 'title' );
+			return self::invalid( 'inkpress_invalid_title', __( 'title is required and must be a non-empty string.', 'inkpress-connector' ), 'title' );
 		}
 		$structure = self::structure( $body );
 		if ( is_wp_error( $structure ) ) {
@@ -264,18 +264,18 @@ final class Inkpress_Rest {
 		// status.
 		$status = $body['status'] ?? null;
 		if ( ! is_string( $status ) || ! in_array( $status, self::STATUSES, true ) ) {
-			return self::invalid( 'inkpress_invalid_status', 'status must be one of publish, draft, future.', 'status' );
+			return self::invalid( 'inkpress_invalid_status', __( 'status must be one of publish, draft, future.', 'inkpress-connector' ), 'status' );
 		}
 
 		// slug.
 		$slug = '';
 		if ( isset( $body['slug'] ) && '' !== $body['slug'] ) {
 			if ( ! is_string( $body['slug'] ) ) {
-				return self::invalid( 'inkpress_invalid_slug', 'slug must be a string.', 'slug' );
+				return self::invalid( 'inkpress_invalid_slug', __( 'slug must be a string.', 'inkpress-connector' ), 'slug' );
 			}
 			$slug = sanitize_title( $body['slug'] );
 			if ( '' === $slug ) {
-				return self::invalid( 'inkpress_invalid_slug', 'slug has no usable characters.', 'slug' );
+				return self::invalid( 'inkpress_invalid_slug', __( 'slug has no usable characters.', 'inkpress-connector' ), 'slug' );
 			}
 		}
 
@@ -284,11 +284,11 @@ final class Inkpress_Rest {
 		if ( isset( $body['date_gmt'] ) && '' !== $body['date_gmt'] ) {
 			$date_gmt = self::parse_date_gmt( $body['date_gmt'] );
 			if ( null === $date_gmt ) {
-				return self::invalid( 'inkpress_invalid_date', 'date_gmt must be YYYY-MM-DDTHH:MM:SS (UTC, optional trailing Z).', 'date_gmt' );
+				return self::invalid( 'inkpress_invalid_date', __( 'date_gmt must be YYYY-MM-DDTHH:MM:SS (UTC, optional trailing Z).', 'inkpress-connector' ), 'date_gmt' );
 			}
 		}
 		if ( 'future' === $status && null === $date_gmt ) {
-			return self::invalid( 'inkpress_missing_date', 'date_gmt is required when status is future.', 'date_gmt' );
+			return self::invalid( 'inkpress_missing_date', __( 'date_gmt is required when status is future.', 'inkpress-connector' ), 'date_gmt' );
 		}
 
 		// category_id.
@@ -296,18 +296,18 @@ final class Inkpress_Rest {
 		if ( isset( $body['category_id'] ) ) {
 			$raw = $body['category_id'];
 			if ( ! ( is_int( $raw ) || ( is_string( $raw ) && ctype_digit( $raw ) ) ) || (int) $raw <= 0 ) {
-				return self::invalid( 'inkpress_invalid_category', 'category_id must be a positive integer.', 'category_id' );
+				return self::invalid( 'inkpress_invalid_category', __( 'category_id must be a positive integer.', 'inkpress-connector' ), 'category_id' );
 			}
 			$term = get_term( (int) $raw, 'category' );
 			if ( ! $term instanceof WP_Term ) {
-				return self::invalid( 'inkpress_unknown_category', 'No category with this id exists on the site.', 'category_id', 422 );
+				return self::invalid( 'inkpress_unknown_category', __( 'No category with this id exists on the site.', 'inkpress-connector' ), 'category_id', 422 );
 			}
 			$category_id = (int) $term->term_id;
 		}
 
 		$cap = 'draft' === $status ? 'edit_posts' : 'publish_posts';
 		if ( ! current_user_can( $cap ) ) {
-			return new WP_Error( 'inkpress_forbidden', 'This user cannot ' . ( 'draft' === $status ? 'create' : 'publish' ) . ' posts.', array( 'status' => 403 ) );
+			return new WP_Error( 'inkpress_forbidden', 'draft' === $status ? __( 'This user cannot create posts.', 'inkpress-connector' ) : __( 'This user cannot publish posts.', 'inkpress-connector' ), array( 'status' => 403 ) );
 		}
 
 		global $wpdb;
@@ -315,7 +315,7 @@ final class Inkpress_Rest {
 		$lock    = 'inkpress:' . md5( DB_NAME . '|' . $wpdb->prefix . '|' . $user_id . '|' . $uuid );
 		$got     = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $lock, self::LOCK_TIMEOUT_S ) );
 		if ( '1' !== (string) $got ) {
-			return new WP_Error( 'inkpress_busy', 'Another request for this article is in progress; retry.', array( 'status' => 503 ) );
+			return new WP_Error( 'inkpress_busy', __( 'Another request for this article is in progress; retry.', 'inkpress-connector' ), array( 'status' => 503 ) );
 		}
 		try {
 			$existing = self::find_post_id( $uuid, $user_id );
@@ -368,7 +368,8 @@ final class Inkpress_Rest {
 				$seo['meta_description'],
 				$seo['focus_keyword'],
 				$seo['language'],
-				null === $structure['faq'] ? array() : $structure['faq']['items']
+				null === $structure['faq'] ? array() : $structure['faq']['items'],
+				$title
 			);
 			Inkpress_Seo::store_citations( (int) $post_id, null === $structure['sources'] ? array() : $structure['sources']['items'] );
 			Inkpress_Media::attach_to_post( (int) $post_id, $media_ids );
@@ -389,21 +390,25 @@ final class Inkpress_Rest {
 	private static function structure( array $body ) {
 		if ( ! isset( $body['sections'] ) && isset( $body['content'] ) ) {
 			if ( ! is_string( $body['content'] ) ) {
-				return self::invalid( 'inkpress_invalid_content', 'content must be a string of HTML.', 'content' );
+				return self::invalid( 'inkpress_invalid_content', __( 'content must be a string of HTML.', 'inkpress-connector' ), 'content' );
 			}
 			return self::split_content( $body['content'] );
 		}
 		$intro = $body['intro_html'] ?? '';
 		if ( ! is_string( $intro ) ) {
-			return self::invalid( 'inkpress_invalid_intro', 'intro_html must be a string of HTML.', 'intro_html' );
+			return self::invalid( 'inkpress_invalid_intro', __( 'intro_html must be a string of HTML.', 'inkpress-connector' ), 'intro_html' );
 		}
 		$sections = $body['sections'] ?? null;
 		if ( ! is_array( $sections ) || ! self::is_list( $sections ) || count( $sections ) > self::MAX_SECTIONS ) {
-			return self::invalid( 'inkpress_invalid_sections', 'sections must be a list of at most ' . self::MAX_SECTIONS . ' {heading, html} objects.', 'sections' );
+			return self::invalid( 'inkpress_invalid_sections', sprintf(
+					/* translators: %d: most sections a post may have. */
+					__( 'sections must be a list of at most %d {heading, html} objects.', 'inkpress-connector' ),
+					self::MAX_SECTIONS
+				), 'sections' );
 		}
 		foreach ( $sections as $section ) {
 			if ( ! is_array( $section ) || ! is_string( $section['heading'] ?? null ) || ! is_string( $section['html'] ?? null ) || '' === trim( $section['heading'] ) ) {
-				return self::invalid( 'inkpress_invalid_sections', 'Each section needs a non-empty heading and an html string.', 'sections' );
+				return self::invalid( 'inkpress_invalid_sections', __( 'Each section needs a non-empty heading and an html string.', 'inkpress-connector' ), 'sections' );
 			}
 		}
 		$faq = null;
@@ -411,12 +416,16 @@ final class Inkpress_Rest {
 			$raw   = $body['faq'];
 			$items = is_array( $raw ) ? ( $raw['items'] ?? null ) : null;
 			if ( ! is_array( $raw ) || ! is_string( $raw['heading'] ?? null ) || '' === trim( $raw['heading'] ) || ! is_array( $items ) || ! self::is_list( $items ) || count( $items ) > self::MAX_FAQ ) {
-				return self::invalid( 'inkpress_invalid_faq', 'faq must be {heading, items: [{question, answer}]} with at most ' . self::MAX_FAQ . ' items.', 'faq' );
+				return self::invalid( 'inkpress_invalid_faq', sprintf(
+					/* translators: %d: most FAQ items. */
+					__( 'faq must be {heading, items: [{question, answer}]} with at most %d items.', 'inkpress-connector' ),
+					self::MAX_FAQ
+				), 'faq' );
 			}
 			$clean = array();
 			foreach ( $items as $item ) {
 				if ( ! is_array( $item ) || ! is_string( $item['question'] ?? null ) || ! is_string( $item['answer'] ?? null ) ) {
-					return self::invalid( 'inkpress_invalid_faq', 'Each FAQ item needs a question and an answer string.', 'faq' );
+					return self::invalid( 'inkpress_invalid_faq', __( 'Each FAQ item needs a question and an answer string.', 'inkpress-connector' ), 'faq' );
 				}
 				$question = sanitize_text_field( $item['question'] );
 				$answer   = sanitize_textarea_field( $item['answer'] );
@@ -498,13 +507,17 @@ final class Inkpress_Rest {
 		$raw   = $body['sources'];
 		$items = is_array( $raw ) ? ( $raw['items'] ?? null ) : null;
 		if ( ! is_array( $raw ) || ! is_string( $raw['heading'] ?? null ) || '' === trim( $raw['heading'] ) || ! is_array( $items ) || ! self::is_list( $items ) || count( $items ) > self::MAX_SOURCES ) {
-			return self::invalid( 'inkpress_invalid_sources', 'sources must be {heading, items: [{title, url}]} with at most ' . self::MAX_SOURCES . ' items.', 'sources' );
+			return self::invalid( 'inkpress_invalid_sources', sprintf(
+					/* translators: %d: most sources. */
+					__( 'sources must be {heading, items: [{title, url}]} with at most %d items.', 'inkpress-connector' ),
+					self::MAX_SOURCES
+				), 'sources' );
 		}
 		$clean = array();
 		foreach ( $items as $item ) {
 			$url = is_array( $item ) ? ( $item['url'] ?? null ) : null;
 			if ( ! is_array( $item ) || ! is_string( $item['title'] ?? null ) || ! ( null === $url || is_string( $url ) ) ) {
-				return self::invalid( 'inkpress_invalid_sources', 'Each source needs a title string and a url (string or null).', 'sources' );
+				return self::invalid( 'inkpress_invalid_sources', __( 'Each source needs a title string and a url (string or null).', 'inkpress-connector' ), 'sources' );
 			}
 			$url   = null === $url ? '' : esc_url_raw( $url, array( 'http', 'https' ) );
 			$title = sanitize_text_field( $item['title'] );
@@ -540,18 +553,27 @@ final class Inkpress_Rest {
 		) as $field => $max ) {
 			$value = $body[ $field ] ?? '';
 			if ( ! is_string( $value ) || mb_strlen( $value ) > $max ) {
-				return self::invalid( 'inkpress_invalid_' . $field, "{$field} must be a string of at most {$max} characters.", $field );
+				return self::invalid( 'inkpress_invalid_' . $field, sprintf(
+						/* translators: 1: field name, 2: most characters. */
+						__( '%1$s must be a string of at most %2$d characters.', 'inkpress-connector' ),
+						$field,
+						$max
+					), $field );
 			}
 			$fields[ $field ] = 'excerpt' === $field ? sanitize_textarea_field( $value ) : sanitize_text_field( $value );
 		}
 		$tags = $body['tags'] ?? array();
 		if ( ! is_array( $tags ) || ! self::is_list( $tags ) || count( $tags ) > self::MAX_TAGS ) {
-			return self::invalid( 'inkpress_invalid_tags', 'tags must be a list of at most ' . self::MAX_TAGS . ' strings.', 'tags' );
+			return self::invalid( 'inkpress_invalid_tags', sprintf(
+					/* translators: %d: most tags. */
+					__( 'tags must be a list of at most %d strings.', 'inkpress-connector' ),
+					self::MAX_TAGS
+				), 'tags' );
 		}
 		$fields['tags'] = array();
 		foreach ( $tags as $tag ) {
 			if ( ! is_string( $tag ) || mb_strlen( $tag ) > 100 ) {
-				return self::invalid( 'inkpress_invalid_tags', 'Each tag must be a string of at most 100 characters.', 'tags' );
+				return self::invalid( 'inkpress_invalid_tags', __( 'Each tag must be a string of at most 100 characters.', 'inkpress-connector' ), 'tags' );
 			}
 			// A comma would split the tag in two (tags_input takes comma-separated names).
 			$tag = trim( str_replace( ',', ' ', sanitize_text_field( $tag ) ) );

@@ -1,10 +1,13 @@
 <?php
 /**
- * SEO fields of Inkpress posts: the meta description and focus keyword go into the storage of
- * whichever SEO plugin is active (Yoast SEO, Rank Math, All in One SEO, SEOPress, The SEO
- * Framework), as each documents it; with none active, the plugin prints the meta description
+ * SEO fields of Inkpress posts: the SEO title (the article title, at most 60 characters, cut at a
+ * word), the meta description and the focus keyword go into the storage of whichever SEO plugin
+ * is active, as each documents it (Yoast SEO, Rank Math, All in One SEO through its own model,
+ * SEOPress, The SEO Framework, SiteSEO, Slim SEO, SmartCrawl, Jetpack's SEO tools; Squirrly SEO
+ * is detected and left to itself); with none active, the plugin prints the meta description
  * itself. JSON-LD (Article, and FAQPage when the post has a FAQ) is printed for every Inkpress
- * post, or added to the graph of Yoast SEO / Rank Math where they are active.
+ * post, or its FAQPage added to the graph of Yoast SEO, Rank Math or All in One SEO where one of
+ * them prints the Article; with that plugin's schema output turned off, nothing is added.
  *
  * @package InkpressConnector
  */
@@ -22,14 +25,31 @@ final class Inkpress_Seo {
 	public const META_FAQ         = '_inkpress_faq';
 	public const META_CITATIONS   = '_inkpress_citations';
 
-	/** Where each SEO plugin keeps a post's description and focus keyword (null: it has none). */
+	public const META_SEO_TITLE   = '_inkpress_seo_title';
+
+	/** Longest SEO title written (what search results show of a title). */
+	public const SEO_TITLE_MAX = 60;
+
+	/**
+	 * Where each SEO plugin keeps a post's description, focus keyword and SEO title (null: it has
+	 * none; `key[field]`: a field of an array kept under key). All in One SEO is written through
+	 * its model (Inkpress_Aioseo); its post meta here is the fallback without it.
+	 */
 	private const POST_META = array(
-		'yoast'             => array( '_yoast_wpseo_metadesc', '_yoast_wpseo_focuskw' ),
-		'rank_math'         => array( 'rank_math_description', 'rank_math_focus_keyword' ),
-		'aioseo'            => array( '_aioseo_description', '_aioseo_keyphrases' ),
-		'seopress'          => array( '_seopress_titles_desc', '_seopress_analysis_target_kw' ),
-		'the_seo_framework' => array( '_genesis_description', null ),
+		'yoast'             => array( '_yoast_wpseo_metadesc', '_yoast_wpseo_focuskw', '_yoast_wpseo_title' ),
+		'rank_math'         => array( 'rank_math_description', 'rank_math_focus_keyword', 'rank_math_title' ),
+		'aioseo'            => array( '_aioseo_description', '_aioseo_keyphrases', '_aioseo_title' ),
+		'seopress'          => array( '_seopress_titles_desc', '_seopress_analysis_target_kw', '_seopress_titles_title' ),
+		'the_seo_framework' => array( '_genesis_description', null, '_genesis_title' ),
+		'siteseo'           => array( '_siteseo_titles_desc', '_siteseo_analysis_target_kw', '_siteseo_titles_title' ),
+		'slim_seo'          => array( 'slim_seo[description]', null, 'slim_seo[title]' ),
+		'smartcrawl'        => array( '_wds_metadesc', '_wds_focus-keywords', '_wds_title' ),
+		'jetpack'           => array( 'advanced_seo_description', null, 'jetpack_seo_html_title' ),
+		'squirrly'          => array( null, null, null ),
 	);
+
+	/** SEO plugins whose focus keyword field is a comma-separated list of keywords. */
+	private const KEYWORD_LISTS = array( 'rank_math', 'seopress', 'siteseo', 'smartcrawl' );
 
 	/**
 	 * Hooks.
@@ -38,10 +58,11 @@ final class Inkpress_Seo {
 		add_action( 'wp_head', array( __CLASS__, 'print_head' ), 1 );
 		add_filter( 'wpseo_schema_graph_pieces', array( __CLASS__, 'yoast_pieces' ), 11, 2 );
 		add_filter( 'rank_math/json_ld', array( __CLASS__, 'rank_math_json_ld' ), 99, 2 );
+		add_filter( 'aioseo_schema_output', array( __CLASS__, 'aioseo_graphs' ), 10, 1 );
 	}
 
 	/**
-	 * The active SEO plugin, or `inkpress` when there is none.
+	 * The active SEO plugin, or `inkpress` when there is none (the first found when several are).
 	 */
 	public static function adapter(): string {
 		if ( defined( 'WPSEO_VERSION' ) ) {
@@ -59,16 +80,100 @@ final class Inkpress_Seo {
 		if ( defined( 'THE_SEO_FRAMEWORK_VERSION' ) || function_exists( 'the_seo_framework' ) ) {
 			return 'the_seo_framework';
 		}
+		if ( defined( 'SITESEO_VERSION' ) ) {
+			return 'siteseo';
+		}
+		if ( defined( 'SLIM_SEO_VER' ) ) {
+			return 'slim_seo';
+		}
+		if ( defined( 'SMARTCRAWL_VERSION' ) || class_exists( 'Smartcrawl_Loader' ) ) {
+			return 'smartcrawl';
+		}
+		if ( defined( 'SQ_VERSION' ) ) {
+			return 'squirrly';
+		}
+		if ( class_exists( 'Jetpack' ) && is_callable( array( 'Jetpack', 'is_module_active' ) ) && Jetpack::is_module_active( 'seo-tools' ) ) {
+			return 'jetpack';
+		}
 		return 'inkpress';
 	}
 
 	/**
-	 * Who prints the JSON-LD of Inkpress posts: Yoast SEO and Rank Math get our pieces in their
-	 * own graph; otherwise the plugin prints its own.
+	 * Who prints the JSON-LD of Inkpress posts: Yoast SEO, Rank Math and All in One SEO get our
+	 * FAQPage (and Rank Math our Article when it has none) in their own graph; with their schema
+	 * output turned off, nobody (null); otherwise the plugin prints its own.
 	 */
-	public static function schema_by(): string {
+	public static function schema_by(): ?string {
 		$adapter = self::adapter();
-		return in_array( $adapter, array( 'yoast', 'rank_math' ), true ) ? $adapter : 'inkpress';
+		if ( ! in_array( $adapter, array( 'yoast', 'rank_math', 'aioseo' ), true ) ) {
+			return 'inkpress';
+		}
+		return self::host_schema_off( $adapter ) ? null : $adapter;
+	}
+
+	/**
+	 * Whether the SEO plugin's own schema output is turned off: Yoast SEO by its
+	 * `wpseo_json_ld_output` filter, Rank Math by its Schema module (or its legacy
+	 * `rank_math/json_ld/disable` filter), All in One SEO by its setting or `aioseo_schema_disable`.
+	 *
+	 * @param string $adapter Adapter.
+	 */
+	private static function host_schema_off( string $adapter ): bool {
+		// phpcs:disable WordPress.NamingConventions.PrefixAllGlobals.NonPrefixedHooknameFound -- their hooks.
+		switch ( $adapter ) {
+			case 'yoast':
+				// As Yoast itself asks (WooCommerce SEO): false or empty turns its output off.
+				try {
+					$output = apply_filters( 'wpseo_json_ld_output', true, '' );
+				} catch ( Throwable $error ) {
+					return false; // A callback that only takes Yoast's data: the output is on.
+				}
+				return false === $output || array() === $output || null === $output;
+			case 'rank_math':
+				if ( apply_filters( 'rank_math/json_ld/disable', false ) ) {
+					return true;
+				}
+				return class_exists( 'RankMath\Helper' ) && is_callable( array( 'RankMath\Helper', 'is_module_active' ) )
+					&& ! call_user_func( array( 'RankMath\Helper', 'is_module_active' ), 'rich-snippet' );
+			case 'aioseo':
+				return Inkpress_Aioseo::schema_disabled();
+			default:
+				return false;
+		}
+		// phpcs:enable
+	}
+
+	/**
+	 * The SEO title of an article: its title as plain text, at most SEO_TITLE_MAX characters, cut
+	 * after the last whole word that fits (a single longer word is cut at the limit).
+	 *
+	 * @param string $title Title.
+	 */
+	public static function seo_title( string $title ): string {
+		$title = trim( (string) preg_replace( '/\s+/u', ' ', self::text( sanitize_text_field( $title ) ) ) );
+		if ( mb_strlen( $title, 'UTF-8' ) <= self::SEO_TITLE_MAX ) {
+			return $title;
+		}
+		$head  = mb_substr( $title, 0, self::SEO_TITLE_MAX + 1, 'UTF-8' );
+		$space = mb_strrpos( $head, ' ', 0, 'UTF-8' );
+		$cut   = false !== $space && $space > 0 ? mb_substr( $head, 0, $space, 'UTF-8' ) : mb_substr( $title, 0, self::SEO_TITLE_MAX, 'UTF-8' );
+		$cut   = (string) preg_replace( '/[\s,;:\-\x{2013}\x{2014}]+$/u', '', $cut );
+		return '' === $cut ? mb_substr( $title, 0, self::SEO_TITLE_MAX, 'UTF-8' ) : $cut;
+	}
+
+	/**
+	 * The focus keyword as the SEO plugin takes it: where its field is a comma-separated list
+	 * (Rank Math, SEOPress, SiteSEO, SmartCrawl), a comma would make several keywords of one, so
+	 * each becomes a space.
+	 *
+	 * @param string $adapter Adapter.
+	 * @param string $focus   Focus keyword.
+	 */
+	public static function focus_for( string $adapter, string $focus ): string {
+		if ( ! in_array( $adapter, self::KEYWORD_LISTS, true ) ) {
+			return $focus;
+		}
+		return trim( (string) preg_replace( '/\s+/u', ' ', str_replace( array( ',', "\u{FF0C}", "\u{3001}" ), ' ', $focus ) ) );
 	}
 
 	/**
@@ -80,10 +185,12 @@ final class Inkpress_Seo {
 	 * @param string $language    Language code.
 	 * @param array  $faq         List of array{question, answer}.
 	 */
-	public static function store( int $post_id, string $description, string $focus, string $language, array $faq ): void {
+	public static function store( int $post_id, string $description, string $focus, string $language, array $faq, string $title = '' ): void {
+		$seo_title = self::seo_title( $title );
 		self::put_meta( $post_id, self::META_DESCRIPTION, $description );
 		self::put_meta( $post_id, self::META_FOCUS, $focus );
 		self::put_meta( $post_id, self::META_LANGUAGE, $language );
+		self::put_meta( $post_id, self::META_SEO_TITLE, $seo_title );
 		if ( array() !== $faq ) {
 			update_post_meta( $post_id, self::META_FAQ, wp_slash( $faq ) );
 		}
@@ -92,14 +199,20 @@ final class Inkpress_Seo {
 		if ( 'inkpress' === $adapter ) {
 			return;
 		}
-		if ( 'aioseo' === $adapter && self::aioseo_table() ) {
-			self::aioseo_write( $post_id, $description, $focus );
+		$focus = self::focus_for( $adapter, $focus );
+		if ( 'aioseo' === $adapter ) {
+			Inkpress_Aioseo::write( $post_id, $seo_title, $description, $focus );
 			return;
 		}
-		[ $description_key, $focus_key ] = self::POST_META[ $adapter ];
-		self::put_meta( $post_id, $description_key, $description );
-		if ( null !== $focus_key ) {
-			self::put_meta( $post_id, $focus_key, 'aioseo' === $adapter ? self::aioseo_keyphrases( $focus ) : $focus );
+		[ $description_key, $focus_key, $title_key ] = self::POST_META[ $adapter ];
+		foreach ( array(
+			array( $description_key, $description ),
+			array( $focus_key, $focus ),
+			array( $title_key, $seo_title ),
+		) as [ $key, $value ] ) {
+			if ( null !== $key ) {
+				self::put_meta( $post_id, $key, $value );
+			}
 		}
 	}
 
@@ -112,32 +225,56 @@ final class Inkpress_Seo {
 	public static function readback( int $post_id ): array {
 		$description = (string) get_post_meta( $post_id, self::META_DESCRIPTION, true );
 		$focus       = (string) get_post_meta( $post_id, self::META_FOCUS, true );
+		$seo_title   = (string) get_post_meta( $post_id, self::META_SEO_TITLE, true );
 		$adapter     = self::adapter();
-		if ( 'inkpress' === $adapter ) {
-			$kept_description = $description;
-			$kept_focus       = $focus;
-		} elseif ( 'aioseo' === $adapter && self::aioseo_table() ) {
-			[ $kept_description, $kept_focus ] = self::aioseo_read( $post_id );
-		} else {
-			[ $description_key, $focus_key ] = self::POST_META[ $adapter ];
-			$kept_description                = (string) get_post_meta( $post_id, $description_key, true );
-			$kept_focus                      = null === $focus_key ? '' : (string) get_post_meta( $post_id, $focus_key, true );
-			if ( 'aioseo' === $adapter ) {
-				$kept_focus = self::aioseo_focus_of( $kept_focus );
-			}
-		}
-		$faq = self::faq( $post_id );
+		$kept        = self::kept( $adapter, $post_id );
+		$focus       = self::focus_for( $adapter, $focus );
+		$faq         = self::faq( $post_id );
+		$printed_by  = self::schema_by();
 		return array(
 			'seo'           => array(
 				'adapter'          => $adapter,
-				'meta_description' => '' !== $description && $kept_description === $description,
-				'focus_keyword'    => '' !== $focus && $kept_focus === $focus,
+				'meta_description' => '' !== $description && $kept['description'] === $description,
+				'focus_keyword'    => '' !== $focus && $kept['focus'] === $focus,
+				// With no SEO plugin, WordPress prints the post's own title.
+				'title'            => 'inkpress' !== $adapter && '' !== $seo_title && $kept['title'] === $seo_title,
 			),
 			'schema'        => array(
-				'printed_by' => self::schema_by(),
-				'types'      => array() === $faq ? array( 'Article' ) : array( 'Article', 'FAQPage' ),
+				'printed_by' => $printed_by,
+				'types'      => null === $printed_by ? array() : ( array() === $faq ? array( 'Article' ) : array( 'Article', 'FAQPage' ) ),
 			),
 			'faq_questions' => count( $faq ),
+		);
+	}
+
+	/**
+	 * What the SEO plugin holds for the post (Inkpress's own copy with none).
+	 *
+	 * @param string $adapter Adapter.
+	 * @param int    $post_id Post.
+	 * @return array{description: string, focus: string, title: string}
+	 */
+	private static function kept( string $adapter, int $post_id ): array {
+		if ( 'inkpress' === $adapter ) {
+			return array(
+				'description' => (string) get_post_meta( $post_id, self::META_DESCRIPTION, true ),
+				'focus'       => (string) get_post_meta( $post_id, self::META_FOCUS, true ),
+				'title'       => '',
+			);
+		}
+		if ( 'aioseo' === $adapter ) {
+			$held = Inkpress_Aioseo::read( $post_id );
+			return array(
+				'description' => $held['description'],
+				'focus'       => $held['focus'],
+				'title'       => $held['title'],
+			);
+		}
+		[ $description_key, $focus_key, $title_key ] = self::POST_META[ $adapter ];
+		return array(
+			'description' => self::get_meta( $post_id, $description_key ),
+			'focus'       => self::get_meta( $post_id, $focus_key ),
+			'title'       => self::get_meta( $post_id, $title_key ),
 		);
 	}
 
@@ -150,13 +287,10 @@ final class Inkpress_Seo {
 	public static function focus_keyword( int $post_id ): string {
 		$adapter = self::adapter();
 		$focus   = '';
-		if ( 'aioseo' === $adapter && self::aioseo_table() ) {
-			$focus = self::aioseo_read( $post_id )[1];
-		} elseif ( 'inkpress' !== $adapter && null !== self::POST_META[ $adapter ][1] ) {
-			$focus = (string) get_post_meta( $post_id, self::POST_META[ $adapter ][1], true );
-			if ( 'aioseo' === $adapter ) {
-				$focus = self::aioseo_focus_of( $focus );
-			}
+		if ( 'aioseo' === $adapter ) {
+			$focus = Inkpress_Aioseo::read( $post_id )['focus'];
+		} elseif ( 'inkpress' !== $adapter ) {
+			$focus = self::get_meta( $post_id, self::POST_META[ $adapter ][1] );
 		}
 		if ( '' === trim( $focus ) ) {
 			$focus = (string) get_post_meta( $post_id, self::META_FOCUS, true );
@@ -177,14 +311,11 @@ final class Inkpress_Seo {
 				$robots = get_post_meta( $post_id, 'rank_math_robots', true );
 				return is_array( $robots ) && in_array( 'noindex', $robots, true );
 			case 'aioseo':
-				if ( self::aioseo_table() ) {
-					global $wpdb;
-					$table = $wpdb->prefix . 'aioseo_posts';
-					return '1' === (string) $wpdb->get_var( $wpdb->prepare( "SELECT robots_noindex FROM {$table} WHERE post_id = %d AND robots_default = 0 LIMIT 1", $post_id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-				}
-				return false;
+				return Inkpress_Aioseo::read( $post_id )['noindex'];
 			case 'seopress':
 				return 'yes' === (string) get_post_meta( $post_id, '_seopress_robots_index', true );
+			case 'siteseo':
+				return 'yes' === (string) get_post_meta( $post_id, '_siteseo_robots_index', true );
 			case 'the_seo_framework':
 				return '1' === (string) get_post_meta( $post_id, '_genesis_noindex', true );
 			default:
@@ -246,6 +377,23 @@ final class Inkpress_Seo {
 		require_once __DIR__ . '/class-inkpress-yoast-faq-piece.php';
 		$pieces[] = new Inkpress_Yoast_Faq_Piece( $context, self::faq_node( $post ) );
 		return $pieces;
+	}
+
+	/**
+	 * All in One SEO: our FAQPage as one more graph of its schema (its own Article stays).
+	 *
+	 * @param array $graphs Graphs.
+	 */
+	public static function aioseo_graphs( $graphs ) {
+		$post = self::current_inkpress_post();
+		if ( null === $post || ! is_array( $graphs ) ) {
+			return $graphs;
+		}
+		$faq = self::faq_node( $post );
+		if ( null !== $faq ) {
+			$graphs[] = $faq;
+		}
+		return $graphs;
 	}
 
 	/**
@@ -417,88 +565,41 @@ final class Inkpress_Seo {
 	}
 
 	/**
-	 * Sets or clears one post meta value.
+	 * Sets one post meta value ('' stores nothing); `key[field]` sets a field of an array kept under key.
 	 *
 	 * @param int    $post_id Post.
 	 * @param string $key     Key.
-	 * @param string $value   Value ('' clears nothing and stores nothing).
+	 * @param string $value   Value.
 	 */
 	private static function put_meta( int $post_id, string $key, string $value ): void {
-		if ( '' !== $value ) {
-			update_post_meta( $post_id, $key, wp_slash( $value ) );
+		if ( '' === $value ) {
+			return;
 		}
-	}
-
-	/**
-	 * All in One SEO 4 keeps post SEO data in its own table.
-	 */
-	private static function aioseo_table(): bool {
-		global $wpdb;
-		$table = $wpdb->prefix . 'aioseo_posts';
-		return $table === $wpdb->get_var( $wpdb->prepare( 'SHOW TABLES LIKE %s', $wpdb->esc_like( $table ) ) );
-	}
-
-	/**
-	 * AIOSEO's keyphrases JSON with a focus keyphrase.
-	 *
-	 * @param string $focus Focus keyword.
-	 */
-	private static function aioseo_keyphrases( string $focus ): string {
-		return '' === $focus ? '' : (string) wp_json_encode(
-			array(
-				'focus'      => array( 'keyphrase' => $focus ),
-				'additional' => array(),
-			)
-		);
-	}
-
-	/**
-	 * The focus keyphrase of AIOSEO's keyphrases JSON.
-	 *
-	 * @param string $json JSON.
-	 */
-	private static function aioseo_focus_of( string $json ): string {
-		$data = json_decode( $json, true );
-		return is_array( $data ) && isset( $data['focus']['keyphrase'] ) ? (string) $data['focus']['keyphrase'] : '';
-	}
-
-	/**
-	 * Inserts or updates the post's row of AIOSEO's table.
-	 *
-	 * @param int    $post_id     Post.
-	 * @param string $description Description.
-	 * @param string $focus       Focus keyword.
-	 */
-	private static function aioseo_write( int $post_id, string $description, string $focus ): void {
-		global $wpdb;
-		$table = $wpdb->prefix . 'aioseo_posts';
-		$now   = current_time( 'mysql', true );
-		$row   = array(
-			'description' => $description,
-			'keyphrases'  => self::aioseo_keyphrases( $focus ),
-			'updated'     => $now,
-		);
-		$id = $wpdb->get_var( $wpdb->prepare( "SELECT id FROM {$table} WHERE post_id = %d LIMIT 1", $post_id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		if ( null === $id ) {
-			$wpdb->insert( $table, array_merge( $row, array( 'post_id' => $post_id, 'created' => $now ) ) );
-		} else {
-			$wpdb->update( $table, $row, array( 'id' => (int) $id ) );
+		if ( preg_match( '/^([^\[]+)\[([^\]]+)\]$/', $key, $m ) ) {
+			$array          = get_post_meta( $post_id, $m[1], true );
+			$array          = is_array( $array ) ? $array : array();
+			$array[ $m[2] ] = $value;
+			update_post_meta( $post_id, $m[1], wp_slash( $array ) );
+			return;
 		}
+		update_post_meta( $post_id, $key, wp_slash( $value ) );
 	}
 
 	/**
-	 * Description and focus keyphrase of the post's row of AIOSEO's table.
+	 * One post meta value as text ('' for none or a null key); `key[field]` reads a field of an array.
 	 *
-	 * @param int $post_id Post.
-	 * @return array{0: string, 1: string}
+	 * @param int         $post_id Post.
+	 * @param string|null $key     Key.
 	 */
-	private static function aioseo_read( int $post_id ): array {
-		global $wpdb;
-		$table = $wpdb->prefix . 'aioseo_posts';
-		$row   = $wpdb->get_row( $wpdb->prepare( "SELECT description, keyphrases FROM {$table} WHERE post_id = %d LIMIT 1", $post_id ), ARRAY_A ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		if ( ! is_array( $row ) ) {
-			return array( '', '' );
+	private static function get_meta( int $post_id, ?string $key ): string {
+		if ( null === $key ) {
+			return '';
 		}
-		return array( (string) $row['description'], self::aioseo_focus_of( (string) $row['keyphrases'] ) );
+		if ( preg_match( '/^([^\[]+)\[([^\]]+)\]$/', $key, $m ) ) {
+			$array = get_post_meta( $post_id, $m[1], true );
+			return is_array( $array ) && is_scalar( $array[ $m[2] ] ?? null ) ? (string) $array[ $m[2] ] : '';
+		}
+		$value = get_post_meta( $post_id, $key, true );
+		return is_scalar( $value ) ? (string) $value : '';
 	}
 }

@@ -32,7 +32,7 @@ final class Inkpress_Settings {
 	 * Adds the page under Settings.
 	 */
 	public static function add_page(): void {
-		add_options_page( 'Inkpress Connector', 'Inkpress Connector', 'manage_options', self::PAGE, array( __CLASS__, 'render' ) );
+		add_options_page( __( 'Inkpress Connector', 'inkpress-connector' ), __( 'Inkpress Connector', 'inkpress-connector' ), 'manage_options', self::PAGE, array( __CLASS__, 'render' ) );
 	}
 
 	/**
@@ -43,7 +43,7 @@ final class Inkpress_Settings {
 	 */
 	public static function action_links( $links ): array {
 		$links   = (array) $links;
-		$links[] = '<a href="' . esc_url( self::page_url() ) . '">Settings</a>';
+		$links[] = '<a href="' . esc_url( self::page_url() ) . '">' . esc_html__( 'Settings', 'inkpress-connector' ) . '</a>';
 		return $links;
 	}
 
@@ -100,13 +100,18 @@ final class Inkpress_Settings {
 			'<div class="notice notice-warning"><p>%s <a href="%s">%s</a></p></div>',
 			esc_html(
 				sprintf(
-					'Inkpress will not log in as %s: %s more power than the Inkpress Editor role.',
-					implode( ', ', $names ),
-					1 === count( $names ) ? 'this user has' : 'these users have'
+					/* translators: %s: user logins, comma-separated. */
+					_n(
+						'Inkpress will not log in as %s: this user has more power than the Inkpress Editor role.',
+						'Inkpress will not log in as %s: these users have more power than the Inkpress Editor role.',
+						count( $names ),
+						'inkpress-connector'
+					),
+					implode( ', ', $names )
 				)
 			),
 			esc_url( self::page_url() ),
-			esc_html( 'See Settings > Inkpress Connector.' )
+			esc_html__( 'See Settings > Inkpress Connector.', 'inkpress-connector' )
 		);
 	}
 
@@ -118,44 +123,53 @@ final class Inkpress_Settings {
 			return;
 		}
 		$entries = self::role_users();
-		echo '<div class="wrap"><h1>Inkpress Connector</h1>';
+		echo '<div class="wrap"><h1>' . esc_html__( 'Inkpress Connector', 'inkpress-connector' ) . '</h1>';
 		// phpcs:ignore WordPress.Security.NonceVerification.Recommended
 		if ( isset( $_GET['inkpress_reset'] ) ) {
-			echo '<div class="notice notice-success"><p>Failed-login records cleared.</p></div>';
+			echo '<div class="notice notice-success"><p>' . esc_html__( 'Failed-login records cleared.', 'inkpress-connector' ) . '</p></div>';
 		}
-		echo '<p>Inkpress publishes as a user holding the <strong>Inkpress Editor</strong> role and nothing more powerful. ';
-		echo 'It logs in with that user&#8217;s password or an application password, only on the plugin&#8217;s own REST routes (<code>/wp-json/' . esc_html( INKPRESS_CONNECTOR_NAMESPACE ) . '/</code>).</p>';
-		echo '<p>Capabilities of the role: <code>' . implode( '</code>, <code>', array_map( 'esc_html', array_keys( Inkpress_Role::CAPABILITIES ) ) ) . '</code>.</p>';
+		echo '<p>' . esc_html__( 'Inkpress publishes as a user holding the Inkpress Editor role and nothing more powerful.', 'inkpress-connector' ) . ' ';
+		echo esc_html(
+			sprintf(
+				/* translators: %s: the plugin's REST route prefix. */
+				__( 'It logs in with that user’s password or an application password, only on the plugin’s own REST routes (%s).', 'inkpress-connector' ),
+				'/wp-json/' . INKPRESS_CONNECTOR_NAMESPACE . '/'
+			)
+		) . '</p>';
+		echo '<p>' . esc_html__( 'Capabilities of the role:', 'inkpress-connector' ) . ' <code>' . implode( '</code>, <code>', array_map( 'esc_html', array_keys( Inkpress_Role::CAPABILITIES ) ) ) . '</code>.</p>';
 
-		echo '<h2>Inkpress Editor users</h2>';
+		echo '<h2>' . esc_html__( 'Inkpress Editor users', 'inkpress-connector' ) . '</h2>';
 		if ( array() === $entries ) {
-			echo '<p>No user holds the role yet: create one under Users &gt; Add New with the role Inkpress Editor, and give its login to Inkpress.</p>';
+			echo '<p>' . esc_html__( 'No user holds the role yet: create one under Users > Add New with the role Inkpress Editor, and give its login to Inkpress.', 'inkpress-connector' ) . '</p>';
 		} else {
-			echo '<table class="widefat striped"><thead><tr><th>User</th><th>Roles</th><th>Can Inkpress log in?</th></tr></thead><tbody>';
+			echo '<table class="widefat striped"><thead><tr><th>' . esc_html__( 'User', 'inkpress-connector' ) . '</th><th>' . esc_html__( 'Roles', 'inkpress-connector' ) . '</th><th>' . esc_html__( 'Can Inkpress log in?', 'inkpress-connector' ) . '</th></tr></thead><tbody>';
 			foreach ( $entries as $entry ) {
 				$user = $entry['user'];
 				echo '<tr><td>' . esc_html( $user->user_login ) . '</td><td>' . esc_html( implode( ', ', (array) $user->roles ) ) . '</td><td>';
 				if ( array() === $entry['excess'] ) {
-					echo 'Yes';
+					echo esc_html__( 'Yes', 'inkpress-connector' );
 				} else {
-					echo '<strong>No: this user has more power than the role</strong> (' . esc_html( implode( ', ', $entry['excess'] ) ) . '). ';
-					echo 'Inkpress refuses it like a wrong password. Remove the other roles or capabilities, or use a dedicated user with only the Inkpress Editor role.';
+					echo '<strong>' . esc_html__( 'No: this user has more power than the role', 'inkpress-connector' ) . '</strong> (' . esc_html( implode( ', ', $entry['excess'] ) ) . '). ';
+					echo esc_html__( 'Inkpress refuses it like a wrong password. Remove the other roles or capabilities, or use a dedicated user with only the Inkpress Editor role.', 'inkpress-connector' );
 				}
 				echo '</td></tr>';
 			}
 			echo '</tbody></table>';
 		}
 
-		echo '<h2>Login throttle</h2>';
-		printf(
-			'<p>After %d failed logins for one user name from one address within %d minutes, further attempts for that user name from that address are refused for a while (HTTP 429), whatever the password. Other addresses are not affected.</p>',
-			(int) Inkpress_Throttle::MAX_FAILURES,
-			(int) ( Inkpress_Throttle::WINDOW_S / 60 )
-		);
+		echo '<h2>' . esc_html__( 'Login throttle', 'inkpress-connector' ) . '</h2>';
+		echo '<p>' . esc_html(
+			sprintf(
+				/* translators: 1: failed logins, 2: minutes. */
+				__( 'After %1$d failed logins for one user name from one address within %2$d minutes, further attempts for that user name from that address are refused for a while (HTTP 429), whatever the password. Other addresses are not affected.', 'inkpress-connector' ),
+				(int) Inkpress_Throttle::MAX_FAILURES,
+				(int) ( Inkpress_Throttle::WINDOW_S / 60 )
+			)
+		) . '</p>';
 		echo '<form method="post" action="' . esc_url( admin_url( 'admin-post.php' ) ) . '">';
 		echo '<input type="hidden" name="action" value="' . esc_attr( self::RESET_ACTION ) . '">';
 		wp_nonce_field( self::RESET_ACTION );
-		submit_button( 'Clear failed-login records', 'secondary', 'submit', false );
+		submit_button( __( 'Clear failed-login records', 'inkpress-connector' ), 'secondary', 'submit', false );
 		echo '</form></div>';
 	}
 
@@ -164,7 +178,7 @@ final class Inkpress_Settings {
 	 */
 	public static function reset_throttle(): void {
 		if ( ! current_user_can( 'manage_options' ) ) {
-			wp_die( 'Sorry, you are not allowed to do that.', 403 );
+			wp_die( esc_html__( 'Sorry, you are not allowed to do that.', 'inkpress-connector' ), 403 );
 		}
 		check_admin_referer( self::RESET_ACTION );
 		Inkpress_Throttle::reset_all();
