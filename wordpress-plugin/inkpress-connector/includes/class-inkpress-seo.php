@@ -184,6 +184,7 @@ final class Inkpress_Seo {
 	 * @param string $focus       Focus keyword ('' for none).
 	 * @param string $language    Language code.
 	 * @param array  $faq         List of array{question, answer}.
+	 * @param string $title       Article title (the SEO title is made of it; '' for none).
 	 */
 	public static function store( int $post_id, string $description, string $focus, string $language, array $faq, string $title = '' ): void {
 		$seo_title = self::seo_title( $title );
