@@ -78,6 +78,8 @@ export interface RouteDefinition extends FunctionDefinition {
   public?: boolean;
   /** Reads form fields from the body of its requests other than GET; every other body is ignored. */
   takesBody?: boolean;
+  /** Largest body it takes, when not `MAX_BODY_BYTES` (64 KB): a batch's CSV or JSON. */
+  maxBodyBytes?: number;
 }
 
 /** Every route takes a token from its account's bucket (one UpdateItem) before anything else. */
@@ -106,6 +108,9 @@ const countsLoginFailures: Partial<Record<TableName, TableAccess>> = {
 const buildsSiteIndex: Partial<Record<TableName, TableAccess>> = {
   siteIndex: ['GetItem', 'PutItem', 'Query', 'BatchWriteItem'],
 };
+
+/** The largest batch body: 500 creates of a few KB at most (API Gateway takes 10 MB, Lambda 6 MB). */
+export const MAX_BATCH_BODY_BYTES = 2 * 1024 * 1024;
 
 export const routes: RouteDefinition[] = [
   {
@@ -294,6 +299,48 @@ export const routes: RouteDefinition[] = [
       sendsToQueue: true,
       webSearch: 'knows',
     },
+  },
+  {
+    name: 'CreateBatch',
+    methods: ['POST'],
+    path: '/v1/articles/batch',
+    takesBody: true,
+    maxBodyBytes: MAX_BATCH_BODY_BYTES,
+    entry: 'functions/api/create-batch.ts',
+    access: {
+      // Each row checked as a create (website, category, profile, site index); the batch store
+      // (batch-repository.ts): the batch read, its requests stored and deleted, the queue numbers
+      // (UpdateItem), one transaction (batch put, credits, the day's count, queue counters), the
+      // articles put, the batch updated; then markSent / postponeCheck per article.
+      tables: rateLimited({
+        accounts: ['GetItem', 'UpdateItem'],
+        dailyUsage: ['GetItem', 'UpdateItem'],
+        articles: ['PutItem', 'UpdateItem'],
+        websites: ['GetItem'],
+        categories: ['GetItem'],
+        siteIndex: ['GetItem', 'Query'],
+        batches: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      }),
+      sendsToQueue: true,
+      webSearch: 'knows',
+    },
+  },
+  {
+    name: 'ListBatches',
+    methods: ['GET'],
+    path: '/v1/batches',
+    entry: 'functions/api/list-batches.ts',
+    // One page of the account's batches (index) and their count.
+    access: { tables: rateLimited({ batches: ['Query'] }) },
+  },
+  {
+    name: 'ShowBatch',
+    methods: ['GET'],
+    path: '/v1/batches/{batch_uuid}',
+    entry: 'functions/api/show-batch.ts',
+    // The batch, and its items' articles (state, publication, publish_at) in batches of 100.
+    access: { tables: rateLimited({ batches: ['GetItem'], articles: ['BatchGetItem'] }) },
   },
   {
     name: 'RetryArticle',
@@ -524,12 +571,16 @@ export const sweeper: FunctionDefinition = {
     tables: {
       accounts: ['GetItem', 'UpdateItem'],
       dailyUsage: ['UpdateItem'],
-      articles: ['GetItem', 'Query', 'UpdateItem'],
+      articles: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'BatchGetItem'],
       websites: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
       categories: ['GetItem', 'BatchGetItem', 'Query', 'BatchWriteItem'],
       webhooks: ['Query', 'PutItem', 'GetItem', 'UpdateItem'],
       // A post published by a retry joins its website's site index (state read, post put, count).
       siteIndex: ['GetItem', 'PutItem'],
+      // Batches (sweep-batches.ts): due ones (index), their items' articles (BatchGetItem), an
+      // interrupted create's articles put from its stored requests (Query, BatchWriteItem to
+      // delete them), completion and the next look (UpdateItem); batch.completed's body (GetItem).
+      batches: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
     },
     sendsToQueue: true,
     sendsToWebhookQueue: true,

@@ -116,7 +116,11 @@ export function createApiServer(options: ApiServerOptions) {
     const { route, parameters } = match;
     // A route that takes no body (or a GET of one that does) ignores one, whatever its size, as its
     // handler does deployed.
-    const body = await readBody(req, route.takesBody === true && method !== 'GET');
+    const body = await readBody(
+      req,
+      route.takesBody === true && method !== 'GET',
+      route.maxBodyBytes ?? MAX_BODY_BYTES,
+    );
     if (!body) return send(413, errorBodies.payloadTooLarge, { Connection: 'close' });
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:local/${STAGE}/${method}${url.pathname}`;
@@ -281,15 +285,15 @@ function writeResult(res: ServerResponse, requestId: string, result: APIGatewayP
  * Reads the body; undefined past the API's limit (the rest is read and dropped). A body that is not
  * `kept` (a route that takes none) is read to its end and dropped: its event has none.
  */
-function readBody(req: IncomingMessage, kept: boolean): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage, kept: boolean, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (kept && size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (kept && size <= limit) chunks.push(chunk);
     });
-    req.on('end', () => resolve(kept && size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
+    req.on('end', () => resolve(kept && size > limit ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/articles/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue up to 500 articles in one request (JSON or a CSV upload)
+         * @description Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/articles/create": {
         parameters: {
             query?: never;
@@ -190,6 +210,46 @@ export interface paths {
          * @description The page may also be sent as form data with POST (in the query string or the body, not both).
          */
         post: operations["listQueuedArticlesPOST"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches
+         * @description Newest first, 20 per page.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a batch: counts per status and its items, page by page
+         * @description Items in order, 20 per page (`page`), each with its article, status and publish_at.
+         */
+        get: operations["showBatch"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -664,6 +724,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * batch.completed
+         * @description Every item of a batch is final (generated, and published or given up when it has a website; failed; or cancelled). `data` is the batch record, as `GET /v1/batches/{uuid}` returns it, with its counts. Retried on any non-2xx answer or after 10 s (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); 410 disables the endpoint.
+         */
+        post: operations["eventBatchCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "website.recovered": {
         parameters: {
             query?: never;
@@ -774,6 +854,195 @@ export interface components {
              */
             used: 0 | 1;
         };
+        Batch: {
+            completed_at: string | null;
+            /**
+             * @description UTC time, `YYYY-MM-DD HH:MM:SS`.
+             * @example 2026-11-22 10:00:00
+             */
+            created_at: string;
+            /** @description Credits reserved at acceptance, in one step. */
+            credits_reserved: number;
+            /** @description Items accepted (rejected rows not counted). */
+            items_count: number;
+            /** @description Rows refused (with `partial=1`). */
+            rejected: components["schemas"]["RejectedRowOutput"][];
+            schedule: {
+                at: string;
+                every: string;
+                start: string;
+                timezone: string;
+                weekdays: string[] | null;
+            } | null;
+            /**
+             * @description `completed` once every item is final (`batch.completed` was sent).
+             * @enum {string}
+             */
+            status: "in_progress" | "completed";
+            /**
+             * Format: uuid
+             * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+             */
+            uuid: string;
+        };
+        BatchAccepted: {
+            /** @description GET it for counts and items. */
+            batch_url: string;
+            /**
+             * Format: uuid
+             * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+             */
+            batch_uuid: string;
+            credits_reserved: number;
+            info: string;
+            /** @description Every accepted item, in order. */
+            items: components["schemas"]["BatchItem"][];
+            items_count: number;
+            rejected: components["schemas"]["RejectedRowOutput"][];
+        };
+        /** @description Items per status. */
+        BatchCounts: {
+            cancelled: number;
+            daily_limit_reached: number;
+            error: number;
+            generated: number;
+            not_enough_credits: number;
+            outline_ready: number;
+            publish_failed: number;
+            published: number;
+            publishing: number;
+            queued: number;
+        };
+        /** @description Items per status. */
+        BatchCountsOutput: {
+            cancelled: number;
+            daily_limit_reached: number;
+            error: number;
+            generated: number;
+            not_enough_credits: number;
+            outline_ready: number;
+            publish_failed: number;
+            published: number;
+            publishing: number;
+            queued: number;
+        };
+        BatchItem: {
+            article_url: string;
+            /**
+             * Format: uuid
+             * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+             */
+            article_uuid: string;
+            /** @description When the post goes live (UTC), if set. */
+            publish_at: string | null;
+            row: number;
+            /**
+             * @description The item's article: its generation state, and for a generated article with a website its publication (`publishing`, `published` (live, scheduled or a draft), `publish_failed`).
+             * @enum {string}
+             */
+            status: "queued" | "not_enough_credits" | "daily_limit_reached" | "outline_ready" | "generated" | "publishing" | "published" | "publish_failed" | "error" | "cancelled";
+        };
+        BatchList: {
+            data: components["schemas"]["Batch"][];
+            links: {
+                first: string;
+                last: string | null;
+                next: string | null;
+                prev: string | null;
+            };
+            meta: {
+                current_page: number;
+                from: number | null;
+                last_page?: number;
+                path: string;
+                per_page: number;
+                to: number | null;
+                total?: number;
+            };
+        };
+        /** @description `links` and `meta` page through `data.items`, 20 per page. */
+        BatchShow: {
+            data: {
+                completed_at: string | null;
+                counts: components["schemas"]["BatchCountsOutput"];
+                /**
+                 * @description UTC time, `YYYY-MM-DD HH:MM:SS`.
+                 * @example 2026-11-22 10:00:00
+                 */
+                created_at: string;
+                /** @description Credits reserved at acceptance, in one step. */
+                credits_reserved: number;
+                items: components["schemas"]["BatchItem"][];
+                /** @description Items accepted (rejected rows not counted). */
+                items_count: number;
+                /** @description Rows refused (with `partial=1`). */
+                rejected: components["schemas"]["RejectedRowOutput"][];
+                schedule: {
+                    at: string;
+                    every: string;
+                    start: string;
+                    timezone: string;
+                    weekdays: string[] | null;
+                } | null;
+                /**
+                 * @description `completed` once every item is final (`batch.completed` was sent).
+                 * @enum {string}
+                 */
+                status: "in_progress" | "completed";
+                /**
+                 * Format: uuid
+                 * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+                 */
+                uuid: string;
+            };
+            links: {
+                first: string;
+                last: string | null;
+                next: string | null;
+                prev: string | null;
+            };
+            meta: {
+                current_page: number;
+                from: number | null;
+                last_page?: number;
+                path: string;
+                per_page: number;
+                to: number | null;
+                total?: number;
+            };
+        };
+        BatchWithCounts: {
+            completed_at: string | null;
+            counts: components["schemas"]["BatchCounts"];
+            /**
+             * @description UTC time, `YYYY-MM-DD HH:MM:SS`.
+             * @example 2026-11-22 10:00:00
+             */
+            created_at: string;
+            /** @description Credits reserved at acceptance, in one step. */
+            credits_reserved: number;
+            /** @description Items accepted (rejected rows not counted). */
+            items_count: number;
+            /** @description Rows refused (with `partial=1`). */
+            rejected: components["schemas"]["RejectedRow"][];
+            schedule: {
+                at: string;
+                every: string;
+                start: string;
+                timezone: string;
+                weekdays: string[] | null;
+            } | null;
+            /**
+             * @description `completed` once every item is final (`batch.completed` was sent).
+             * @enum {string}
+             */
+            status: "in_progress" | "completed";
+            /**
+             * Format: uuid
+             * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+             */
+            uuid: string;
+        };
         Category: {
             cms_id: string;
             name: string;
@@ -840,7 +1109,7 @@ export interface components {
             attempted_at: string | null;
             error: string | null;
             /** @enum {string} */
-            event: "article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered";
+            event: "article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed";
             next_attempt_at: string | null;
             /** @enum {string} */
             result: "succeeded" | "retrying" | "failed";
@@ -1433,6 +1702,22 @@ export interface components {
                 login_is_unauthorized: 0 | 1;
             };
         };
+        RejectedRow: {
+            /** @description Messages by create field. */
+            errors: {
+                [key: string]: string[];
+            };
+            /** @description The row as in the file: in a CSV the header is row 1; in JSON the index in `items`, from 0. */
+            row: number;
+        };
+        RejectedRowOutput: {
+            /** @description Messages by create field. */
+            errors: {
+                [key: string]: string[];
+            };
+            /** @description The row as in the file: in a CSV the header is row 1; in JSON the index in `items`, from 0. */
+            row: number;
+        };
         SiteProfile: {
             data: {
                 audience: string;
@@ -1493,7 +1778,7 @@ export interface components {
             /** @description When it was disabled; null while enabled. */
             disabled_at: string | null;
             disabled_reason: string | null;
-            events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+            events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed")[];
             /**
              * @description disabled: nothing is sent (the receiver answered 410, or every attempt failed for 5 days); `enable` resumes.
              * @enum {string}
@@ -1512,7 +1797,7 @@ export interface components {
                 /** @description When it was disabled; null while enabled. */
                 disabled_at: string | null;
                 disabled_reason: string | null;
-                events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed")[];
                 /** @description The signing secret, shown only here: keep it to verify the signatures. */
                 secret: string;
                 /**
@@ -1540,7 +1825,7 @@ export interface components {
                 /** @description When it was disabled; null while enabled. */
                 disabled_at: string | null;
                 disabled_reason: string | null;
-                events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                events: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed")[];
                 /** @description Until then deliveries carry a signature with each secret (space-separated in `webhook-signature`); then with the new one only. */
                 previous_secret_expires_at: string | null;
                 /** @description The new signing secret, shown only here. */
@@ -2287,6 +2572,198 @@ export interface operations {
             };
         };
     };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A client-chosen key (e.g. a UUID): a request repeated with the same key and body gets the first answer again instead of creating a second record. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model). */
+                    defaults?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description 1 to 500 create bodies, each checked as POST /v1/articles/create checks one; an item's row is its index (from 0). A bare JSON array is this list alone. */
+                    items: {
+                        ai_model: string;
+                        allow_same_topic?: boolean;
+                        auto_tags?: boolean;
+                        category_uuid?: string;
+                        draft?: boolean;
+                        faq_count?: number;
+                        featured_image?: string;
+                        h2_count: number;
+                        inline_images?: number;
+                        internal_links?: number;
+                        keyword: string;
+                        language: string;
+                        meta_description?: string;
+                        need_bold?: boolean;
+                        outline_review?: boolean;
+                        publish_at?: string;
+                        require_sources?: boolean;
+                        research?: string;
+                        sources?: string | string[];
+                        tags?: string | string[];
+                        title?: string;
+                        website_uuid?: string;
+                    }[];
+                    /** @description Create the valid rows and list the others in `rejected`, instead of refusing the whole batch (also `?partial=1`). A boolean: true/false, 1/0, yes/no or on/off. */
+                    partial?: boolean | (0 | 1) | string;
+                    /** @description Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (IANA, required), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot. */
+                    schedule?: {
+                        at: string;
+                        every: string;
+                        start: string;
+                        timezone?: string;
+                        weekdays?: string | string[];
+                    };
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description A CSV (UTF-8, with or without a byte order mark; RFC 4180 quoting) whose header row names create fields; the header is row 1, the first item row 2.
+                     */
+                    file: string;
+                    /** @description Create the valid rows and list the others in `rejected`, instead of refusing the whole batch (also `?partial=1`). A boolean: true/false, 1/0, yes/no or on/off. */
+                    partial?: string;
+                    "schedule[at]"?: string;
+                    "schedule[every]"?: string;
+                    /** @description The calendar, as in the JSON body. */
+                    "schedule[start]"?: string;
+                    "schedule[timezone]"?: string;
+                    "schedule[weekdays]"?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The batch and each accepted item. */
+            202: {
+                headers: {
+                    /** @description Present when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAccepted"];
+                };
+            };
+            /** @description The body could not be parsed. */
+            400: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds. */
+            409: {
+                headers: {
+                    "Retry-After"?: number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 2 MiB. */
+            413: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not application/json or multipart/form-data. */
+            415: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: messages by field. */
+            422: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createArticle: {
         parameters: {
             query?: never;
@@ -2836,6 +3313,190 @@ export interface operations {
             };
             /** @description The content type is not multipart/form-data, application/x-www-form-urlencoded or application/json. */
             415: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: messages by field. */
+            422: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of batches. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: messages by field. */
+            422: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the body has a `request_id`). */
+            500: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service temporarily unavailable: try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    showBatch: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The batch uuid. */
+                batch_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch and one page of its items. */
+            200: {
+                headers: {
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchShow"];
+                };
+            };
+            /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
+            401: {
+                headers: {
+                    /** @description The token scheme. */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in this account. */
+            404: {
                 headers: {
                     /** @description The id of this request (also in the server logs): quote it when reporting a problem. Every answer of Inkpress' functions has it; the ones API Gateway gives itself (a refused token, throttling) have `x-amzn-RequestId` instead. */
                     "X-Request-Id"?: string;
@@ -3468,20 +4129,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered. */
-                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered, batch.completed. */
+                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed")[];
                     /** @description Where events are POSTed: https (http only in local mode), a public address. */
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered. */
-                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered, batch.completed. */
+                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed")[];
                     /** @description Where events are POSTed: https (http only in local mode), a public address. */
                     url: string;
                 };
                 "multipart/form-data": {
-                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered. */
-                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered")[];
+                    /** @description Event types to receive (a list, repeated form fields or one comma-separated text); all when left out: article.generated, article.failed, article.outline_ready, article.published, article.publish_failed, website.unhealthy, website.recovered, batch.completed. */
+                    events?: ("article.generated" | "article.failed" | "article.outline_ready" | "article.published" | "article.publish_failed" | "website.unhealthy" | "website.recovered" | "batch.completed")[];
                     /** @description Where events are POSTed: https (http only in local mode), a public address. */
                     url: string;
                 };
@@ -5145,6 +5806,44 @@ export interface operations {
                     timestamp: string;
                     /** @constant */
                     type: "article.published";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventBatchCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`msg_...`): the same on every retry. */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["BatchWithCounts"];
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "batch.completed";
                 };
             };
         };

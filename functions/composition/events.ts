@@ -4,11 +4,13 @@
  * stored events whose message was never sent.
  */
 import { DynamoArticleRepository } from '../adapters/dynamodb/article-repository';
+import type { DynamoBatchRepository } from '../adapters/dynamodb/batch-repository';
 import { EventOutbox } from '../adapters/dynamodb/event-outbox';
 import { DynamoPublicationRepository } from '../adapters/dynamodb/publication-repository';
 import { DynamoWebsiteRepository } from '../adapters/dynamodb/website-repository';
 import type { ArticleStore, WebsiteLookup } from '../core/articles/ports';
 import { presentAsShown } from '../core/articles/read-articles';
+import { presentBatch } from '../core/articles/read-batches';
 import type { PublicationStore } from '../core/publishing/ports';
 import type { EventResendDeps } from '../core/webhooks/deliver-webhooks';
 import type { EventPresenter } from '../core/webhooks/ports';
@@ -17,6 +19,7 @@ import { presentWebsite } from '../core/websites/website';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
 import type { Config } from '../shared/config';
 import { logger } from '../shared/logger';
+import { batchStore } from './batches';
 import { webhookDeliveryDeps } from './webhook-delivery';
 import { categoryStore, websiteStore } from './websites';
 
@@ -35,6 +38,8 @@ function presenter(config: Config): EventPresenter {
   const categories = categoryStore(config);
   return (record) => {
     if (record.kind === 'website') return websitePresenter(record);
+    if (record.kind === 'batch')
+      return Promise.resolve({ ...presentBatch(record.batch), counts: record.counts });
     const change = record.websiteChange;
     const changed: WebsiteLookup = change
       ? {
@@ -96,6 +101,11 @@ export function publicationsWithEvents(config: Config): PublicationStore {
     config.tables.articles,
     eventOutbox(config, presenter(config)),
   );
+}
+
+/** Batches whose completion records `batch.completed` (the sweeper's). */
+export function batchesWithEvents(config: Config): DynamoBatchRepository {
+  return batchStore(config, eventOutbox(config, presenter(config)));
 }
 
 /** Websites whose health changes record events. */

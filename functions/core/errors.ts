@@ -42,6 +42,23 @@ export class SiteProblemsError extends ValidationError {
   }
 }
 
+/**
+ * Rows of a batch (`POST /v1/articles/batch`) that a single create would refuse: the 422 lists
+ * each one, named as in the file, with its fields' messages.
+ */
+export class BatchRowsError extends ValidationError {
+  constructor(readonly rows: { row: number; errors: FieldErrors }[]) {
+    super(
+      Object.fromEntries(
+        rows.flatMap(({ row, errors }) =>
+          Object.entries(errors).map(([field, messages]) => [`rows.${row}.${field}`, messages]),
+        ),
+      ),
+      `${rows.length} ${rows.length === 1 ? 'row is' : 'rows are'} invalid (rows ${rows.map(({ row }) => row).join(', ')}); nothing was created. Correct them, or send partial=1 to create the valid rows only.`,
+    );
+  }
+}
+
 /** The record does not exist for this account (another account's records do not exist either). */
 export class NotFoundError extends DomainError {
   constructor(readonly resource: string) {

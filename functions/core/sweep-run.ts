@@ -17,6 +17,7 @@ import {
   retryDeferredReservations,
   type SweepArticlesDeps,
 } from './articles/sweep-articles';
+import { type SweepBatchesDeps, sweepBatches } from './articles/sweep-batches';
 import { type ConfirmScheduledDeps, confirmScheduledPosts } from './publishing/confirm-scheduled';
 import type { PublishDeps } from './publishing/publish-article';
 import { checkWebsites, retryDuePublications } from './publishing/sweep-publishing';
@@ -31,6 +32,7 @@ export type SweepStepName =
   | 'reservations'
   | 'generations'
   | 'outlines'
+  | 'batches'
   | 'webhooks'
   | 'publications'
   | 'websites'
@@ -46,6 +48,7 @@ export const SWEEP_BUDGETS: Record<SweepStepName, { budgetMs: number; graceMs: n
   reservations: { budgetMs: 20_000, graceMs: STORE_ITEM_MAX_MS },
   generations: { budgetMs: 20_000, graceMs: STORE_ITEM_MAX_MS },
   outlines: { budgetMs: 10_000, graceMs: STORE_ITEM_MAX_MS },
+  batches: { budgetMs: 10_000, graceMs: STORE_ITEM_MAX_MS },
   webhooks: { budgetMs: 10_000, graceMs: STORE_ITEM_MAX_MS },
   publications: { budgetMs: 60_000, graceMs: SITE_CALL_MAX_MS },
   websites: { budgetMs: 40_000, graceMs: SITE_CALL_MAX_MS },
@@ -53,7 +56,7 @@ export const SWEEP_BUDGETS: Record<SweepStepName, { budgetMs: number; graceMs: n
 };
 
 /** Store-only steps in this order (one lane), beside each site step (a lane each). */
-const STORE_STEPS: SweepStepName[] = ['reservations', 'generations', 'outlines', 'webhooks'];
+const STORE_STEPS: SweepStepName[] = ['reservations', 'generations', 'outlines', 'batches', 'webhooks'];
 const SITE_STEPS: SweepStepName[] = ['publications', 'websites', 'scheduledPosts'];
 
 const longest = (names: SweepStepName[]) =>
@@ -128,6 +131,8 @@ export interface SweepDeps {
   webhooks: EventResendDeps;
   /** Outline reviews due for expiry (the store's outline port); none: the step does nothing. */
   outlines?: ExpireOutlinesDeps;
+  /** Batches: interrupted writes finished, `batch.completed` recorded (none: the step does nothing). */
+  batches?: SweepBatchesDeps;
   /** Told how many articles the run failed for good (e.g. for the metric). */
   onFinalFailures?: (count: number) => void;
 }
@@ -145,6 +150,10 @@ export function sweepSteps(deps: SweepDeps): Record<SweepStepName, SweepStep> {
     },
     // Outlines not approved in time: cancelled and refunded (outline-review.ts).
     outlines: { run: async () => (deps.outlines ? expireOutlines(deps.outlines) : { expired: 0 }) },
+    batches: {
+      run: async (signal) =>
+        deps.batches ? sweepBatches(deps.batches, signal) : { finished: 0, completed: 0, waiting: 0 },
+    },
     webhooks: { run: (signal) => resendDueWebhooks(deps.webhooks, undefined, signal) },
     publications: { run: (signal) => retryDuePublications(deps.publishing, signal) },
     websites: { run: (signal) => checkWebsites(deps.publishing, signal) },

@@ -4,7 +4,7 @@
  */
 import { accountStore } from '../composition/accounts';
 import { systemClock } from '../composition/clock';
-import { articlesWithEvents, eventResendDeps } from '../composition/events';
+import { articlesWithEvents, batchesWithEvents, eventResendDeps } from '../composition/events';
 import { generationQueue } from '../composition/generation-queue';
 import { publicationStore } from '../composition/publications';
 import { publishDeps } from '../composition/publishing';
@@ -37,6 +37,8 @@ const composed = composition('Sweeper', (config) => {
         }),
     },
     webhooks: eventResendDeps(config),
+    /** Batches: interrupted creates finished, completion recorded with `batch.completed`. */
+    batches: { batches: batchesWithEvents(config), clock: systemClock },
   };
 });
 

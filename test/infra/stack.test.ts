@@ -444,6 +444,19 @@ describe('functions', () => {
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
       siteIndex: ['GetItem', 'Query'],
     },
+    CreateBatch: {
+      rateLimits: ['UpdateItem'],
+      accounts: ['GetItem', 'UpdateItem'],
+      dailyUsage: ['GetItem', 'UpdateItem'],
+      articles: ['PutItem', 'UpdateItem'],
+      websites: ['GetItem'],
+      categories: ['GetItem'],
+      idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+      siteIndex: ['GetItem', 'Query'],
+      batches: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
+    },
+    ListBatches: { rateLimits: ['UpdateItem'], batches: ['Query'] },
+    ShowBatch: { rateLimits: ['UpdateItem'], batches: ['GetItem'], articles: ['BatchGetItem'] },
     RetryArticle: {
       rateLimits: ['UpdateItem'],
       accounts: ['GetItem', 'UpdateItem'],
@@ -500,11 +513,12 @@ describe('functions', () => {
     Sweeper: {
       accounts: ['GetItem', 'UpdateItem'],
       dailyUsage: ['UpdateItem'],
-      articles: ['GetItem', 'Query', 'UpdateItem'],
+      articles: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
       websites: ['BatchGetItem', 'GetItem', 'Query', 'UpdateItem'],
       categories: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'],
       webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
       siteIndex: ['GetItem', 'PutItem'],
+      batches: ['BatchWriteItem', 'GetItem', 'Query', 'UpdateItem'],
     },
     WebhookDispatcher: { webhooks: ['GetItem', 'PutItem', 'Query', 'UpdateItem'] },
   };

@@ -94,6 +94,7 @@ describe('the OpenAPI document', () => {
         'article.generated',
         'article.publish_failed',
         'article.published',
+        'batch.completed',
         'website.recovered',
         'website.unhealthy',
       ].sort(),
@@ -134,6 +135,7 @@ describe('the OpenAPI document', () => {
       ),
     );
     expect(required).toEqual({
+      'POST /v1/articles/batch': true,
       'POST /v1/articles/create': true,
       'POST /v1/websites/create': true,
       'POST /v1/websites/check': true,
@@ -350,6 +352,27 @@ describe('real answers of every route fit the document', () => {
       article_uuid: waiting.body.article_uuid,
     });
     expect(cancelled.status).toBe(200);
+
+    const batch = await call(
+      token,
+      'POST',
+      '/v1/articles/batch',
+      {},
+      {
+        items: [{ keyword: 'batch one' }, { keyword: 'batch two' }, { keyword: '' }],
+        defaults: { h2_count: 1, ai_model: 'gpt-3.5-turbo', language: 'en', website_uuid: websiteUuid },
+        schedule: { start: '2026-03-28', every: '1d', at: '09:00', timezone: 'Europe/Paris' },
+        partial: true,
+      },
+    );
+    expect(batch.status).toBe(202);
+    expect((await call(token, 'POST', '/v1/articles/batch', {}, { items: [{ keyword: '' }] })).status).toBe(
+      422,
+    );
+    expect((await call(token, 'GET', '/v1/batches')).status).toBe(200);
+    expect(
+      (await call(token, 'GET', '/v1/batches/{batch_uuid}', { batch_uuid: batch.body.batch_uuid })).status,
+    ).toBe(200);
 
     expect((await call(token, 'GET', '/v1/account')).status).toBe(200);
     expect((await call(token, 'GET', '/v1/account/usage')).status).toBe(200);

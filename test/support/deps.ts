@@ -43,6 +43,8 @@ export const webhookAttemptDeps = () => sending.webhookAttemptDeps(config());
 /** Recording events and the sweeper's re-sends (as the Sweeper composes them). */
 export const eventResendDeps = () => events.eventResendDeps(config());
 export const websitesWithEvents = () => events.websitesWithEvents(config());
+/** The sweeper's batch store: completion records `batch.completed`. */
+export const batchesWithEvents = () => events.batchesWithEvents(config());
 export const publicationsWithEvents = () => events.publicationsWithEvents(config());
 
 /** What queueing a new article needs (as CreateArticle composes it). */

@@ -39,6 +39,8 @@ export async function batchGet(
   client: DynamoDBDocumentClient,
   tableName: string,
   keys: Item[],
+  /** Only these attributes (a ProjectionExpression with its names). */
+  projection?: { expression: string; names: Record<string, string> },
 ): Promise<Item[]> {
   const items: Item[] = [];
   await sendInBatches(
@@ -46,7 +48,16 @@ export async function batchGet(
     100,
     async (batch) => {
       const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch } } }),
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: batch,
+              ...(projection
+                ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+                : {}),
+            },
+          },
+        }),
       );
       items.push(...(Responses?.[tableName] ?? []));
       return (UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];

@@ -52,6 +52,67 @@ export async function takeQueueSeq(
   return Number(Attributes?.nextSeq);
 }
 
+/**
+ * Takes `count` consecutive queue numbers at once (a batch's items, in order): the first of them.
+ */
+export async function takeQueueSeqs(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  accountId: string,
+  count: number,
+): Promise<number> {
+  const { Attributes } = await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: directoryKey(accountId),
+      UpdateExpression: 'ADD nextSeq :count',
+      ExpressionAttributeValues: { ':count': count },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(Attributes?.nextSeq) - count + 1;
+}
+
+/**
+ * The counter changes of `count` entries numbered `firstSeq..` joining the queue, for one
+ * transaction: the directory's ranges in one update, one update per range item (a batch of 500
+ * touches at most two).
+ */
+export function queueCountUpdatesOfRun(
+  tableName: string,
+  accountId: string,
+  firstSeq: number,
+  count: number,
+): TransactItem[] {
+  const ranges = new Map<number, Map<number, number>>();
+  for (let seq = firstSeq; seq < firstSeq + count; seq++) {
+    const range = Math.floor(seq / RANGE);
+    const block = Math.floor((seq % RANGE) / BLOCK);
+    const blocks = ranges.get(range) ?? new Map<number, number>();
+    blocks.set(block, (blocks.get(block) ?? 0) + 1);
+    ranges.set(range, blocks);
+  }
+  const added = (counts: Map<number, number>, prefix: string) => {
+    const entries = [...counts.entries()];
+    return {
+      UpdateExpression: `ADD ${entries.map((_, index) => `#n${index} :v${index}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(
+        entries.map(([at], index) => [`#n${index}`, `${prefix}${at}`]),
+      ),
+      ExpressionAttributeValues: Object.fromEntries(entries.map(([, n], index) => [`:v${index}`, n])),
+    };
+  };
+  const perRange = new Map(
+    [...ranges.entries()].map(([range, blocks]) => [range, [...blocks.values()].reduce((a, b) => a + b, 0)]),
+  );
+  return [
+    { Update: { TableName: tableName, Key: directoryKey(accountId), ...added(perRange, 'r') } },
+    ...[...ranges.entries()].map(([range, blocks]) => ({
+      Update: { TableName: tableName, Key: rangeKey(accountId, range), ...added(blocks, 'b') },
+    })),
+  ];
+}
+
 /** The counter changes of one entry joining (+1) or leaving (-1) the queue, for its transaction. */
 export function queueCountUpdates(
   tableName: string,

@@ -50,6 +50,13 @@ export const WEBHOOK_INDEX = {
   sweep: 'sweep',
 } as const;
 
+export const BATCH_INDEX = {
+  /** Sparse: batch items (not their stored requests) carry `listSortKey`, newest last. */
+  byCreation: 'byCreation',
+  /** Sparse: batches not completed, due for the sweeper at `sweepAt` (writes to finish, completion). */
+  sweep: 'sweep',
+} as const;
+
 export const tableDefinitions = {
   accounts: {
     id: 'Accounts',
@@ -150,6 +157,28 @@ export const tableDefinitions = {
       },
     ],
     timeToLiveAttribute: 'expiresAt',
+  },
+  /**
+   * Batches of creates (core/articles/batch.ts): `batchKey` is `batch#<uuid>` for the batch, and
+   * `batch#<uuid>#requests#<n>` for its items' requests, kept until every article is written.
+   */
+  batches: {
+    id: 'Batches',
+    envVar: 'BATCHES_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'batchKey', type: 'S' },
+    globalIndexes: [
+      {
+        indexName: BATCH_INDEX.byCreation,
+        partitionKey: { name: 'accountId', type: 'S' },
+        sortKey: { name: 'listSortKey', type: 'S' },
+      },
+      {
+        indexName: BATCH_INDEX.sweep,
+        partitionKey: { name: 'sweepBucket', type: 'S' },
+        sortKey: { name: 'sweepAt', type: 'S' },
+      },
+    ],
   },
   /**
    * Powertools idempotency records of the `Idempotency-Key` header, under the attribute names

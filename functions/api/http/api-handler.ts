@@ -10,7 +10,7 @@ import { functionNamed } from '../../routes';
 import { composition } from '../../shared/composition';
 import type { Config } from '../../shared/config';
 import { logger } from '../../shared/logger';
-import { type FormFields, parseFormBody } from './form-body';
+import { type FormFields, parseFormBody, type RawBody } from './form-body';
 import { whileOnTheNetwork } from './overlap';
 import { accountRateLimit } from './rate-limit';
 import { type ApiResult, errorResult, toProxyResult } from './responses';
@@ -43,6 +43,8 @@ export interface ApiHandlerOptions {
    * route has no such call: there first use does the work.
    */
   warmUp?: () => void;
+  /** Reads the body in place of `parseFormBody` (a route whose body is not one create's fields). */
+  parseBody?: (body: RawBody) => Promise<FormFields>;
 }
 
 /**
@@ -79,7 +81,7 @@ export function apiHandler<Deps>(
       }
       const fields =
         route.takesBody && event.httpMethod !== 'GET'
-          ? await parseFormBody({
+          ? await (options.parseBody ?? parseFormBody)({
               body: event.body,
               isBase64Encoded: event.isBase64Encoded,
               contentType: header(event, 'content-type'),

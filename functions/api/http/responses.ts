@@ -4,6 +4,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
+  BatchRowsError,
   ConflictError,
   DomainError,
   MalformedBodyError,
@@ -78,7 +79,11 @@ export function accepted(body: unknown): ApiResult {
 export function errorResult(error: unknown, requestId: string): ApiResult {
   if (error instanceof ValidationError) {
     const problems = error instanceof SiteProblemsError ? { problems: error.problems } : {};
-    return { statusCode: 422, body: { message: error.message, errors: error.fieldErrors, ...problems } };
+    const rows = error instanceof BatchRowsError ? { rows: error.rows } : {};
+    return {
+      statusCode: 422,
+      body: { message: error.message, errors: error.fieldErrors, ...problems, ...rows },
+    };
   }
   if (error instanceof NotFoundError) return { statusCode: 404, body: { message: error.message } };
   if (error instanceof SameTopicError) {

@@ -16,6 +16,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, PRINTABLE_ASCII } from '../http/idempotency
 import { operations } from './operations';
 import {
   articleRecordSchema,
+  batchWithCountsSchema,
   errorSchema,
   validationErrorSchema,
   websiteRecordSchema,
@@ -154,7 +155,11 @@ function operationOf(route: RouteDefinition, method: string): ZodOpenApiOperatio
           requestBody: {
             // Required when an empty body is refused (the creates); the queue's POST needs none.
             required: !safeParse(spec.body, {}).success,
-            content: Object.fromEntries(FORM_TYPES.map((type) => [type, { schema: spec.body }])),
+            content: spec.bodyMediaTypes
+              ? Object.fromEntries(
+                  Object.entries(spec.bodyMediaTypes).map(([type, schema]) => [type, { schema }]),
+                )
+              : Object.fromEntries(FORM_TYPES.map((type) => [type, { schema: spec.body }])),
           },
         }
       : {}),
@@ -172,7 +177,11 @@ function webhookOperations(): ZodOpenApiPathsObject {
   });
   return Object.fromEntries(
     WEBHOOK_EVENT_TYPES.map((type) => {
-      const data = type.startsWith('website.') ? websiteRecordSchema : articleRecordSchema;
+      const data = type.startsWith('website.')
+        ? websiteRecordSchema
+        : type.startsWith('batch.')
+          ? batchWithCountsSchema
+          : articleRecordSchema;
       const body = z.object({
         type: z.literal(type),
         timestamp: z.string().meta({ format: 'date-time', description: 'When the event happened.' }),

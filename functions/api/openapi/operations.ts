@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { $ZodType } from 'zod/v4/core';
 import { MAX_IMAGE_URL_LENGTH } from '../../core/articles/article-image-input';
 import { MAX_INLINE_IMAGES } from '../../core/articles/article-images';
+import { MAX_BATCH_ITEMS } from '../../core/articles/batch';
+import { scheduleSchema } from '../../core/articles/batch-schedule';
 import {
   createArticleSchema,
   MAX_INTERNAL_LINKS,
@@ -38,6 +40,9 @@ import {
   accountSchema,
   articleQueuedSchema,
   articleRecordSchema,
+  batchAcceptedSchema,
+  batchSchema,
+  batchShowSchema,
   categorySchema,
   connectionReportSchema,
   deliveryAttemptSchema,
@@ -72,6 +77,8 @@ export interface OperationSpec {
   responses: Record<number, { description: string; schema?: $ZodType; html?: boolean }>;
   /** Error statuses besides the ones every route of its kind has (401, 404, 422, ...). */
   errors?: Partial<Record<number, string>>;
+  /** The body's schema per media type, when not `body` in each of the three form types. */
+  bodyMediaTypes?: Partial<Record<'application/json' | 'multipart/form-data', $ZodType>>;
   /**
    * Prose (and value lists) for body fields, merged into what the body schema generates: the
    * schema decides which fields exist and their types, this only explains them.
@@ -100,6 +107,52 @@ const deliveryList = paginated(deliveryAttemptSchema, 'DeliveryAttemptList');
 
 const IDEMPOTENT_COPY_RUNNING =
   'A request with the same `Idempotency-Key` is still running: try again after `Retry-After` seconds.';
+
+const batchList = paginated(batchSchema, 'BatchList');
+
+const BATCH_PARTIAL = `Create the valid rows and list the others in \`rejected\`, instead of refusing the whole batch (also \`?partial=1\`). ${FORM_BOOLEAN}`;
+
+/** A batch's body as JSON: the items (create bodies), batch-wide defaults, the calendar. */
+function batchJsonBody() {
+  return z.object({
+    items: z
+      .array(createArticleSchema())
+      .min(1)
+      .max(MAX_BATCH_ITEMS)
+      .meta({
+        description: `1 to ${MAX_BATCH_ITEMS} create bodies, each checked as POST /v1/articles/create checks one; an item's row is its index (from 0). A bare JSON array is this list alone.`,
+      }),
+    defaults: z.optional(
+      z.record(z.string(), z.unknown()).meta({
+        description:
+          'Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model).',
+      }),
+    ),
+    schedule: z.optional(scheduleSchema()).meta({
+      description:
+        'Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (IANA, required), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot.',
+    }),
+    partial: z
+      .optional(z.union([z.boolean(), z.literal([0, 1]), z.string()]))
+      .meta({ description: BATCH_PARTIAL }),
+  });
+}
+
+function batchMultipartBody() {
+  return z.object({
+    file: z.string().meta({
+      format: 'binary',
+      description:
+        'A CSV (UTF-8, with or without a byte order mark; RFC 4180 quoting) whose header row names create fields; the header is row 1, the first item row 2.',
+    }),
+    partial: z.optional(z.string()).meta({ description: BATCH_PARTIAL }),
+    'schedule[start]': z.optional(z.string()).meta({ description: 'The calendar, as in the JSON body.' }),
+    'schedule[every]': z.optional(z.string()),
+    'schedule[at]': z.optional(z.string()),
+    'schedule[timezone]': z.optional(z.string()),
+    'schedule[weekdays]': z.optional(z.string()),
+  });
+}
 
 const onSite = {
   409: 'The site refused the stored login: `login_is_unauthorized` is set; update the credentials.',
@@ -427,6 +480,35 @@ export const operations: Record<string, OperationSpec> = {
     responses: {
       200: { description: 'The endpoint with its new secret.', schema: webhookSecretRotatedSchema },
     },
+  },
+  CreateBatch: {
+    summary: 'Queue up to 500 articles in one request (JSON or a CSV upload)',
+    description:
+      'Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row.',
+    tag: 'Articles',
+    body: batchJsonBody(),
+    bodyMediaTypes: { 'application/json': batchJsonBody(), 'multipart/form-data': batchMultipartBody() },
+    idempotent: true,
+    responses: { 202: { description: 'The batch and each accepted item.', schema: batchAcceptedSchema } },
+    errors: {
+      409: IDEMPOTENT_COPY_RUNNING,
+      413: 'The body is larger than 2 MiB.',
+      415: 'The content type is not application/json or multipart/form-data.',
+    },
+  },
+  ListBatches: {
+    summary: 'List batches',
+    description: 'Newest first, 20 per page.',
+    tag: 'Articles',
+    query: pageSchema,
+    responses: { 200: { description: 'One page of batches.', schema: batchList } },
+  },
+  ShowBatch: {
+    summary: 'Show a batch: counts per status and its items, page by page',
+    description: 'Items in order, 20 per page (`page`), each with its article, status and publish_at.',
+    tag: 'Articles',
+    query: pageSchema,
+    responses: { 200: { description: 'The batch and one page of its items.', schema: batchShowSchema } },
   },
   ListWebhookDeliveries: {
     summary: 'Recent delivery attempts of an endpoint',

@@ -479,3 +479,133 @@ export const deliveryAttemptSchema = z
     next_attempt_at: wireTime.nullable(),
   })
   .meta({ id: 'DeliveryAttempt' });
+
+const rejectedRowSchema = z
+  .object({
+    row: z.int().meta({
+      description:
+        'The row as in the file: in a CSV the header is row 1; in JSON the index in `items`, from 0.',
+    }),
+    errors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by create field.' }),
+  })
+  .meta({ id: 'RejectedRow' });
+
+const batchItemStatus = z
+  .enum([
+    'queued',
+    'not_enough_credits',
+    'daily_limit_reached',
+    'outline_ready',
+    'generated',
+    'publishing',
+    'published',
+    'publish_failed',
+    'error',
+    'cancelled',
+  ])
+  .meta({
+    description:
+      "The item's article: its generation state, and for a generated article with a website its publication (`publishing`, `published` (live, scheduled or a draft), `publish_failed`).",
+  });
+
+const batchFields = {
+  uuid,
+  status: z.enum(['in_progress', 'completed']).meta({
+    description: '`completed` once every item is final (`batch.completed` was sent).',
+  }),
+  created_at: wireTime,
+  completed_at: wireTime.nullable(),
+  items_count: z.int().meta({ description: 'Items accepted (rejected rows not counted).' }),
+  credits_reserved: z.int().meta({ description: 'Credits reserved at acceptance, in one step.' }),
+  schedule: z
+    .object({
+      start: z.string(),
+      every: z.string(),
+      at: z.string(),
+      timezone: z.string(),
+      weekdays: z.array(z.string()).nullable(),
+    })
+    .nullable(),
+  rejected: z.array(rejectedRowSchema).meta({ description: 'Rows refused (with `partial=1`).' }),
+};
+
+export const batchSchema = z.object(batchFields).meta({ id: 'Batch' });
+
+export const batchItemSchema = z
+  .object({
+    row: z.int(),
+    article_uuid: uuid,
+    article_url: z.string(),
+    status: batchItemStatus,
+    publish_at: wireTime.nullable().meta({ description: 'When the post goes live (UTC), if set.' }),
+  })
+  .meta({ id: 'BatchItem' });
+
+const batchCountsSchema = z
+  .object(
+    Object.fromEntries(
+      [
+        'queued',
+        'not_enough_credits',
+        'daily_limit_reached',
+        'outline_ready',
+        'generated',
+        'publishing',
+        'published',
+        'publish_failed',
+        'error',
+        'cancelled',
+      ].map((status) => [status, z.int()]),
+    ) as Record<
+      | 'queued'
+      | 'not_enough_credits'
+      | 'daily_limit_reached'
+      | 'outline_ready'
+      | 'generated'
+      | 'publishing'
+      | 'published'
+      | 'publish_failed'
+      | 'error'
+      | 'cancelled',
+      z.ZodInt
+    >,
+  )
+  .meta({ id: 'BatchCounts', description: 'Items per status.' });
+
+/** The batch with its counts: `batch.completed`'s `data`. */
+export const batchWithCountsSchema = z
+  .object({ ...batchFields, counts: batchCountsSchema })
+  .meta({ id: 'BatchWithCounts' });
+
+export const batchShowSchema = z
+  .object({
+    data: z.object({ ...batchFields, counts: batchCountsSchema, items: z.array(batchItemSchema) }),
+    links: z.object({
+      first: z.string(),
+      last: z.string().nullable(),
+      prev: z.string().nullable(),
+      next: z.string().nullable(),
+    }),
+    meta: z.object({
+      current_page: z.int(),
+      from: z.int().nullable(),
+      path: z.string(),
+      per_page: z.int(),
+      to: z.int().nullable(),
+      last_page: z.int().optional(),
+      total: z.int().optional(),
+    }),
+  })
+  .meta({ id: 'BatchShow', description: '`links` and `meta` page through `data.items`, 20 per page.' });
+
+export const batchAcceptedSchema = z
+  .object({
+    batch_uuid: uuid,
+    batch_url: z.string().meta({ description: 'GET it for counts and items.' }),
+    info: z.string(),
+    items_count: z.int(),
+    credits_reserved: z.int(),
+    rejected: z.array(rejectedRowSchema),
+    items: z.array(batchItemSchema).meta({ description: 'Every accepted item, in order.' }),
+  })
+  .meta({ id: 'BatchAccepted' });

@@ -76,6 +76,8 @@ export interface Article extends ArticleRequest {
   articleUuid: string;
   state: ArticleState;
   createdAt: string;
+  /** The batch the article was created in (batch.ts), if any. */
+  batchUuid?: string;
   /** Hash of the create request that named this article with an Idempotency-Key (copies must match). */
   requestHash?: string;
   /** Price at creation. */

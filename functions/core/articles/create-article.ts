@@ -59,22 +59,16 @@ export async function createArticle(
   if (!account) throw new UnauthenticatedError();
 
   const now = deps.clock();
-  const price = priceOf(request);
-  const article: Article = {
-    ...request,
+  const article = newArticle(request, {
     accountId,
     articleUuid: keyed?.articleUuid ?? randomUUID(),
+    now,
     ...(keyed ? { requestHash: keyed.requestHash } : {}),
-    state: 'queued',
-    createdAt: now.toISOString(),
-    estimatedCredits: price,
-    creditsCharged: 0,
-    ...(request.websiteUuid && request.title ? { slug: slugify(request.title) } : {}),
-    ...(request.websiteUuid && profile ? { siteProfile: profile } : {}),
-  };
+    ...(profile ? { profile } : {}),
+  });
   const outcome = await deps.articles.createWithReservation(
     article,
-    reservationAt(now, price, account.dailyLimit),
+    reservationAt(now, article.estimatedCredits, account.dailyLimit),
   );
   if (outcome === 'reserved') {
     // The reservation stands either way; an unsent message is sent by the next sweep.
@@ -83,8 +77,27 @@ export async function createArticle(
   return { ...article, state: outcome === 'reserved' ? 'queued' : outcome };
 }
 
+/** A new article (a create's, or a batch item's), priced, before its reservation. */
+export function newArticle(
+  request: ArticleRequest,
+  at: { accountId: string; articleUuid: string; now: Date; requestHash?: string; profile?: ArticleProfile },
+): Article {
+  return {
+    ...request,
+    accountId: at.accountId,
+    articleUuid: at.articleUuid,
+    ...(at.requestHash !== undefined ? { requestHash: at.requestHash } : {}),
+    state: 'queued',
+    createdAt: at.now.toISOString(),
+    estimatedCredits: priceOf(request),
+    creditsCharged: 0,
+    ...(request.websiteUuid && request.title ? { slug: slugify(request.title) } : {}),
+    ...(request.websiteUuid && at.profile ? { siteProfile: at.profile } : {}),
+  };
+}
+
 /** Checks the website and category; drops the publishing options when no website is given. */
-async function resolveRequest(
+export async function resolveRequest(
   deps: Pick<
     CreateArticleDeps,
     'websites' | 'categories' | 'sourcePolicy' | 'siteIndex' | 'allowPlainHttpImages'

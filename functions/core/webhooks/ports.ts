@@ -1,5 +1,6 @@
 /** What the webhook use cases need from storage, the queue, the key and the network. */
 import type { Article } from '../articles/article';
+import type { Batch, BatchItemStatus } from '../articles/batch';
 import type { Website } from '../websites/website';
 import type { DeliveryAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook';
 
@@ -118,7 +119,9 @@ export type EventRecord =
       /** What the same change does to the article's website (a completion counts the article there). */
       websiteChange?: (website: Website) => Website;
     }
-  | { kind: 'website'; website: Website };
+  | { kind: 'website'; website: Website }
+  /** A batch as its completion leaves it, with its items counted per status. */
+  | { kind: 'batch'; batch: Batch; counts: Record<BatchItemStatus, number> };
 
 /**
  * An event's `data`: `record` as `show` presents it (an article with its website and category as

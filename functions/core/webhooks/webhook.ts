@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'article.publish_failed',
   'website.unhealthy',
   'website.recovered',
+  'batch.completed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -30,6 +31,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'website.unhealthy':
     'A call to the website failed: its login was refused or it could not be reached (sent when a healthy website gets a flag, and when its flags change while it is unhealthy, e.g. unreachable, then the login refused). `data` is the website record with its flags.',
   'website.recovered': 'The website answers again and its flags are cleared. `data` is the website record.',
+  'batch.completed':
+    'Every item of a batch is final (generated, and published or given up when it has a website; failed; or cancelled). `data` is the batch record, as `GET /v1/batches/{uuid}` returns it, with its counts.',
 };
 
 /** At most this many endpoints per account. */
@@ -84,7 +87,7 @@ export interface WebhookEndpoint {
 
 /** What an event reports: its `data` is this record as `show` returns it. */
 export interface EventSubject {
-  kind: 'article' | 'website';
+  kind: 'article' | 'website' | 'batch';
   uuid: string;
 }
 

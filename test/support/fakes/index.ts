@@ -6,6 +6,7 @@ import { createAccount } from '../../../functions/core/accounts';
 import type { Website } from '../../../functions/core/websites/website';
 import { FakeAccountStore, FakeTokenStore } from './fake-accounts';
 import { FakeArticleStore } from './fake-articles';
+import { FakeBatchStore } from './fake-batches';
 import { FakeConnectionProbes } from './fake-probes';
 import { FakePublicationStore } from './fake-publications';
 import {
@@ -30,6 +31,7 @@ import { InMemoryTables } from './tables';
 
 export * from './fake-accounts';
 export * from './fake-articles';
+export * from './fake-batches';
 export * from './fake-probes';
 export * from './fake-publications';
 export * from './fake-services';
@@ -51,6 +53,7 @@ export function createFakes(start?: string) {
     accounts: new FakeAccountStore(tables),
     tokens: new FakeTokenStore(tables),
     articles: new FakeArticleStore(tables),
+    batches: new FakeBatchStore(tables),
     publications: new FakePublicationStore(tables),
     websites: new FakeWebsiteStore(tables),
     categories: new FakeCategoryStore(tables),

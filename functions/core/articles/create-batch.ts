@@ -1,0 +1,238 @@
+/**
+ * Accept a batch: every row checked exactly as a single create (its schema with the website
+ * profile's defaults, the website, the category, the topic check), the calendar spread over the
+ * items, then ONE reservation for all of them (BatchStore.create) and the generation messages.
+ */
+import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
+import { BatchRowsError, SameTopicError, UnauthenticatedError, ValidationError } from '../errors';
+import type { SiteIndexStore, SiteProfileStore } from '../websites/ports';
+import type { Article, ArticleRequest } from './article';
+import { focusKeywordOf } from './article-seo';
+import { type Batch, type BatchSchedule, batchArticleUuid, type RejectedRow } from './batch';
+import type { BatchRequest } from './batch-input';
+import type { BatchStore } from './batch-ports';
+import { publishTimes } from './batch-schedule';
+import { type CreateArticleDeps, newArticle, resolveRequest } from './create-article';
+import { parseCreateArticleRequest } from './create-article-request';
+import { sendForGeneration } from './generation-messages';
+import type { CategoryLookup, GenerationDispatch, WebsiteLookup } from './ports';
+import { reservationAt } from './reservation-policy';
+import { comparableText } from './same-topic';
+
+export interface CreateBatchDeps
+  extends Pick<
+    CreateArticleDeps,
+    | 'accounts'
+    | 'websites'
+    | 'categories'
+    | 'siteIndex'
+    | 'queue'
+    | 'clock'
+    | 'sourcePolicy'
+    | 'allowPlainHttpImages'
+  > {
+  batches: Pick<BatchStore, 'create'>;
+  articles: GenerationDispatch;
+  profiles: Pick<SiteProfileStore, 'get'>;
+  /** Called when a generation message could not be sent; the next sweep sends it. */
+  onEnqueueFailure?: (error: unknown, article: Pick<Article, 'articleUuid'>) => void;
+}
+
+/** Messages sent side by side after the reservation. */
+const SEND_CONCURRENCY = 16;
+
+export interface AcceptedBatch {
+  batch: Batch;
+  /** The batch's articles, in item order, each in the state its reservation gave it. */
+  articles: Article[];
+  /** False when the batch was stored by an earlier copy of the request (same Idempotency-Key). */
+  created: boolean;
+}
+
+interface ValidRow {
+  row: number;
+  request: ArticleRequest;
+  profile?: Article['siteProfile'];
+}
+
+/**
+ * `keyed` (from an Idempotency-Key) names the batch, so that a copy of the request finds the batch
+ * the first one stored instead of reserving again; a different request under the key is refused.
+ */
+export async function createBatch(
+  deps: CreateBatchDeps,
+  accountId: string,
+  request: BatchRequest,
+  keyed?: { batchUuid: string; requestHash: string },
+): Promise<AcceptedBatch> {
+  const account = await deps.accounts.get(accountId);
+  if (!account) throw new UnauthenticatedError();
+  const { valid, rejected } = await checkRows(deps, accountId, request);
+  if (valid.length === 0 || (rejected.length > 0 && !request.partial)) {
+    throw new BatchRowsError(rejected);
+  }
+  const schedule = request.schedule ? resolveSchedule(request.schedule) : undefined;
+  const times = schedule
+    ? publishTimes(schedule, valid.filter((item) => !item.request.publishAt).length)
+    : [];
+
+  const now = deps.clock();
+  const batchUuid = keyed?.batchUuid ?? randomUUID();
+  let slot = 0;
+  const articles = valid.map((item, index): Article => {
+    const publishAt = schedule && !item.request.publishAt ? times[slot++] : undefined;
+    return {
+      ...newArticle(
+        { ...item.request, ...(publishAt ? { publishAt } : {}) },
+        {
+          accountId,
+          articleUuid: batchArticleUuid(batchUuid, index),
+          now,
+          ...(item.profile ? { profile: item.profile } : {}),
+        },
+      ),
+      batchUuid,
+    };
+  });
+  const { batch, created } = await deps.batches.create(
+    {
+      accountId,
+      batchUuid,
+      createdAt: now.toISOString(),
+      ...(keyed ? { requestHash: keyed.requestHash } : {}),
+      rows: valid.map((item) => item.row),
+      rejected,
+      ...(schedule ? { schedule } : {}),
+    },
+    articles,
+    reservationAt(now, 0, account.dailyLimit),
+  );
+  const stored = articles.map((article, index): Article => {
+    const outcome = batch.outcomes[index] ?? 'reserved';
+    return { ...article, state: outcome === 'reserved' ? 'queued' : outcome };
+  });
+  // A batch an earlier copy stored sent its messages (or the sweeper sends them after the grace).
+  if (created) {
+    const limit = pLimit(SEND_CONCURRENCY);
+    await Promise.all(
+      stored
+        .filter((article) => article.state === 'queued')
+        .map((article) =>
+          limit(() =>
+            sendForGeneration(deps, article, now, (error) => deps.onEnqueueFailure?.(error, article)),
+          ),
+        ),
+    );
+  }
+  return { batch, articles: stored, created };
+}
+
+/** Each row as a single create checks it; the refused ones with their messages by field. */
+async function checkRows(
+  deps: CreateBatchDeps,
+  accountId: string,
+  request: BatchRequest,
+): Promise<{ valid: ValidRow[]; rejected: RejectedRow[] }> {
+  const lookups = memoised(deps);
+  const valid: ValidRow[] = [];
+  const rejected: RejectedRow[] = [];
+  /** Topics of the valid rows so far, by website: two rows of one batch on one topic are a repeat. */
+  const topics = new Map<string, number>();
+  for (const { row, fields, error } of request.rows) {
+    if (error !== undefined) {
+      rejected.push({ row, errors: { item: [error] } });
+      continue;
+    }
+    try {
+      const parsed = await parseCreateArticleRequest({ profiles: lookups.profiles }, accountId, fields);
+      const resolved = await resolveRequest(lookups, accountId, parsed.input);
+      if (request.schedule && !resolved.websiteUuid) {
+        throw ValidationError.forField(
+          'website_uuid',
+          'A batch with a schedule publishes to a website: the website_uuid field is required.',
+        );
+      }
+      if (resolved.websiteUuid && !resolved.allowSameTopic) {
+        const topic = `${resolved.websiteUuid}\n${comparableText(focusKeywordOf(resolved.keyword))}`;
+        const earlier = topics.get(topic);
+        if (earlier !== undefined) {
+          throw ValidationError.forField(
+            'keyword',
+            `Row ${earlier} of this batch has the same topic for the same website. Send allow_same_topic=1 to write both.`,
+          );
+        }
+        topics.set(topic, row);
+      }
+      valid.push({ row, request: resolved, ...(parsed.profile ? { profile: parsed.profile } : {}) });
+    } catch (error) {
+      if (error instanceof ValidationError) rejected.push({ row, errors: error.fieldErrors });
+      else if (error instanceof SameTopicError) rejected.push({ row, errors: { keyword: [error.message] } });
+      else throw error;
+    }
+  }
+  return { valid, rejected };
+}
+
+/**
+ * The schedule with its time zone: the one given. The plugin reports the site's zone in its
+ * status, but website records do not keep it yet, so a schedule names its zone
+ * (docs/decisions.md, "Batches and the calendar").
+ */
+function resolveSchedule(schedule: NonNullable<BatchRequest['schedule']>): BatchSchedule {
+  if (!schedule.timezone) {
+    throw ValidationError.forField(
+      'schedule.timezone',
+      "The timezone field is required: Inkpress does not know this website's time zone. Send an IANA time zone, like Europe/Paris.",
+    );
+  }
+  return {
+    start: schedule.start,
+    every: schedule.every,
+    at: schedule.at,
+    timezone: schedule.timezone,
+    ...(schedule.weekdays ? { weekdays: schedule.weekdays } : {}),
+  };
+}
+
+/** The lookups of the rows' checks, each read once per batch (500 rows name one website, as a rule). */
+function memoised(deps: CreateBatchDeps) {
+  const once = <Args extends unknown[], Result>(read: (...args: Args) => Promise<Result>) => {
+    const seen = new Map<string, Promise<Result>>();
+    return (...args: Args): Promise<Result> => {
+      const key = JSON.stringify(args);
+      let result = seen.get(key);
+      if (!result) {
+        result = read(...args);
+        seen.set(key, result);
+      }
+      return result;
+    };
+  };
+  const websites: WebsiteLookup = {
+    get: once((accountId: string, websiteUuid: string) => deps.websites.get(accountId, websiteUuid)),
+    getMany: (accountId, uuids) => deps.websites.getMany(accountId, uuids),
+  };
+  const categories: CategoryLookup = {
+    get: once((websiteUuid: string, categoryUuid: string) => deps.categories.get(websiteUuid, categoryUuid)),
+    getMany: (keys) => deps.categories.getMany(keys),
+  };
+  const siteIndex: Pick<SiteIndexStore, 'getState' | 'list'> | undefined = deps.siteIndex && {
+    getState: once((websiteUuid: string) =>
+      (deps.siteIndex as NonNullable<typeof deps.siteIndex>).getState(websiteUuid),
+    ),
+    list: once((websiteUuid: string) =>
+      (deps.siteIndex as NonNullable<typeof deps.siteIndex>).list(websiteUuid),
+    ),
+  };
+  return {
+    websites,
+    categories,
+    ...(siteIndex ? { siteIndex } : {}),
+    ...(deps.sourcePolicy ? { sourcePolicy: deps.sourcePolicy } : {}),
+    ...(deps.allowPlainHttpImages !== undefined ? { allowPlainHttpImages: deps.allowPlainHttpImages } : {}),
+    profiles: {
+      get: once((accountId: string, websiteUuid: string) => deps.profiles.get(accountId, websiteUuid)),
+    },
+  };
+}

@@ -1,0 +1,228 @@
+/** Accepting a batch: rows checked as single creates, one reservation, deferrals, retries, recovery, completion. */
+import type { BatchRow } from '../../../functions/core/articles/batch-input';
+import { parseBatchRequest } from '../../../functions/core/articles/batch-input';
+import { createBatch } from '../../../functions/core/articles/create-batch';
+import { showBatch } from '../../../functions/core/articles/read-batches';
+import { sweepBatches } from '../../../functions/core/articles/sweep-batches';
+import { BatchRowsError, IdempotencyKeyReusedError } from '../../../functions/core/errors';
+import { createFakes, type Fakes, sitePost } from '../../support/fakes';
+import { PRICE } from './helpers';
+
+const valid = (keyword: string, extra: Record<string, unknown> = {}) => ({
+  keyword,
+  h2_count: '2',
+  ai_model: 'gpt-3.5-turbo',
+  language: 'en',
+  ...extra,
+});
+const rows = (fields: Record<string, unknown>[], first = 2): BatchRow[] =>
+  fields.map((row, index) => ({ row: first + index, fields: row }));
+
+function batchDeps(fakes: Fakes) {
+  const { batches, articles, accounts, websites, categories, queue, clock, profiles, siteIndex } = fakes;
+  return { batches, articles, accounts, websites, categories, queue, clock, profiles, siteIndex };
+}
+
+describe('createBatch', () => {
+  it('reserves every item in one charge, writes them in order and sends each to generation', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('one'), valid('two'), valid('three')]) }),
+    );
+
+    expect(accepted.batch).toMatchObject({ rows: [2, 3, 4], creditsReserved: 3 * PRICE, written: true });
+    expect(accepted.articles.map((article) => [article.keyword, article.state])).toEqual([
+      ['one', 'queued'],
+      ['two', 'queued'],
+      ['three', 'queued'],
+    ]);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 3 * PRICE);
+    expect(fakes.queue.sent.map((message) => message.articleUuid)).toEqual(
+      accepted.articles.map((article) => article.articleUuid),
+    );
+  });
+
+  it('refuses the batch when any row is bad, naming each one, and changes nothing', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const request = parseBatchRequest({
+      rows: rows([valid('one'), valid('two', { h2_count: '0' }), valid(''), valid('four')]),
+    });
+
+    const attempt = createBatch(batchDeps(fakes), accountId, request);
+
+    await expect(attempt).rejects.toBeInstanceOf(BatchRowsError);
+    const error = (await attempt.catch((caught: unknown) => caught)) as BatchRowsError;
+    expect(error.rows.map((rejected) => rejected.row)).toEqual([3, 4]);
+    expect(Object.keys(error.fieldErrors)).toEqual(['rows.3.h2_count', 'rows.4.keyword']);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100);
+    expect(fakes.batches.batches.size).toBe(0);
+  });
+
+  it('with partial accepts the valid rows and keeps the refused ones on the batch', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const request = parseBatchRequest({
+      rows: rows([valid('one'), valid('two', { language: 'xx' }), valid('three')]),
+      partial: '1',
+    });
+
+    const accepted = await createBatch(batchDeps(fakes), accountId, request);
+
+    expect(accepted.batch.rows).toEqual([2, 4]);
+    expect(accepted.batch.rejected).toEqual([{ row: 3, errors: { language: [expect.any(String)] } }]);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 2 * PRICE);
+  });
+
+  it("refuses a row whose topic the website's index has, and a second row on one topic", async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const website = await fakes.website(accountId);
+    await fakes.siteIndex.putState({ websiteUuid: website.websiteUuid, supported: true, postsIndexed: 1 });
+    await fakes.siteIndex.upsert(
+      website.websiteUuid,
+      [sitePost(1, { title: 'Bread', focusKeyword: 'Sourdough' })],
+      '2026-01-01T00:00:00.000Z',
+    );
+    const site = { website_uuid: website.websiteUuid };
+    const request = parseBatchRequest({
+      rows: rows([
+        valid('sourdough', site),
+        valid('rye', site),
+        valid('RYE', site),
+        valid('rye', { ...site, allow_same_topic: '1' }),
+      ]),
+      partial: true,
+    });
+
+    const accepted = await createBatch(batchDeps(fakes), accountId, request);
+
+    expect(accepted.batch.rows).toEqual([3, 5]);
+    expect(accepted.batch.rejected.map(({ row, errors }) => [row, Object.keys(errors)])).toEqual([
+      [2, ['keyword']],
+      [4, ['keyword']],
+    ]);
+  });
+
+  it('reserves the slots the day has left; the later items wait for the next day, uncharged', async () => {
+    const fakes = createFakes('2026-03-01T10:00:00.000Z');
+    const accountId = await fakes.account(100, 2);
+
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('a'), valid('b'), valid('c')]) }),
+    );
+
+    expect(accepted.articles.map((article) => article.state)).toEqual([
+      'queued',
+      'queued',
+      'daily_limit_reached',
+    ]);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 2 * PRICE);
+    expect(fakes.queue.sent).toHaveLength(2);
+    expect(fakes.articles.row(accepted.articles[2] as never)?.article.startGenerationAt).toBe(
+      '2026-03-02T00:00:00.000Z',
+    );
+  });
+
+  it('never charges part of a batch: credits short of the items the day allows defer them all', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(3 * PRICE - 1);
+
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('a'), valid('b'), valid('c')]) }),
+    );
+
+    expect(accepted.articles.every((article) => article.state === 'not_enough_credits')).toBe(true);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(3 * PRICE - 1);
+    expect(fakes.queue.sent).toEqual([]);
+  });
+
+  it('a copy under the same key finds the batch and charges nothing; another request under it is refused', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const request = parseBatchRequest({ rows: rows([valid('a'), valid('b')]) });
+    const key = { batchUuid: '7c9e6679-7425-40de-944b-e07fc1f90ae7', requestHash: 'h1' };
+
+    const first = await createBatch(batchDeps(fakes), accountId, request, key);
+    const copy = await createBatch(batchDeps(fakes), accountId, request, key);
+
+    expect(copy.created).toBe(false);
+    expect(copy.articles.map((article) => article.articleUuid)).toEqual(
+      first.articles.map((article) => article.articleUuid),
+    );
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 2 * PRICE);
+    await expect(
+      createBatch(batchDeps(fakes), accountId, request, { ...key, requestHash: 'h2' }),
+    ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+  });
+
+  it('a writer that died half-way is finished by the sweeper: every article, one charge', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    fakes.batches.failAfterWrites = 2;
+
+    await expect(
+      createBatch(
+        batchDeps(fakes),
+        accountId,
+        parseBatchRequest({ rows: rows([valid('a'), valid('b'), valid('c'), valid('d')]) }),
+      ),
+    ).rejects.toThrow('the writer died');
+    const [row] = [...fakes.batches.batches.values()];
+    if (!row) throw new Error('the batch is stored');
+    expect((await fakes.batches.items(row.batch)).filter(Boolean)).toHaveLength(2);
+
+    fakes.time.advance(3 * 60_000);
+    await sweepBatches({ batches: fakes.batches, clock: fakes.clock });
+
+    expect((await fakes.batches.items(row.batch)).every((item) => item?.state === 'queued')).toBe(true);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 4 * PRICE);
+  });
+
+  it('records batch.completed once every item is final, once', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('a'), valid('b')]) }),
+    );
+    fakes.time.advance(2 * 60_000);
+    expect(await sweepBatches({ batches: fakes.batches, clock: fakes.clock })).toMatchObject({ waiting: 1 });
+
+    for (const article of accepted.articles) {
+      const row = fakes.articles.row(article);
+      if (row) row.article.state = 'generated';
+    }
+    fakes.time.advance(2 * 60_000);
+    expect(await sweepBatches({ batches: fakes.batches, clock: fakes.clock })).toMatchObject({
+      completed: 1,
+    });
+    fakes.time.advance(2 * 60_000);
+    await sweepBatches({ batches: fakes.batches, clock: fakes.clock });
+    expect(fakes.batches.completedEvents).toEqual([accepted.batch.batchUuid]);
+    const shown = await showBatch(
+      { batches: fakes.batches },
+      accountId,
+      accepted.batch.batchUuid,
+      1,
+      'https://api',
+    );
+    expect(shown.data).toMatchObject({ status: 'completed', counts: { generated: 2, queued: 0 } });
+  });
+
+  it('refuses more than 500 rows and none', () => {
+    expect(() => parseBatchRequest({ rows: [] })).toThrow(/at least one row/);
+    expect(() => parseBatchRequest({ rows: rows(Array.from({ length: 501 }, () => valid('x'))) })).toThrow(
+      /at most 500/,
+    );
+  });
+});
