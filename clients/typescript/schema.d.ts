@@ -1772,6 +1772,8 @@ export interface components {
             message: string;
             /** @description Website create and update, when the site check failed: what the connection doctor found. */
             problems?: components["schemas"]["ConnectionProblem"][];
+            /** @description A batch: each bad row, named as in the file, with its messages by field. */
+            rows?: components["schemas"]["RejectedRowOutput"][];
         };
         Webhook: {
             created_at: string | null;

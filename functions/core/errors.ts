@@ -54,7 +54,7 @@ export class BatchRowsError extends ValidationError {
           Object.entries(errors).map(([field, messages]) => [`rows.${row}.${field}`, messages]),
         ),
       ),
-      `${rows.length} ${rows.length === 1 ? 'row is' : 'rows are'} invalid (rows ${rows.map(({ row }) => row).join(', ')}); nothing was created. Correct them, or send partial=1 to create the valid rows only.`,
+      `${rows.length} ${rows.length === 1 ? 'row is' : 'rows are'} invalid (${rows.length === 1 ? 'row' : 'rows'} ${rows.map(({ row }) => row).join(', ')}); nothing was created. Correct them, or send partial=1 to create the valid rows only.`,
     );
   }
 }

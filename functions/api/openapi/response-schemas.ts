@@ -58,12 +58,25 @@ export const connectionReportSchema = z
   })
   .meta({ id: 'ConnectionReport' });
 
+const rejectedRowSchema = z
+  .object({
+    row: z.int().meta({
+      description:
+        'The row as in the file: in a CSV the header is row 1; in JSON the index in `items`, from 0.',
+    }),
+    errors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by create field.' }),
+  })
+  .meta({ id: 'RejectedRow' });
+
 export const validationErrorSchema = z
   .object({
     message: z.string().meta({ description: 'The first field message.' }),
     errors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by field name.' }),
     problems: z.array(problemSchema).optional().meta({
       description: 'Website create and update, when the site check failed: what the connection doctor found.',
+    }),
+    rows: z.array(rejectedRowSchema).optional().meta({
+      description: 'A batch: each bad row, named as in the file, with its messages by field.',
     }),
   })
   .meta({ id: 'ValidationError', description: 'Invalid input; nothing was stored or charged.' });
@@ -479,16 +492,6 @@ export const deliveryAttemptSchema = z
     next_attempt_at: wireTime.nullable(),
   })
   .meta({ id: 'DeliveryAttempt' });
-
-const rejectedRowSchema = z
-  .object({
-    row: z.int().meta({
-      description:
-        'The row as in the file: in a CSV the header is row 1; in JSON the index in `items`, from 0.',
-    }),
-    errors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by create field.' }),
-  })
-  .meta({ id: 'RejectedRow' });
 
 const batchItemStatus = z
   .enum([
