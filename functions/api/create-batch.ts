@@ -1,5 +1,5 @@
 import { accountStore } from '../composition/accounts';
-import { articleCreation } from '../composition/articles';
+import { generationDispatch } from '../composition/articles';
 import { batchStore } from '../composition/batches';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
@@ -21,7 +21,7 @@ export const handler = apiHandler(
   'CreateBatch',
   (config) => ({
     batches: batchStore(config),
-    articles: articleCreation(config),
+    articles: generationDispatch(config),
     websites: websiteStore(config),
     categories: categoryStore(config),
     siteIndex: siteIndexStore(config),

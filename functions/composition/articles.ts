@@ -3,7 +3,7 @@ import { DynamoArticleRepository } from '../adapters/dynamodb/article-repository
 import { DynamoArticleReservations } from '../adapters/dynamodb/article-reservations';
 import { DynamoArticleSweeps } from '../adapters/dynamodb/article-sweeps';
 import type { CreateArticleDeps } from '../core/articles/create-article';
-import type { ArticleStore } from '../core/articles/ports';
+import type { ArticleStore, GenerationDispatch } from '../core/articles/ports';
 import type { ReadArticlesDeps } from '../core/articles/read-articles';
 import type { QueuedGenerations } from '../core/articles/resend-unfinished';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
@@ -23,6 +23,15 @@ export function readArticleDeps(config: Config): ReadArticlesDeps & { articles: 
     websites: websiteStore(config),
     categories: categoryStore(config),
     ...(config.imageBucketName ? { imageLinks: imageStore(config) } : {}),
+  };
+}
+
+/** What sending generation messages records (a batch's items): each article's sweep time. */
+export function generationDispatch(config: Config): GenerationDispatch {
+  const sweeps = new DynamoArticleSweeps(dynamoDocumentClient(), config.tables);
+  return {
+    markSent: (article, recheckAt) => sweeps.markSent(article, recheckAt),
+    postponeCheck: (article, nextCheckAt) => sweeps.postponeCheck(article, nextCheckAt),
   };
 }
 

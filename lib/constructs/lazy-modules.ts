@@ -12,6 +12,7 @@
  *   while the model writes the first outline (`core/articles/write-article.ts`), not at init.
  * - `busboy`: a multipart body (`api/http/form-body.ts`).
  * - `jsonc-parser`: a JSON body that may name a field twice (`api/http/repeated-json-names.ts`).
+ * - `csv-parse/sync`: a batch's CSV upload (`api/http/batch-body.ts`).
  * - `@aws-sdk/client-sqs`, for functions that seldom send a message (`composition/sqs-on-demand.ts`):
  *   API routes whose one use of SQS is recording a webhook event (a website's health changing),
  *   and the worker, which Lambda hands its messages and which uses SQS only to put a delivery off
@@ -31,6 +32,7 @@ export const LAZY_MODULES: Readonly<Record<string, string>> = {
   'markdown-it': 'node_modules/markdown-it/dist/markdown-it.mjs',
   busboy: 'node_modules/busboy/lib/index.js',
   'jsonc-parser': 'node_modules/jsonc-parser/lib/esm/main.js',
+  'csv-parse/sync': 'node_modules/csv-parse/dist/esm/sync.js',
   [SQS_CLIENT]: 'node_modules/@aws-sdk/client-sqs/dist-es/index.js',
 };
 
