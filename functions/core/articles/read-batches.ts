@@ -96,14 +96,6 @@ export function everyItemFinal(statuses: readonly BatchItemStatus[]): boolean {
   return statuses.every(isFinalItem);
 }
 
-/** The batch with its counts per status (what `batch.completed` carries). */
-export async function describeBatch(deps: ReadBatchesDeps, accountId: string, batchUuid: string) {
-  const batch = await deps.batches.get(accountId, batchUuid);
-  if (!batch) throw new NotFoundError('Batch');
-  const statuses = itemStatuses(batch, await deps.batches.items(batch));
-  return { ...presentBatch(batch), counts: countStatuses(statuses) };
-}
-
 /** `GET /v1/batches/{uuid}`: the batch, its counts, and one page of its items (in item order). */
 export async function showBatch(
   deps: ReadBatchesDeps,
