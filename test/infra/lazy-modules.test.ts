@@ -35,8 +35,19 @@ afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-/** Bundles a function as the stack does and runs the stack's `afterBundling` lazy-module commands. */
-async function bundleWithHooks(functionName: string): Promise<string> {
+/**
+ * Bundles a function as the stack does and runs the stack's `afterBundling` lazy-module commands,
+ * once per function for the file: the tests only read what a build wrote, and each build (esbuild,
+ * then a process per lazy module) takes seconds.
+ */
+const built = new Map<string, Promise<string>>();
+function bundleWithHooks(functionName: string): Promise<string> {
+  const existing = built.get(functionName) ?? buildWithHooks(functionName);
+  built.set(functionName, existing);
+  return existing;
+}
+
+async function buildWithHooks(functionName: string): Promise<string> {
   const dir = path.join(outDir, functionName);
   const outfile = path.join(dir, 'index.js');
   await build({
