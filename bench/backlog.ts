@@ -39,8 +39,8 @@ async function main(): Promise<void> {
   const { fake, resources, stop } = await startBenchStack({ prefix: 'backlog', latencyMs: LATENCY_MS });
   // The account's token bucket, raised so that the bench's clients are never told 429 (the
   // handlers read it at their first request).
-  process.env.INKPRESS_RATE_LIMIT_PER_SECOND ??= '100000';
-  process.env.INKPRESS_RATE_LIMIT_BURST ??= '100000';
+  process.env.INKPRESS_RATE_LIMIT_PER_SECOND ??= '1000';
+  process.env.INKPRESS_RATE_LIMIT_BURST ??= '1000';
   const api = createApiServer({
     routes,
     authorizerCacheSeconds: runtimeSettings.authorizerCacheSeconds,
@@ -88,16 +88,28 @@ async function main(): Promise<void> {
       need_bold: false,
       draft: false,
     });
-    /** One `POST /v1/articles/create`, as a client sends it; anything but 202 stops the bench. */
-    const createArticle = async (token: string, index: number) => {
+    let tooMany = 0;
+    /**
+     * One `POST /v1/articles/create`, as a client sends it: a 429 is sent again after its
+     * Retry-After (and counted); anything else but 202 stops the bench.
+     */
+    const createArticle = async (token: string, index: number): Promise<void> => {
       const response = await fetch(`${baseUrl}/v1/articles/create`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify(input(index)),
       });
+      if (response.status === 429) {
+        tooMany++;
+        const seconds = Number(response.headers.get('retry-after') ?? '1');
+        await response.arrayBuffer();
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+        return createArticle(token, index);
+      }
       if (response.status !== 202) {
         throw new Error(`create answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
       }
+      await response.arrayBuffer();
     };
 
     // Time per article: one worker, an empty queue, a handful of articles; timed to the end of
@@ -183,7 +195,7 @@ async function main(): Promise<void> {
       `\nBacklog of ${ARTICLES} articles (h2_count 1: 5 model calls in 2 rounds of ${LATENCY_MS} ms), ${concurrency} workers`,
     );
     console.log(
-      `created through the API (POST /v1/articles/create, ${CLIENTS} clients) in ${(createMs / 1000).toFixed(1)} s (${(ARTICLES / (createMs / 1000)).toFixed(0)}/s)`,
+      `created through the API (POST /v1/articles/create, ${CLIENTS} clients) in ${(createMs / 1000).toFixed(1)} s (${(ARTICLES / (createMs / 1000)).toFixed(0)}/s; ${tooMany} answers 429, sent again after Retry-After)`,
     );
     for (const [label, result] of Object.entries(aged)) {
       console.log(
