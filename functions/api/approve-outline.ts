@@ -1,4 +1,4 @@
-import { readArticleDeps } from '../composition/articles';
+import { articleBeforeGenerationDeps } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { generationQueue } from '../composition/generation-queue';
 import { approveOutline } from '../core/articles/outline-review';
@@ -7,7 +7,11 @@ import { accepted } from './http/responses';
 
 export const handler = apiHandler(
   'ApproveOutline',
-  (config) => ({ ...readArticleDeps(config), queue: generationQueue(config), clock: systemClock }),
+  (config) => ({
+    ...articleBeforeGenerationDeps(config),
+    queue: generationQueue(config),
+    clock: systemClock,
+  }),
   async ({ accountId, pathParameters, fields }, deps) =>
     accepted(await approveOutline(deps, accountId, pathParameters.article_uuid ?? '', fields)),
 );

@@ -1,4 +1,4 @@
-import { readArticleDeps } from '../composition/articles';
+import { articleBeforeGenerationDeps } from '../composition/articles';
 import { systemClock } from '../composition/clock';
 import { cancelArticle } from '../core/articles/article-actions';
 import { apiHandler } from './http/api-handler';
@@ -6,7 +6,7 @@ import { ok } from './http/responses';
 
 export const handler = apiHandler(
   'CancelArticle',
-  (config) => ({ ...readArticleDeps(config), clock: systemClock }),
+  (config) => ({ ...articleBeforeGenerationDeps(config), clock: systemClock }),
   async ({ accountId, pathParameters }, deps) =>
     ok(await cancelArticle(deps, accountId, pathParameters.article_uuid ?? '')),
 );

@@ -19,10 +19,20 @@ export function articleStore(config: Config): ArticleStore & QueuedGenerations {
 /** What reading articles needs (show, list, queue), and the base of what changing them needs. */
 export function readArticleDeps(config: Config): ReadArticlesDeps & { articles: ArticleStore } {
   return {
+    ...articleBeforeGenerationDeps(config),
+    ...(config.imageBucketName ? { imageLinks: imageStore(config) } : {}),
+  };
+}
+
+/**
+ * The same for routes that act on an article before its generation (approve its outline, cancel
+ * it): its record holds no stored image yet, so they need no link to one (nor the S3 client).
+ */
+export function articleBeforeGenerationDeps(config: Config): ReadArticlesDeps & { articles: ArticleStore } {
+  return {
     articles: articleStore(config),
     websites: websiteStore(config),
     categories: categoryStore(config),
-    ...(config.imageBucketName ? { imageLinks: imageStore(config) } : {}),
   };
 }
 

@@ -18,8 +18,22 @@ import {
 import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 
+type Bundle = { source: string; files: string[] };
+
+/** Each function is built once per file, whatever number of its tests read its bundle. */
+const built = new Map<string, Promise<Bundle>>();
+
 /** A function's bundle, as the stack builds it: its text and the files in it (under node_modules for packages). */
-async function bundleOf(definition: FunctionDefinition): Promise<{ source: string; files: string[] }> {
+function bundleOf(definition: FunctionDefinition): Promise<Bundle> {
+  let bundle = built.get(definition.name);
+  if (!bundle) {
+    bundle = buildBundle(definition);
+    built.set(definition.name, bundle);
+  }
+  return bundle;
+}
+
+async function buildBundle(definition: FunctionDefinition): Promise<Bundle> {
   const result = await build({
     ...functionBuildOptions(definition),
     entryPoints: [path.join(repositoryRoot, definition.entry)],
