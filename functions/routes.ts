@@ -311,11 +311,12 @@ export const routes: RouteDefinition[] = [
       // Each row checked as a create (website, category, profile, site index); the batch store
       // (batch-repository.ts): the batch read, its requests stored and deleted, the queue numbers
       // (UpdateItem), one transaction (batch put, credits, the day's count, queue counters), the
-      // articles put, the batch updated; then markSent / postponeCheck per article.
+      // articles written (BatchWriteItem; a retry's recovery: conditional puts), the batch
+      // updated; then the messages (SendMessageBatch) and markSent / postponeCheck per article.
       tables: rateLimited({
         accounts: ['GetItem', 'UpdateItem'],
         dailyUsage: ['GetItem', 'UpdateItem'],
-        articles: ['PutItem', 'UpdateItem'],
+        articles: ['BatchWriteItem', 'PutItem', 'UpdateItem'],
         websites: ['GetItem'],
         categories: ['GetItem'],
         siteIndex: ['GetItem', 'Query'],

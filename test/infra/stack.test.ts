@@ -448,7 +448,7 @@ describe('functions', () => {
       rateLimits: ['UpdateItem'],
       accounts: ['GetItem', 'UpdateItem'],
       dailyUsage: ['GetItem', 'UpdateItem'],
-      articles: ['PutItem', 'UpdateItem'],
+      articles: ['BatchWriteItem', 'PutItem', 'UpdateItem'],
       websites: ['GetItem'],
       categories: ['GetItem'],
       idempotency: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],

@@ -6,7 +6,7 @@
  * and `batch.completed` once every item is generated.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoBatchRepository } from '../../functions/adapters/dynamodb/batch-repository';
 import { handler as createBatchHandler } from '../../functions/api/create-batch';
@@ -310,6 +310,7 @@ describe('a writer that dies half-way', () => {
   function dyingClient(allowed: number): DynamoDBDocumentClient {
     const real = dynamoDocumentClient();
     let puts = 0;
+    let batchWrites = 0;
     return new Proxy(real, {
       get(target, property, receiver) {
         if (property !== 'send') return Reflect.get(target, property, receiver);
@@ -317,6 +318,14 @@ describe('a writer that dies half-way', () => {
           if (command instanceof PutCommand && command.input.TableName === resources.tableNames.articles) {
             puts++;
             if (puts > allowed) return Promise.reject(new Error('the writer died'));
+          }
+          // The first writer's article writes (25 a call): it dies at the second call.
+          if (
+            command instanceof BatchWriteCommand &&
+            resources.tableNames.articles in (command.input.RequestItems ?? {}) &&
+            ++batchWrites > 1
+          ) {
+            return Promise.reject(new Error('the writer died'));
           }
           return target.send(command as never);
         };
@@ -348,27 +357,28 @@ describe('a writer that dies half-way', () => {
   }
 
   it('is finished by the sweeper after the grace: every article written, charged once', async () => {
-    const accountId = await newAccount(100);
-    await halfWrittenBatch(accountId, 8);
-    expect(await credits(accountId)).toBe(100 - 8 * PRICE);
+    const accountId = await newAccount(300);
+    await halfWrittenBatch(accountId, 30);
+    expect(await credits(accountId)).toBe(300 - 30 * PRICE);
     const store = new DynamoBatchRepository(dynamoDocumentClient(), resources.tableNames);
     const [batch] = (await store.list(accountId, 1, 20)).items;
     if (!batch) throw new Error('the batch was not stored');
-    expect((await store.items(batch)).filter(Boolean).length).toBeLessThan(8);
+    expect((await store.items(batch)).filter(Boolean)).toHaveLength(25);
 
     const later = new Date(Date.now() + BATCH_WRITE_GRACE_MS + 1000);
     await sweepBatches({ batches: store, clock: () => later });
 
     const items = await store.items(batch);
     expect(items.every((item) => item?.state === 'queued')).toBe(true);
+    expect(items).toHaveLength(30);
     expect((await store.get(accountId, batch.batchUuid))?.written).toBe(true);
-    expect(await credits(accountId)).toBe(100 - 8 * PRICE);
+    expect(await credits(accountId)).toBe(300 - 30 * PRICE);
   });
 
   it('is finished by a retry under the same key, which charges nothing more', async () => {
-    const accountId = await newAccount(100);
+    const accountId = await newAccount(300);
     const key = { batchUuid: crypto.randomUUID(), requestHash: 'same-request' };
-    const request = await halfWrittenBatch(accountId, 5, key);
+    const request = await halfWrittenBatch(accountId, 30, key);
 
     const retried = await createBatch(
       {
@@ -384,7 +394,8 @@ describe('a writer that dies half-way', () => {
     expect(retried.created).toBe(false);
     const store = new DynamoBatchRepository(dynamoDocumentClient(), resources.tableNames);
     expect((await store.items(retried.batch)).every((item) => item?.state === 'queued')).toBe(true);
-    expect(await credits(accountId)).toBe(100 - 5 * PRICE);
+    expect((await store.items(retried.batch)).length).toBe(30);
+    expect(await credits(accountId)).toBe(300 - 30 * PRICE);
   });
 });
 

@@ -166,7 +166,7 @@ export class DynamoBatchRepository implements BatchStore, BatchSweeps {
       return { batch: await this.resume(stored, batch), created: false };
     }
     const stored: Batch = pending;
-    await this.writeArticles(stored, numbered, reservation);
+    await this.writeArticles(stored, numbered, reservation, 'first');
     return { batch: { ...stored, written: true }, created: true };
   }
 
@@ -396,24 +396,38 @@ export class DynamoBatchRepository implements BatchStore, BatchSweeps {
     batch: Batch,
     articles: Article[],
     given: BatchReservation | undefined,
+    writer: 'first' | 'recovery' = 'recovery',
   ): Promise<void> {
     const reservation = given ?? reservationOfBatch(batch);
+    const items = articles.map((article, index): Item => {
+      const outcome = batch.outcomes[index] ?? 'not_enough_credits';
+      const priced = { ...reservation, price: article.estimatedCredits };
+      return outcome === 'reserved'
+        ? articleToItem(reservedArticle(article, priced), {
+            queued: true,
+            sweep: { kind: SWEEP_BUCKET.generation, at: priced.sendBy },
+          })
+        : articleToItem(deferredArticle(article, outcome, priced), {
+            queued: true,
+            sweep: { kind: SWEEP_BUCKET.reservation, at: deferral(outcome, priced).retryAt },
+          });
+    });
+    if (writer === 'first') {
+      // The request that committed the reservation a moment ago: nobody else knows these uuids
+      // yet (no message was sent; the sweeper waits BATCH_WRITE_GRACE_MS, far beyond an API
+      // call's life; a copy under the same key waits for this one), so puts without a
+      // condition, 25 a call, write exactly what a conditional put would.
+      await batchWrite(
+        this.client,
+        this.tables.articles,
+        items.map((item) => ({ PutRequest: { Item: item } })),
+        `Could not write the articles of batch ${batch.batchUuid}`,
+      );
+    }
     const limit = pLimit(WRITE_CONCURRENCY);
     await Promise.all(
-      articles.map((article, index) =>
+      (writer === 'first' ? [] : items).map((item) =>
         limit(async () => {
-          const outcome = batch.outcomes[index] ?? 'not_enough_credits';
-          const priced = { ...reservation, price: article.estimatedCredits };
-          const item: Item =
-            outcome === 'reserved'
-              ? articleToItem(reservedArticle(article, priced), {
-                  queued: true,
-                  sweep: { kind: SWEEP_BUCKET.generation, at: priced.sendBy },
-                })
-              : articleToItem(deferredArticle(article, outcome, priced), {
-                  queued: true,
-                  sweep: { kind: SWEEP_BUCKET.reservation, at: deferral(outcome, priced).retryAt },
-                });
           try {
             await this.client.send(
               new PutCommand({

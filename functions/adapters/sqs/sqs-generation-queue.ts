@@ -1,4 +1,9 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { GenerationMessage, GenerationQueue } from '../../core/articles/ports';
 
 export class SqsGenerationQueue implements GenerationQueue {
@@ -14,6 +19,43 @@ export class SqsGenerationQueue implements GenerationQueue {
         MessageBody: JSON.stringify({ accountId: message.accountId, articleUuid: message.articleUuid }),
       }),
     );
+  }
+
+  /** SendMessageBatch, 10 messages a call; a call that fails fails its 10. */
+  async enqueueMany(messages: GenerationMessage[]): Promise<GenerationMessage[]> {
+    const failed: GenerationMessage[] = [];
+    const calls = [];
+    for (let start = 0; start < messages.length; start += 10) {
+      const batch = messages.slice(start, start + 10);
+      calls.push(
+        this.client
+          .send(
+            new SendMessageBatchCommand({
+              QueueUrl: this.queueUrl,
+              Entries: batch.map((message, index) => ({
+                Id: String(index),
+                MessageBody: JSON.stringify({
+                  accountId: message.accountId,
+                  articleUuid: message.articleUuid,
+                }),
+              })),
+            }),
+          )
+          .then(
+            ({ Failed }) => {
+              for (const entry of Failed ?? []) {
+                const message = batch[Number(entry.Id)];
+                if (message) failed.push(message);
+              }
+            },
+            () => {
+              failed.push(...batch);
+            },
+          ),
+      );
+    }
+    await Promise.all(calls);
+    return failed;
   }
 
   /** Makes a received message visible again after `delaySeconds` (its retry's backoff). */

@@ -16,6 +16,7 @@ import { publishTimes } from './batch-schedule';
 import { type CreateArticleDeps, newArticle, resolveRequest } from './create-article';
 import { parseCreateArticleRequest } from './create-article-request';
 import { sendForGeneration } from './generation-messages';
+import { WAITING_RECHECK_MS } from './lifecycle-policy';
 import type { CategoryLookup, GenerationDispatch, WebsiteLookup } from './ports';
 import { reservationAt } from './reservation-policy';
 import { comparableText } from './same-topic';
@@ -113,19 +114,49 @@ export async function createBatch(
     return { ...article, state: outcome === 'reserved' ? 'queued' : outcome };
   });
   // A batch an earlier copy stored sent its messages (or the sweeper sends them after the grace).
-  if (created) {
-    const limit = pLimit(SEND_CONCURRENCY);
-    await Promise.all(
-      stored
-        .filter((article) => article.state === 'queued')
-        .map((article) =>
-          limit(() =>
-            sendForGeneration(deps, article, now, (error) => deps.onEnqueueFailure?.(error, article)),
-          ),
-        ),
+  if (created)
+    await sendAll(
+      deps,
+      stored.filter((article) => article.state === 'queued'),
+      now,
     );
-  }
   return { batch, articles: stored, created };
+}
+
+/**
+ * Sends the reserved items' messages (10 a call where the queue can) and records them sent, as
+ * `sendForGeneration` does one by one; an unsent one is due for the next sweep.
+ */
+async function sendAll(deps: CreateBatchDeps, articles: Article[], now: Date): Promise<void> {
+  const limit = pLimit(SEND_CONCURRENCY);
+  if (!deps.queue.enqueueMany) {
+    await Promise.all(
+      articles.map((article) =>
+        limit(() =>
+          sendForGeneration(deps, article, now, (error) => deps.onEnqueueFailure?.(error, article)),
+        ),
+      ),
+    );
+    return;
+  }
+  const failed = new Set(
+    (
+      await deps.queue.enqueueMany(articles.map(({ accountId, articleUuid }) => ({ accountId, articleUuid })))
+    ).map((message) => message.articleUuid),
+  );
+  const recheckAt = new Date(now.getTime() + WAITING_RECHECK_MS).toISOString();
+  await Promise.all(
+    articles.map((article) =>
+      limit(async () => {
+        if (failed.has(article.articleUuid)) {
+          deps.onEnqueueFailure?.(new Error('The generation message could not be sent'), article);
+          await deps.articles.postponeCheck(article, now.toISOString()).catch(() => undefined);
+        } else {
+          await deps.articles.markSent(article, recheckAt).catch(() => undefined);
+        }
+      }),
+    ),
+  );
 }
 
 /** Each row as a single create checks it; the refused ones with their messages by field. */

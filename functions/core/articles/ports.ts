@@ -197,6 +197,8 @@ export interface GenerationMessage {
 
 export interface GenerationQueue {
   enqueue(message: GenerationMessage): Promise<void>;
+  /** Sends many at once (10 a call on SQS); answers the messages that could not be sent. */
+  enqueueMany?(messages: GenerationMessage[]): Promise<GenerationMessage[]>;
 }
 
 /** A delivery of a generation message, as the worker got it. */
