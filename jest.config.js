@@ -3,6 +3,7 @@
  * generated or foreign artifacts (the typed client, the plugin's PHP); integration tests share
  * emulators started once per run.
  */
+const os = require('node:os');
 const common = require('./test/support/jest-common.js');
 
 /** @type {import('jest').Config} */
@@ -20,4 +21,8 @@ module.exports = {
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
   testTimeout: 60_000,
+  // Two files at a time on 2 cores (Jest's default there is one, cores - 1): the integration files
+  // spend most of their time waiting on child processes and emulators, and each has its own
+  // tables and queues (a random prefix) or its own data folder, emulators and ports.
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
 };

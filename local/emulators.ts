@@ -172,6 +172,17 @@ class StartUpError extends Error {
 }
 
 /**
+ * How long an emulator may take to listen: 30 s, or `INKPRESS_EMULATOR_START_SECONDS` (a whole
+ * number of seconds) for a slow or busy machine. The integration tests' global set-up sets it for
+ * the runtimes and CLIs the test files start, since several start at once when Jest runs two files
+ * at a time (DynamoDB Local took 26 s to listen at load 25 on 2 cores, 2026-11-27).
+ */
+export function emulatorStartTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const seconds = Number(env.INKPRESS_EMULATOR_START_SECONDS?.trim() || Number.NaN);
+  return Number.isInteger(seconds) && seconds > 0 ? seconds * 1000 : 30_000;
+}
+
+/**
  * Spawns an emulator on `port` (a free one when not given), which nothing else may listen on,
  * and waits until it listens there.
  */
@@ -179,7 +190,7 @@ async function startEmulator(
   name: string,
   port: number | undefined,
   spawnOn: (port: number) => ChildProcess,
-  startTimeoutMs = 30_000,
+  startTimeoutMs = emulatorStartTimeoutMs(),
 ): Promise<RunningEmulator> {
   port ??= await freePort();
   if (await canConnect(port)) throw new Error(`Port ${port} for ${name} is in use by another process.`);
