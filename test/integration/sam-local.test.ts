@@ -40,7 +40,9 @@ beforeAll(async () => {
     firstSweepAfterMs: 600_000,
     log: () => undefined,
   });
-}, 120_000);
+  // The stack's synthesis and the runtime's emulators (up to 90 s each under load; see
+  // emulators-global-setup.ts).
+}, 240_000);
 
 afterAll(async () => {
   await runtime?.stop();

@@ -13,9 +13,10 @@ import { emulatorClientEnv } from '../../local/local-config';
 const START_TIMEOUT_MS = 120_000;
 
 export default async function globalSetup(): Promise<void> {
-  // The same bound for the emulators the test files start (local runtimes, `npm start`, the admin
-  // CLI), inherited by the workers and their child processes.
-  process.env.INKPRESS_EMULATOR_START_SECONDS ??= String(START_TIMEOUT_MS / 1000);
+  // A longer bound than 30 s for the emulators the test files start (local runtimes, `npm start`,
+  // the admin CLI), inherited by the workers and their child processes: 90 s, inside the 120 s
+  // of the `beforeAll` hooks that start them.
+  process.env.INKPRESS_EMULATOR_START_SECONDS ??= '90';
   const started = await Promise.allSettled([
     startDynamoDbLocal({ startTimeoutMs: START_TIMEOUT_MS }),
     startMotoServer({ startTimeoutMs: START_TIMEOUT_MS }),
