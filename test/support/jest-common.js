@@ -45,4 +45,5 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/settle-background-work.ts'],
 };

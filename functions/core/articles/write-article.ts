@@ -405,12 +405,21 @@ const TOOLS_START_AFTER_MS = 50;
 function setUpArticleToolsMeanwhile(): void {
   if (articleToolsScheduled) return;
   articleToolsScheduled = true;
+  let settle = () => {};
+  // Where a test runner's afterAll can wait for it (its modules must not load after the test file).
+  (globalThis as Record<symbol, unknown>)[ARTICLE_TOOLS_SETTLED] = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
   const setUp = (index: number) => {
     // A tool that fails here is set up again on first use, where its failure counts.
     try {
       articleToolSetups[index]?.();
     } catch {}
     if (index + 1 < articleToolSetups.length) setImmediate(setUp, index + 1);
+    else settle();
   };
   setTimeout(setUp, TOOLS_START_AFTER_MS, 0).unref();
 }
+
+/** The global a settled promise of the article tools' set-up is kept under, once scheduled. */
+export const ARTICLE_TOOLS_SETTLED = Symbol.for('inkpress.articleToolsSettled');
