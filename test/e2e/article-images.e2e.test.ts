@@ -8,7 +8,6 @@
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { chromium } from 'playwright-core';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { postImagesOf } from '../../functions/core/publishing/post-images';
@@ -21,6 +20,7 @@ import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-
 import { drainQueue } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { blocksTheEditorRefuses } from './support/block-editor';
 import { e2eEnv as env, registerTestSite } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
@@ -143,54 +143,12 @@ describe('images on WordPress', () => {
 
   it('opens the post in the block editor with no invalid block (headless Chromium)', async () => {
     expect(cmsId).not.toBe('');
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    try {
-      const page = await browser.newPage();
-      const editUrl = `${WP_URL}/wp-admin/post.php?post=${cmsId}&action=edit`;
-      await page.goto(`${WP_URL}/wp-login.php?redirect_to=${encodeURIComponent(editUrl)}`);
-      for (let attempt = 0; ; attempt++) {
-        await page.fill('#user_login', env('WP_ADMIN_LOGIN'));
-        await page.fill('#user_pass', env('WP_ADMIN_PASSWORD'));
-        await page.waitForTimeout(250);
-        const kept =
-          (await page.inputValue('#user_login')) === env('WP_ADMIN_LOGIN') &&
-          (await page.inputValue('#user_pass')) === env('WP_ADMIN_PASSWORD');
-        if (kept || attempt >= 3) break;
-      }
-      await page.click('#wp-submit', { noWaitAfter: true });
-      await page.waitForURL(/\/wp-admin\/post\.php/, { waitUntil: 'commit', timeout: 60_000 });
-      await page.waitForFunction(
-        () => {
-          const data = (globalThis as unknown as { wp?: { data?: { select(store: string): unknown } } }).wp
-            ?.data;
-          const editor = data?.select('core/block-editor') as { getBlocks(): unknown[] } | undefined;
-          return (editor?.getBlocks().length ?? 0) > 0;
-        },
-        undefined,
-        { timeout: 60_000 },
-      );
-      const problems = await page.evaluate(() => {
-        type Block = { name: string; isValid: boolean; innerBlocks: Block[] };
-        const wp = (
-          globalThis as unknown as { wp: { data: { select(store: string): { getBlocks(): Block[] } } } }
-        ).wp;
-        const walk = (blocks: Block[]): Block[] =>
-          blocks.flatMap((block) => [block, ...walk(block.innerBlocks)]);
-        const all = walk(wp.data.select('core/block-editor').getBlocks());
-        return {
-          images: all.filter((block) => block.name === 'core/image').length,
-          bad: all
-            .filter((block) => !block.isValid || block.name === 'core/freeform')
-            .map((block) => block.name),
-        };
-      });
-      expect(problems.images).toBe(2);
-      expect(problems.bad).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    const [post] = await blocksTheEditorRefuses(
+      WP_URL,
+      { login: env('WP_ADMIN_LOGIN'), password: env('WP_ADMIN_PASSWORD') },
+      [cmsId],
+    );
+    expect(post?.names.filter((name) => name === 'core/image')).toHaveLength(2);
+    expect(post?.bad).toEqual([]);
   });
 });

@@ -11,7 +11,6 @@
 import { randomUUID } from 'node:crypto';
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { chromium } from 'playwright-core';
 import { OpenAiModelProvider } from '../../functions/adapters/model/openai-article-model';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
@@ -27,6 +26,7 @@ import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server'
 import { drainQueue } from '../support/generation-queue';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
+import { blocksTheEditorRefuses } from './support/block-editor';
 import { e2eEnv as env, registerTestSite } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
@@ -345,82 +345,15 @@ describe('posts that look hand-made', () => {
 
   it('opens every published post in the block editor with no invalid block (headless Chromium)', async () => {
     expect(published.length).toBeGreaterThanOrEqual(2);
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    try {
-      const page = await browser.newPage();
-      const editUrl = (cmsId: string) => `${WP_URL}/wp-admin/post.php?post=${cmsId}&action=edit`;
-      // Straight to the first editor (the dashboard is not what is tested); a refused login
-      // fails with WordPress's own message instead of a navigation timeout.
-      const [first] = published;
-      if (!first) throw new Error('no post was published');
-      await page.goto(`${WP_URL}/wp-login.php?redirect_to=${encodeURIComponent(editUrl(first.cmsId))}`);
-      // The login page's own script focuses and selects a field 200 ms after load, and now and then
-      // a value typed before that was gone at submit ("The password field is empty"): filled again
-      // until both fields keep their values.
-      for (let attempt = 0; ; attempt++) {
-        await page.fill('#user_login', env('WP_ADMIN_LOGIN'));
-        await page.fill('#user_pass', env('WP_ADMIN_PASSWORD'));
-        await page.waitForTimeout(250);
-        const kept =
-          (await page.inputValue('#user_login')) === env('WP_ADMIN_LOGIN') &&
-          (await page.inputValue('#user_pass')) === env('WP_ADMIN_PASSWORD');
-        if (kept || attempt >= 3) break;
-      }
-      await page.click('#wp-submit', { noWaitAfter: true });
-      await page
-        .waitForURL(/\/wp-admin\/post\.php/, { waitUntil: 'commit', timeout: 60_000 })
-        .catch(async (error: unknown) => {
-          const said = await page
-            .locator('#login_error')
-            .textContent({ timeout: 1_000 })
-            .catch(() => null);
-          throw new Error(
-            `the admin login did not reach the editor (at ${page.url()}): ${said ?? String(error)}`,
-          );
-        });
-      for (const { cmsId } of published) {
-        if (!page.url().startsWith(editUrl(cmsId))) await page.goto(editUrl(cmsId));
-        await page.waitForFunction(
-          () => {
-            const data = (globalThis as unknown as { wp?: { data?: { select(store: string): unknown } } }).wp
-              ?.data;
-            const editor = data?.select('core/block-editor') as { getBlocks(): unknown[] } | undefined;
-            return (editor?.getBlocks().length ?? 0) > 0;
-          },
-          undefined,
-          { timeout: 60_000 },
-        );
-        const problems = await page.evaluate(() => {
-          type Block = { name: string; isValid: boolean; innerBlocks: Block[] };
-          const wp = (
-            globalThis as unknown as { wp: { data: { select(store: string): { getBlocks(): Block[] } } } }
-          ).wp;
-          const walk = (blocks: Block[]): Block[] =>
-            blocks.flatMap((block) => [block, ...walk(block.innerBlocks)]);
-          const all = walk(wp.data.select('core/block-editor').getBlocks());
-          return {
-            count: all.length,
-            bad: all
-              .filter((block) => !block.isValid || block.name === 'core/freeform')
-              .map((block) => block.name),
-          };
-        });
-        expect(problems.count).toBeGreaterThan(10);
-        expect(problems.bad).toEqual([]);
-      }
-    } finally {
-      await browser.close();
+    const posts = await blocksTheEditorRefuses(
+      WP_URL,
+      { login: env('WP_ADMIN_LOGIN'), password: env('WP_ADMIN_PASSWORD') },
+      published.map(({ cmsId }) => cmsId),
+    );
+    expect(posts).toHaveLength(published.length);
+    for (const post of posts) {
+      expect(post.count).toBeGreaterThan(10);
+      expect(post.bad).toEqual([]);
     }
   });
 });

@@ -4,15 +4,31 @@
  */
 import { chromium } from 'playwright-core';
 
-/** For each post, how many blocks the editor holds and the names of those it found invalid or Classic. */
+/** What the editor holds of one post: every block's name, and those it found invalid or Classic. */
+export interface EditorBlocks {
+  cmsId: string;
+  count: number;
+  names: string[];
+  bad: string[];
+}
+
+/** For each post, the blocks the editor holds and the names of those it found invalid or Classic. */
 export async function blocksTheEditorRefuses(
   wpUrl: string,
   admin: { login: string; password: string },
   cmsIds: string[],
-): Promise<{ cmsId: string; count: number; bad: string[] }[]> {
+): Promise<EditorBlocks[]> {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await browser.newPage();
@@ -31,8 +47,19 @@ export async function blocksTheEditorRefuses(
       if (kept || attempt >= 3) break;
     }
     await page.click('#wp-submit', { noWaitAfter: true });
-    await page.waitForURL(/\/wp-admin\/post\.php/, { waitUntil: 'commit', timeout: 60_000 });
-    const results: { cmsId: string; count: number; bad: string[] }[] = [];
+    await page
+      .waitForURL(/\/wp-admin\/post\.php/, { waitUntil: 'commit', timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        // A refused login fails with WordPress's own message instead of a navigation timeout.
+        const said = await page
+          .locator('#login_error')
+          .textContent({ timeout: 1_000 })
+          .catch(() => null);
+        throw new Error(
+          `the admin login did not reach the editor (at ${page.url()}): ${said ?? String(error)}`,
+        );
+      });
+    const results: EditorBlocks[] = [];
     for (const cmsId of cmsIds) {
       if (!page.url().startsWith(editUrl(cmsId))) await page.goto(editUrl(cmsId));
       await page.waitForFunction(
@@ -55,6 +82,7 @@ export async function blocksTheEditorRefuses(
         const all = walk(wp.data.select('core/block-editor').getBlocks());
         return {
           count: all.length,
+          names: all.map((block) => block.name),
           bad: all
             .filter((block) => !block.isValid || block.name === 'core/freeform')
             .map((block) => block.name),
