@@ -4,6 +4,7 @@
  * are validated against the generated document (test/integration/openapi.test.ts).
  */
 import { z } from 'zod';
+import { BATCH_ITEM_STATUSES, type BatchItemStatus } from '../../core/articles/batch';
 import { AI_MODELS } from '../../core/pricing';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/webhook';
 import { PROBLEM_CODES } from '../../core/websites/diagnose-connection';
@@ -493,23 +494,10 @@ export const deliveryAttemptSchema = z
   })
   .meta({ id: 'DeliveryAttempt' });
 
-const batchItemStatus = z
-  .enum([
-    'queued',
-    'not_enough_credits',
-    'daily_limit_reached',
-    'outline_ready',
-    'generated',
-    'publishing',
-    'published',
-    'publish_failed',
-    'error',
-    'cancelled',
-  ])
-  .meta({
-    description:
-      "The item's article: its generation state, and for a generated article with a website its publication (`publishing`, `published` (live, scheduled or a draft), `publish_failed`).",
-  });
+const batchItemStatus = z.enum(BATCH_ITEM_STATUSES as [BatchItemStatus, ...BatchItemStatus[]]).meta({
+  description:
+    "The item's article: its generation state, and for a generated article with a website its publication (`publishing`, `published` (live, scheduled or a draft), `publish_failed`).",
+});
 
 const batchFields = {
   uuid,
@@ -546,30 +534,8 @@ export const batchItemSchema = z
 
 const batchCountsSchema = z
   .object(
-    Object.fromEntries(
-      [
-        'queued',
-        'not_enough_credits',
-        'daily_limit_reached',
-        'outline_ready',
-        'generated',
-        'publishing',
-        'published',
-        'publish_failed',
-        'error',
-        'cancelled',
-      ].map((status) => [status, z.int()]),
-    ) as Record<
-      | 'queued'
-      | 'not_enough_credits'
-      | 'daily_limit_reached'
-      | 'outline_ready'
-      | 'generated'
-      | 'publishing'
-      | 'published'
-      | 'publish_failed'
-      | 'error'
-      | 'cancelled',
+    Object.fromEntries(BATCH_ITEM_STATUSES.map((status) => [status, z.int()])) as Record<
+      BatchItemStatus,
       z.ZodInt
     >,
   )
