@@ -312,7 +312,8 @@ export const routes: RouteDefinition[] = [
       // (batch-repository.ts): the batch read, its requests stored and deleted, the queue numbers
       // (UpdateItem), one transaction (batch put, credits, the day's count, queue counters), the
       // articles written (BatchWriteItem; a retry's recovery: conditional puts), the batch
-      // updated; then the messages (SendMessageBatch) and markSent / postponeCheck per article.
+      // updated; then the messages (SendMessageBatch), markSent 25 articles to a transaction of
+      // UpdateItems, and postponeCheck per article whose message failed.
       tables: rateLimited({
         accounts: ['GetItem', 'UpdateItem'],
         dailyUsage: ['GetItem', 'UpdateItem'],

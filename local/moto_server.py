@@ -8,7 +8,13 @@ the n-th key created gets the same id and material on every run. Local use only.
 Usage: python3 moto_server.py STATE_DIR [moto_server arguments...]
 An empty STATE_DIR: a new seed for this run only.
 Exit code 3: moto (with its server extras) is not installed for this Python.
+
+It also makes SendMessage on a standard queue take the same time however many messages wait:
+moto computes every attribute of the queue on each send (three counts over all its messages) to
+read one that only FIFO queues have, so a send to a queue holding 2,000 messages took ~20x as long
+as to an empty one (`npm run bench`, hot account, docs/operations.md).
 """
+import collections.abc
 import hashlib
 import itertools
 import os
@@ -18,6 +24,7 @@ import uuid
 
 try:
     import moto.kms.models as kms_models
+    import moto.sqs.models as sqs_models
     from moto.server import main
 except ImportError as error:
     print(f"moto is not installed for {sys.executable}: {error}", file=sys.stderr)
@@ -51,6 +58,38 @@ def seeded_master_key():
 
 kms_models.generate_key_id = seeded_key_id
 kms_models.generate_master_key = seeded_master_key
+
+_queue_attributes = sqs_models.Queue.attributes.fget
+
+
+class _LazyQueueAttributes(collections.abc.Mapping):
+    """A queue's attributes, computed when first read, except the FIFO-only one a send reads."""
+
+    def __init__(self, queue):
+        self._queue = queue
+        self._all = None
+
+    def _load(self):
+        if self._all is None:
+            self._all = _queue_attributes(self._queue)
+        return self._all
+
+    def __getitem__(self, key):
+        return self._load()[key]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self):
+        return len(self._load())
+
+    def get(self, key, default=None):
+        if key == "ContentBasedDeduplication" and not self._queue.fifo_queue:
+            return default
+        return self._load().get(key, default)
+
+
+sqs_models.Queue.attributes = property(_LazyQueueAttributes)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -41,6 +41,7 @@ export function generationDispatch(config: Config): GenerationDispatch {
   const sweeps = new DynamoArticleSweeps(dynamoDocumentClient(), config.tables);
   return {
     markSent: (article, recheckAt) => sweeps.markSent(article, recheckAt),
+    markSentMany: (articles, recheckAt) => sweeps.markSentMany(articles, recheckAt),
     postponeCheck: (article, nextCheckAt) => sweeps.postponeCheck(article, nextCheckAt),
   };
 }

@@ -6,8 +6,14 @@
  * and `batch.completed` once every item is generated.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoArticleSweeps } from '../../functions/adapters/dynamodb/article-sweeps';
 import { DynamoBatchRepository } from '../../functions/adapters/dynamodb/batch-repository';
 import { handler as createBatchHandler } from '../../functions/api/create-batch';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
@@ -302,6 +308,52 @@ describe('POST /v1/articles/batch', () => {
     });
     expect(json(noWebsite).rows).toEqual([{ row: 0, errors: { website_uuid: [expect.any(String)] } }]);
     expect(await credits(accountId)).toBe(100);
+  });
+});
+
+describe("a batch's messages recorded sent", () => {
+  const sweepAtOf = async (accountId: string, articleUuid: string) =>
+    (
+      await dynamoDocumentClient().send(
+        new GetCommand({ TableName: resources.tableNames.articles, Key: { accountId, articleUuid } }),
+      )
+    ).Item?.sweepAt as string | undefined;
+
+  it('records every sent item, leaving an item a worker already took to it', async () => {
+    const accountId = await newAccount(1000);
+    const response = await postJson(accountId, {
+      items: Array.from({ length: 30 }, (_, index) => ({
+        keyword: `sent item ${index}`,
+        h2_count: 2,
+        ai_model: 'gpt-3.5-turbo',
+        language: 'en',
+      })),
+    });
+    expect(response.statusCode).toBe(202);
+    const uuids: string[] = json(response).items.map((item: { article_uuid: string }) => item.article_uuid);
+
+    // Sent and recorded: the sweeper looks again only after the queue's retention (14 days).
+    for (const uuid of uuids) {
+      expect(Date.parse((await sweepAtOf(accountId, uuid)) ?? '')).toBeGreaterThan(
+        Date.now() + 14 * 24 * 3600_000,
+      );
+    }
+
+    // A worker takes one; recording them all again leaves its sweep time (its lease's) alone.
+    const now = new Date().toISOString();
+    const leaseUntil = new Date(Date.now() + 60_000).toISOString();
+    const taken = uuids[3] as string;
+    await deps.articleStore().takeLease({ accountId, articleUuid: taken }, 'lease-1', now, leaseUntil, 4);
+    const recheckAt = '2031-01-01T00:00:00.000Z';
+    await new DynamoArticleSweeps(dynamoDocumentClient(), resources.tableNames).markSentMany(
+      uuids.map((articleUuid) => ({ accountId, articleUuid })),
+      recheckAt,
+    );
+
+    expect(await sweepAtOf(accountId, taken)).toBe(leaseUntil);
+    for (const uuid of uuids.filter((uuid) => uuid !== taken)) {
+      expect(await sweepAtOf(accountId, uuid)).toBe(recheckAt);
+    }
   });
 });
 

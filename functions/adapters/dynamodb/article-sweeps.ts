@@ -3,6 +3,7 @@
  * index (due at `sweepAt`), and the bookkeeping of generation messages.
  */
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 import type { Article } from '../../core/articles/article';
 import type {
   ArticleKey,
@@ -17,6 +18,11 @@ import { type ConditionalUpdate, updateIfCondition } from './conditional-update'
 import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
 import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
+import { conditionFailed, transactWithRetry } from './transactions';
+
+/** Articles marked sent per transaction, and transactions in flight, in `markSentMany`. */
+const MARKED_PER_CALL = 25;
+const MARK_CALLS_IN_FLIGHT = 8;
 
 export interface SweepTables {
   articles: string;
@@ -34,13 +40,48 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
   }
 
   async markSent(article: ArticleKey, recheckAt: string): Promise<void> {
-    // A worker that already took the lease owns the sweep time now.
-    await this.update(article, {
-      UpdateExpression: 'SET sweepAt = :at',
-      ConditionExpression: '#state = :queued AND attribute_not_exists(leaseOwner)',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':at': recheckAt, ':queued': 'queued' },
-    });
+    await this.update(article, markSentUpdate(recheckAt));
+  }
+
+  /**
+   * The same updates, 25 to a transaction (the items need not change together: a transaction is
+   * only the one call that applies many conditional updates). An article whose condition fails
+   * (a worker took it meanwhile) is dropped and the others tried again, so leases taken while a
+   * batch's messages go out cost a retry, not a call per article.
+   */
+  async markSentMany(articles: ArticleKey[], recheckAt: string): Promise<void> {
+    const limit = pLimit(MARK_CALLS_IN_FLIGHT);
+    const calls = [];
+    for (let start = 0; start < articles.length; start += MARKED_PER_CALL) {
+      let pending = articles.slice(start, start + MARKED_PER_CALL);
+      calls.push(
+        limit(() =>
+          transactWithRetry<void>(
+            this.client,
+            async () =>
+              pending.length === 0
+                ? { result: undefined }
+                : {
+                    TransactItems: pending.map((article) => ({
+                      Update: {
+                        TableName: this.tables.articles,
+                        Key: articleKey(article),
+                        ...markSentUpdate(recheckAt),
+                      },
+                    })),
+                  },
+            undefined,
+            (codes) => {
+              const failed = pending.filter((_, index) => conditionFailed(codes, index));
+              if (failed.length === 0) return undefined;
+              pending = pending.filter((article) => !failed.includes(article));
+              return 'retry';
+            },
+          ),
+        ),
+      );
+    }
+    await Promise.all(calls);
   }
 
   async postponeCheck(article: ArticleKey, nextCheckAt: string): Promise<void> {
@@ -131,4 +172,14 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
   private update(article: ArticleKey, update: ConditionalUpdate): Promise<boolean> {
     return updateIfCondition(this.client, this.tables.articles, articleKey(article), update);
   }
+}
+
+/** A worker that already took the lease owns the sweep time now. */
+function markSentUpdate(recheckAt: string): ConditionalUpdate {
+  return {
+    UpdateExpression: 'SET sweepAt = :at',
+    ConditionExpression: '#state = :queued AND attribute_not_exists(leaseOwner)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':at': recheckAt, ':queued': 'queued' },
+  };
 }

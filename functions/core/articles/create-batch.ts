@@ -145,18 +145,25 @@ async function sendAll(deps: CreateBatchDeps, articles: Article[], now: Date): P
     ).map((message) => message.articleUuid),
   );
   const recheckAt = new Date(now.getTime() + WAITING_RECHECK_MS).toISOString();
-  await Promise.all(
-    articles.map((article) =>
-      limit(async () => {
-        if (failed.has(article.articleUuid)) {
+  const sent = articles.filter((article) => !failed.has(article.articleUuid));
+  await Promise.all([
+    ...articles
+      .filter((article) => failed.has(article.articleUuid))
+      .map((article) =>
+        limit(async () => {
           deps.onEnqueueFailure?.(new Error('The generation message could not be sent'), article);
           await deps.articles.postponeCheck(article, now.toISOString()).catch(() => undefined);
-        } else {
-          await deps.articles.markSent(article, recheckAt).catch(() => undefined);
-        }
-      }),
-    ),
-  );
+        }),
+      ),
+    // Unrecorded, a sent article is sent once more by the sweeper after the grace: a harmless duplicate.
+    deps.articles.markSentMany
+      ? deps.articles.markSentMany(sent, recheckAt).catch(() => undefined)
+      : Promise.all(
+          sent.map((article) =>
+            limit(() => deps.articles.markSent(article, recheckAt).catch(() => undefined)),
+          ),
+        ),
+  ]);
 }
 
 /** Each row as a single create checks it; the refused ones with their messages by field. */

@@ -95,6 +95,11 @@ export interface ArticleReads {
 export interface GenerationDispatch {
   /** The article's message is out: the sweeper looks at it again only at `recheckAt`. */
   markSent(article: ArticleKey, recheckAt: string): Promise<void>;
+  /**
+   * `markSent` for many articles with few calls (a batch's items); an article a worker already
+   * took is left to it, as `markSent` leaves it.
+   */
+  markSentMany?(articles: ArticleKey[], recheckAt: string): Promise<void>;
   /** Moves a queued article's next sweeper check to `nextCheckAt`. */
   postponeCheck(article: ArticleKey, nextCheckAt: string): Promise<void>;
 }
