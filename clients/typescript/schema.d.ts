@@ -1448,6 +1448,11 @@ export interface components {
                  * @enum {number}
                  */
                 meta_description: 0 | 1;
+                /**
+                 * @description The SEO plugin kept the SEO title Inkpress sent (the article title, at most 60 characters); 0 with no SEO plugin (WordPress prints the post title) or a plugin before 1.5.1.
+                 * @enum {number}
+                 */
+                title: 0 | 1;
             };
             status: string;
             tags: string[];
@@ -1492,6 +1497,11 @@ export interface components {
                  * @enum {number}
                  */
                 meta_description: 0 | 1;
+                /**
+                 * @description The SEO plugin kept the SEO title Inkpress sent (the article title, at most 60 characters); 0 with no SEO plugin (WordPress prints the post title) or a plugin before 1.5.1.
+                 * @enum {number}
+                 */
+                title: 0 | 1;
             };
             status: string;
             tags: string[];

@@ -238,7 +238,7 @@ describe('publishing after generation', () => {
         freeform_blocks: 0,
         tags: ['Baking', 'Citrus'],
         excerpt: 1,
-        seo: { adapter: 'inkpress', meta_description: 1, focus_keyword: 1 },
+        seo: { adapter: 'inkpress', meta_description: 1, focus_keyword: 1, title: 0 },
         schema: { printed_by: 'inkpress', types: ['Article', 'FAQPage'] },
         faq_questions: 2,
         external_links_kept: 0,

@@ -48,7 +48,13 @@ function createdPostSchemas() {
     freeform_blocks: integer(),
     tags: z.array(z.string()),
     excerpt: z.boolean(),
-    seo: z.object({ adapter: z.string(), meta_description: z.boolean(), focus_keyword: z.boolean() }),
+    seo: z.object({
+      adapter: z.string(),
+      meta_description: z.boolean(),
+      focus_keyword: z.boolean(),
+      // Plugin 1.5.1+: the SEO title went into the SEO plugin.
+      title: z.optional(z.boolean()),
+    }),
     schema: z.object({ printed_by: z.nullable(z.string()), types: z.array(z.string()) }),
     faq_questions: integer(),
     internal_links_kept: z.optional(integer()),
@@ -246,6 +252,7 @@ function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string):
             seoAdapter: safeText(kept.seo.adapter),
             metaDescription: kept.seo.meta_description,
             focusKeyword: kept.seo.focus_keyword,
+            seoTitle: kept.seo.title === true,
             schemaBy: kept.schema.printed_by === null ? null : safeText(kept.schema.printed_by),
             schemaTypes: kept.schema.types.map(safeText),
             faqQuestions: kept.faq_questions,

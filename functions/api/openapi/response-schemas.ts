@@ -163,7 +163,15 @@ const publicationSiteSchema = z
     freeform_blocks: z.int(),
     tags: z.array(z.string()),
     excerpt: bit,
-    seo: z.object({ adapter: z.string(), meta_description: bit, focus_keyword: bit }),
+    seo: z.object({
+      adapter: z.string(),
+      meta_description: bit,
+      focus_keyword: bit,
+      title: bit.meta({
+        description:
+          'The SEO plugin kept the SEO title Inkpress sent (the article title, at most 60 characters); 0 with no SEO plugin (WordPress prints the post title) or a plugin before 1.5.1.',
+      }),
+    }),
     schema: z.object({ printed_by: z.string().nullable(), types: z.array(z.string()) }),
     faq_questions: z.int(),
     external_links_kept: z.int().meta({

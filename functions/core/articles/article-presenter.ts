@@ -111,6 +111,7 @@ function presentSite(site: PublicationSite | undefined) {
       adapter: site.seoAdapter,
       meta_description: toBit(site.metaDescription),
       focus_keyword: toBit(site.focusKeyword),
+      title: toBit(site.seoTitle),
     },
     schema: { printed_by: site.schemaBy, types: site.schemaTypes },
     faq_questions: site.faqQuestions,

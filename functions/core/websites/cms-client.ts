@@ -81,6 +81,8 @@ export interface PublicationSite {
   seoAdapter: string;
   metaDescription: boolean;
   focusKeyword: boolean;
+  /** The SEO plugin kept the SEO title Inkpress sent (plugin 1.5.1+; false before, and with no SEO plugin). */
+  seoTitle?: boolean;
   /** Who prints the JSON-LD (`inkpress`, or the SEO plugin whose graph got the pieces), and its types. */
   schemaBy: string | null;
   schemaTypes: string[];

@@ -129,7 +129,7 @@ describe('successful calls', () => {
       freeform_blocks: 0,
       tags: ['Bread', 'Rye'],
       excerpt: true,
-      seo: { adapter: 'yoast', meta_description: true, focus_keyword: true },
+      seo: { adapter: 'yoast', meta_description: true, focus_keyword: true, title: true },
       schema: { printed_by: 'yoast', types: ['FAQPage'] },
       faq_questions: 1,
     };
@@ -179,6 +179,7 @@ describe('successful calls', () => {
         seoAdapter: 'yoast',
         metaDescription: true,
         focusKeyword: true,
+        seoTitle: true,
         schemaBy: 'yoast',
         schemaTypes: ['FAQPage'],
         faqQuestions: 1,
