@@ -5,6 +5,7 @@
  * malformed variable is one error that names it.
  */
 import { type TableName, tableDefinitions } from '../adapters/dynamodb/table-definitions';
+import { GENERATION_TIMINGS, type GenerationTimings } from '../core/articles/lifecycle-policy';
 import { DEFAULT_RATE_LIMIT, type RateLimitPolicy } from '../core/rate-limit';
 import type { FunctionAccess } from '../routes';
 import { parseFlag } from './env';
@@ -70,6 +71,11 @@ export interface Config {
   search?: SearchSettings;
   /** Set when the function uses the article image bucket. */
   imageBucketName?: string;
+  /**
+   * Set when the function consumes the generation queue (the worker): its lease and first retry
+   * delay, the deployed constants unless shortened (tests of crashes and outages).
+   */
+  generationTimings?: GenerationTimings;
 }
 
 const DEFAULT_MODEL_TIMEOUT_SECONDS = 40;
@@ -117,6 +123,12 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
   };
   if (access.sendsToQueue || access.consumesQueue) {
     config.generationQueueUrl = required('GENERATION_QUEUE_URL', 'the generation queue');
+  }
+  if (access.consumesQueue) {
+    config.generationTimings = {
+      leaseMs: number('INKPRESS_GENERATION_LEASE_SECONDS', GENERATION_TIMINGS.leaseMs / 1000, 1) * 1000,
+      firstRetrySeconds: number('INKPRESS_GENERATION_RETRY_SECONDS', GENERATION_TIMINGS.firstRetrySeconds, 1),
+    };
   }
   if (access.sendsToWebhookQueue || access.consumesWebhookQueue) {
     config.webhookQueueUrl = required('WEBHOOK_QUEUE_URL', 'the webhook queue');

@@ -33,6 +33,7 @@ const composed = composition('GenerationWorker', (config) => {
       websites: websiteStore(config),
       siteLinks: generationSiteLinks(config),
       images: imageDeps(config),
+      timings: config.generationTimings,
       onImageFailure: (article: { articleUuid: string }, slot: string, reason: string) =>
         logger.warn('An image could not be had; the article goes without it and its credits come back', {
           articleUuid: article.articleUuid,
@@ -73,7 +74,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
     // not give it back): back after the backoff by receive count, and once that lease ran out
     // (after maxReceiveCount receives the message goes to the dead-letter queue).
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
-    const retryInSeconds = storageFailureRetryDelaySeconds(receiveCount);
+    const retryInSeconds = storageFailureRetryDelaySeconds(receiveCount, deps.generation.timings);
     await retryAfter(retryInSeconds).catch(() => undefined);
     logger.warn('Generation could not run; the delivery comes back', {
       articleUuid,

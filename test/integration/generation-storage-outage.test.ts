@@ -4,11 +4,14 @@
  * neither complete nor give its lease back. Its delivery must come back only once that lease ran
  * out, and then generate the article; back earlier, it would find its own lease held, count as
  * a duplicate and be deleted, leaving the article to the sweeper.
+ *
+ * The worker runs with a 6 s lease and a 2 s first retry (its configuration shortens the deployed
+ * 60 s and 30 s): the retry backoff alone would still bring the delivery back long before the
+ * lease ran out, as the deployed 30 s would before the deployed 60 s.
  */
 import { createServer, type Server, Socket } from 'node:net';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { createAccount } from '../../functions/core/accounts';
-import { LEASE_MS } from '../../functions/core/articles/lifecycle-policy';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
@@ -65,6 +68,9 @@ async function startRelay(target: URL): Promise<Relay> {
   };
 }
 
+const LEASE_SECONDS = 6;
+const LEASE_MS = LEASE_SECONDS * 1000;
+
 let relay: Relay;
 let resources: ProvisionedResources;
 let fakeOpenAi: FakeOpenAi;
@@ -73,7 +79,12 @@ beforeAll(async () => {
   relay = await startRelay(new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''));
   process.env.AWS_ENDPOINT_URL_DYNAMODB = relay.endpoint;
   fakeOpenAi = await startFakeOpenAi();
-  resources = await provisionTestResources({ ...fakeModelEnv(fakeOpenAi), PUBLIC_BASE_URL: '' });
+  resources = await provisionTestResources({
+    ...fakeModelEnv(fakeOpenAi),
+    PUBLIC_BASE_URL: '',
+    INKPRESS_GENERATION_LEASE_SECONDS: String(LEASE_SECONDS),
+    INKPRESS_GENERATION_RETRY_SECONDS: '2',
+  });
 });
 
 afterAll(async () => {

@@ -275,6 +275,10 @@ describe('an emulator dies under npm start', () => {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: fakeOpenAi.baseURL,
       OPENAI_MAX_RETRIES: '0',
+      // An attempt cut off from DynamoDB holds its lease and its delivery comes back once the
+      // lease ran out: 6 s here instead of the deployed 60 s (and a 2 s first retry, not 30 s).
+      INKPRESS_GENERATION_LEASE_SECONDS: '6',
+      INKPRESS_GENERATION_RETRY_SECONDS: '2',
     });
     runtime = await startLocalRuntime({
       port: 0,

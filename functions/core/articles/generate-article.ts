@@ -16,9 +16,9 @@ import { type GenerationStep, generationStep } from './generation-step';
 import type { SiteForLinks } from './internal-links';
 import {
   ATTEMPT_BUDGET_MS,
+  GENERATION_TIMINGS,
+  type GenerationTimings,
   generationRetryDelaySeconds,
-  LEASE_MS,
-  LEASE_RENEW_MS,
   MAX_GENERATION_ATTEMPTS,
   RETRY_DELIVERY_GRACE_MS,
 } from './lifecycle-policy';
@@ -75,6 +75,8 @@ export interface GenerateArticleDeps {
   images?: ArticleImageDeps;
   /** Told about each image that could not be had (its credits go back at completion). */
   onImageFailure?: (article: Article, slot: string, reason: string) => void;
+  /** The lease and retry delays (default the deployed ones, `GENERATION_TIMINGS`). */
+  timings?: GenerationTimings;
 }
 
 export interface GenerationAttemptResult {
@@ -126,7 +128,7 @@ export async function generateQueuedArticle(
     message,
     leaseId,
     now.toISOString(),
-    leaseUntil(now),
+    leaseUntil(deps, now),
     MAX_GENERATION_ATTEMPTS,
   );
   // A duplicate is never kept to come back: it would reach the dead-letter queue during a
@@ -228,7 +230,7 @@ async function retryLater(
   leaseId: string,
   reason: string,
 ): Promise<GenerationAttemptResult> {
-  const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1);
+  const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1, deps.timings);
   const recheckAt = new Date(deps.clock().getTime() + retryInSeconds * 1000 + RETRY_DELIVERY_GRACE_MS);
   // The delivery first; if this fails, the sweeper re-sends after `recheckAt`. If storage is
   // down, the lease below cannot be given back: this throws, and the worker asks the delivery
@@ -252,14 +254,15 @@ async function failForGood(
   return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
 }
 
-function leaseUntil(now: Date): string {
-  return new Date(now.getTime() + LEASE_MS).toISOString();
+function leaseUntil(deps: GenerateArticleDeps, now: Date): string {
+  return new Date(now.getTime() + (deps.timings ?? GENERATION_TIMINGS).leaseMs).toISOString();
 }
 
 /**
- * Renews lease `leaseId` every `LEASE_RENEW_MS` until stopped. A refused renewal (the lease
- * was taken over, or the article moved on) aborts the attempt with a LeaseLostError; renewals
- * that fail until the lease could run out before the next one abort it with a LeaseRenewalError.
+ * Renews lease `leaseId` every third of the lease (`LEASE_RENEW_MS` deployed) until stopped. A
+ * refused renewal (the lease was taken over, or the article moved on) aborts the attempt with a
+ * LeaseLostError; renewals that fail until the lease could run out before the next one abort it
+ * with a LeaseRenewalError.
  */
 function keepLease(
   deps: GenerateArticleDeps,
@@ -267,19 +270,20 @@ function keepLease(
   leaseId: string,
   attempt: AbortController,
 ): () => void {
-  let heldUntil = Date.parse(article.leaseExpiresAt ?? leaseUntil(deps.clock()));
+  const renewMs = (deps.timings ?? GENERATION_TIMINGS).leaseMs / 3;
+  let heldUntil = Date.parse(article.leaseExpiresAt ?? leaseUntil(deps, deps.clock()));
   const timer = setInterval(() => {
-    const until = leaseUntil(deps.clock());
+    const until = leaseUntil(deps, deps.clock());
     deps.articles.renewLease(article, leaseId, until).then(
       (held) => {
         if (held) heldUntil = Date.parse(until);
         else attempt.abort(new LeaseLostError());
       },
       () => {
-        if (deps.clock().getTime() + LEASE_RENEW_MS >= heldUntil) attempt.abort(new LeaseRenewalError());
+        if (deps.clock().getTime() + renewMs >= heldUntil) attempt.abort(new LeaseRenewalError());
       },
     );
-  }, LEASE_RENEW_MS);
+  }, renewMs);
   return () => clearInterval(timer);
 }
 

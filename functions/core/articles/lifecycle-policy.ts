@@ -12,6 +12,23 @@ export const MAX_GENERATION_ATTEMPTS = 4;
 /** A worker's hold on an article; renewed every third of it while the worker runs. */
 export const LEASE_MS = 60_000;
 export const LEASE_RENEW_MS = LEASE_MS / 3;
+/** Delay before the first retry of a failed attempt (then doubling). */
+export const FIRST_RETRY_SECONDS = 30;
+
+/**
+ * The lease and the first retry delay an attempt works with. Deployed, always these constants;
+ * the worker's configuration may shorten them (`INKPRESS_GENERATION_LEASE_SECONDS`,
+ * `INKPRESS_GENERATION_RETRY_SECONDS`, functions/shared/config.ts) so that tests of crashes
+ * and storage outages see a lease run out in seconds rather than a minute.
+ */
+export interface GenerationTimings {
+  leaseMs: number;
+  firstRetrySeconds: number;
+}
+export const GENERATION_TIMINGS: GenerationTimings = {
+  leaseMs: LEASE_MS,
+  firstRetrySeconds: FIRST_RETRY_SECONDS,
+};
 /** Longest one generation attempt may take before it counts as failed. */
 export const ATTEMPT_BUDGET_MS = 240_000;
 /**
@@ -19,8 +36,11 @@ export const ATTEMPT_BUDGET_MS = 240_000;
  * same backoff, by receive count, brings back a delivery that failed on storage before it
  * could count an attempt.
  */
-export function generationRetryDelaySeconds(failedAttempts: number): number {
-  return 30 * 2 ** Math.max(0, failedAttempts - 1);
+export function generationRetryDelaySeconds(
+  failedAttempts: number,
+  timings: GenerationTimings = GENERATION_TIMINGS,
+): number {
+  return timings.firstRetrySeconds * 2 ** Math.max(0, failedAttempts - 1);
 }
 /**
  * Delay before a delivery whose attempt failed on storage (the worker caught a throw) comes
@@ -28,11 +48,17 @@ export function generationRetryDelaySeconds(failedAttempts: number): number {
  * run out. With storage down an attempt cannot give its lease back, nor know whether its take
  * or a renewal was stored; a delivery back while that lease runs finds it held, counts as a
  * duplicate and is deleted, and the article then waits for the sweeper. Every lease end an
- * attempt writes is at most `LEASE_MS` after the moment it was sent, so `LEASE_MS` from the
- * failure (plus a slack for clocks) is past it.
+ * attempt writes is at most the lease (`LEASE_MS` deployed) after the moment it was sent, so a
+ * lease from the failure (plus a slack for clocks) is past it.
  */
-export function storageFailureRetryDelaySeconds(receiveCount: number): number {
-  return Math.max(generationRetryDelaySeconds(receiveCount), LEASE_MS / 1000 + LEASE_CLOCK_SLACK_SECONDS);
+export function storageFailureRetryDelaySeconds(
+  receiveCount: number,
+  timings: GenerationTimings = GENERATION_TIMINGS,
+): number {
+  return Math.max(
+    generationRetryDelaySeconds(receiveCount, timings),
+    timings.leaseMs / 1000 + LEASE_CLOCK_SLACK_SECONDS,
+  );
 }
 const LEASE_CLOCK_SLACK_SECONDS = 5;
 /** Time given to the retry's delivery to take the lease before the sweeper re-sends it. */

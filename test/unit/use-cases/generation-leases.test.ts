@@ -20,6 +20,7 @@ import {
   LEASE_MS,
   LEASE_RENEW_MS,
   MAX_GENERATION_ATTEMPTS,
+  storageFailureRetryDelaySeconds,
 } from '../../../functions/core/articles/lifecycle-policy';
 import type { GenerationLifecycle } from '../../../functions/core/articles/ports';
 import { runtimeSettings, visibilityTimeoutSeconds } from '../../../functions/shared/runtime-settings';
@@ -209,6 +210,38 @@ describe('an attempt stops', () => {
     expect(await attempt).toMatchObject({ outcome: 'retry_scheduled', retryInSeconds: 30 });
     expect(fakes.models.signals[0]?.reason).toBeInstanceOf(LeaseRenewalError);
     expect(fakes.articles.row(article)?.article.leaseOwner).toBeUndefined();
+  });
+
+  it('with the worker’s timings shortened (INKPRESS_GENERATION_LEASE_SECONDS, _RETRY_SECONDS): the lease, its renewals and the retries follow them', async () => {
+    const { fakes, article } = await queued();
+    fakes.models.hangNext();
+    const timings = { leaseMs: 6_000, firstRetrySeconds: 2 };
+    const start = fakes.clock().getTime();
+    const renewals: string[] = [];
+    const articles: GenerationLifecycle = Object.create(fakes.articles);
+    articles.renewLease = async (_article, _leaseId, until) => {
+      renewals.push(until);
+      throw new Error('Storage is down.');
+    };
+    const delivery = new FakeDelivery();
+    const attempt = generateQueuedArticle({ ...generateDeps(fakes), articles, timings }, article, delivery);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(fakes.articles.row(article)?.article.leaseExpiresAt).toBe(new Date(start + 6_000).toISOString());
+
+    // A renewal every third of the lease; the second failed one leaves no time: it stops.
+    fakes.time.advance(2_000);
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(renewals).toEqual([new Date(start + 8_000).toISOString()]);
+    expect(await settled(attempt)).toBe(false);
+    fakes.time.advance(2_000);
+    await jest.advanceTimersByTimeAsync(2_000);
+
+    expect(await settled(attempt)).toBe(true);
+    expect(await attempt).toMatchObject({ outcome: 'retry_scheduled', retryInSeconds: 2 });
+    expect(delivery.retries).toEqual([2]);
+    // A delivery that failed on storage comes back once such a lease ran out (plus 5 s for clocks).
+    expect(storageFailureRetryDelaySeconds(1, timings)).toBe(11);
+    expect(storageFailureRetryDelaySeconds(1)).toBe(65);
   });
 
   it('when its time budget is spent: the model call gets the abort, and the attempt is retried', async () => {
