@@ -72,6 +72,16 @@ describe('per-account rate limit', () => {
     expect(statuses.filter((response) => response.statusCode === 429)).toHaveLength(12 - BURST);
   });
 
+  it('takes exactly one token per request when requests within the burst arrive together', async () => {
+    const accountId = await newAccount();
+    const together = await Promise.all(Array.from({ length: 3 }, () => languages(accountId)));
+    expect(together.map((response) => response.statusCode)).toEqual([200, 200, 200]);
+    // Two tokens left of the five, not more, not fewer.
+    expect((await languages(accountId)).statusCode).toBe(200);
+    expect((await languages(accountId)).statusCode).toBe(200);
+    expect((await languages(accountId)).statusCode).toBe(429);
+  });
+
   it('refills at the configured rate (bucket store, clock given)', async () => {
     const store = new DynamoRateLimitStore(dynamoDocumentClient(), resources.tableNames.rateLimits);
     const policy = { ratePerSecond: 2, burst: 3 };

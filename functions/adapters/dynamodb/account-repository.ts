@@ -1,9 +1,28 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, AccountStore } from '../../core/accounts';
 import { NotFoundError } from '../../core/errors';
+import { groupedCallsByKey } from '../../shared/grouped-calls';
 import { conditionFailed } from './transactions';
 
+/** Readers of one account that one read answers, at most. */
+const MAX_READERS = 100;
+
 export class DynamoAccountRepository implements AccountStore {
+  /**
+   * Reads of one account that arrive while one of it is in flight wait for it to end and then
+   * share the next one (many requests of an account at once in one process: the local runtime).
+   * That read starts after each of them arrived, so each sees every write done before it asked.
+   */
+  private readonly reads = groupedCallsByKey<string, Account | undefined>(
+    (accountId) => accountId,
+    async (accountIds) => {
+      const account = await this.read(accountIds[0] as string);
+      // Each reader its own copy.
+      return accountIds.map(() => ({ value: account && structuredClone(account) }));
+    },
+    { maxGroup: MAX_READERS, inFlight: 1 },
+  );
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -19,7 +38,11 @@ export class DynamoAccountRepository implements AccountStore {
     );
   }
 
-  async get(accountId: string): Promise<Account | undefined> {
+  get(accountId: string): Promise<Account | undefined> {
+    return this.reads(accountId);
+  }
+
+  private async read(accountId: string): Promise<Account | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { accountId }, ConsistentRead: true }),
     );

@@ -2,7 +2,7 @@
  * Create and reserve: the article write, credits >= price then subtract, and today's count below
  * the limit then add one, in ONE transaction; a cancel gives the credits back in another.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import {
@@ -26,7 +26,8 @@ import { endWithRefund, readArticle } from './article-refund';
 import { updateIfCondition } from './conditional-update';
 import { SWEEP_BUCKET, sweepBucketOf } from './keys';
 import { queueCountUpdates, takeQueueSeq } from './queue-positions';
-import { conditionFailed, transactWithRetry } from './transactions';
+import { reservationGroups } from './reservation-groups';
+import { conditionFailed, transactionToken, transactWithRetry } from './transactions';
 
 export interface ReservationTables {
   articles: string;
@@ -40,13 +41,27 @@ const DAILY_USAGE_TTL_SECONDS = 3 * 24 * 3600;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export class DynamoArticleReservations implements ArticleReservations {
+  private readonly grouped: (article: Article, reservation: Reservation) => Promise<ReservationOutcome>;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: ReservationTables,
-  ) {}
+  ) {
+    this.grouped = reservationGroups(client, tables, (article, reservation) =>
+      this.createAlone(article, reservation),
+    );
+  }
+
+  /**
+   * Creates of one account that arrive while one of them is being reserved are reserved together,
+   * whole or each alone (reservation-groups.ts).
+   */
+  createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
+    return this.grouped(article, reservation);
+  }
 
   /** The new article joins the queue with the account's next queue number, counted with it. */
-  async createWithReservation(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
+  private async createAlone(article: Article, reservation: Reservation): Promise<ReservationOutcome> {
     const queueSeq = await takeQueueSeq(this.client, this.tables.articles, article.accountId);
     const numbered: Article = { ...article, queueSeq };
     const joinsQueue = queueCountUpdates(this.tables.articles, article.accountId, queueSeq, 1);
@@ -179,7 +194,7 @@ export class DynamoArticleReservations implements ArticleReservations {
       async (attempt) => ({
         // The SDK's own retries (e.g. after a lost response) resend this token, so a
         // transaction that did commit is not applied, and charged, a second time.
-        ClientRequestToken: requestToken(call, attempt),
+        ClientRequestToken: transactionToken(call, attempt),
         TransactItems: [
           articleWrite(queued),
           {
@@ -226,9 +241,4 @@ function deferredItem(article: Article, state: DeferredState, reservation: Reser
     queued: true,
     sweep: { kind: SWEEP_BUCKET.reservation, at: deferral(state, reservation).retryAt },
   });
-}
-
-/** Idempotency token of one reservation attempt (DynamoDB allows at most 36 characters). */
-function requestToken(call: string, attempt: number): string {
-  return createHash('sha256').update(`${call}|${attempt}`).digest('hex').slice(0, 36);
 }

@@ -13,12 +13,18 @@ import type {
   QueuedGeneration,
   QueuedGenerations,
 } from '../../core/articles/ports';
+import { groupedCalls } from '../../shared/grouped-calls';
 import { articleFromItem, articleKey, generationBucket, refFromItem } from './article-item';
 import { type ConditionalUpdate, updateIfCondition } from './conditional-update';
 import { SWEEP_BUCKET, sweepBucketsOf } from './keys';
 import { dueInSweepIndex } from './sweep-index';
 import { ARTICLE_INDEX } from './table-definitions';
 import { conditionFailed, transactWithRetry } from './transactions';
+
+interface SentMark {
+  article: ArticleKey;
+  recheckAt: string;
+}
 
 /** Articles marked sent per transaction, and transactions in flight, in `markSentMany`. */
 const MARKED_PER_CALL = 25;
@@ -39,8 +45,12 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
     return due.map(articleFromItem);
   }
 
+  /**
+   * Marks that arrive while MARK_CALLS_IN_FLIGHT are out (many creates at once in one process:
+   * the local runtime) go together, as `markSentMany` sends them; a lone one is one UpdateItem.
+   */
   async markSent(article: ArticleKey, recheckAt: string): Promise<void> {
-    await this.update(article, markSentUpdate(recheckAt));
+    await this.groupedMarks({ article, recheckAt });
   }
 
   /**
@@ -53,35 +63,46 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
     const limit = pLimit(MARK_CALLS_IN_FLIGHT);
     const calls = [];
     for (let start = 0; start < articles.length; start += MARKED_PER_CALL) {
-      let pending = articles.slice(start, start + MARKED_PER_CALL);
-      calls.push(
-        limit(() =>
-          transactWithRetry<void>(
-            this.client,
-            async () =>
-              pending.length === 0
-                ? { result: undefined }
-                : {
-                    TransactItems: pending.map((article) => ({
-                      Update: {
-                        TableName: this.tables.articles,
-                        Key: articleKey(article),
-                        ...markSentUpdate(recheckAt),
-                      },
-                    })),
-                  },
-            undefined,
-            (codes) => {
-              const failed = pending.filter((_, index) => conditionFailed(codes, index));
-              if (failed.length === 0) return undefined;
-              pending = pending.filter((article) => !failed.includes(article));
-              return 'retry';
-            },
-          ),
-        ),
-      );
+      const marks = articles.slice(start, start + MARKED_PER_CALL).map((article) => ({ article, recheckAt }));
+      calls.push(limit(() => this.markTogether(marks)));
     }
     await Promise.all(calls);
+  }
+
+  private readonly groupedMarks = groupedCalls<SentMark, void>(
+    async (marks) => {
+      const [only] = marks;
+      if (marks.length === 1 && only) await this.update(only.article, markSentUpdate(only.recheckAt));
+      else await this.markTogether(marks);
+      return marks.map(() => ({ value: undefined }));
+    },
+    { maxGroup: MARKED_PER_CALL, inFlight: MARK_CALLS_IN_FLIGHT },
+  );
+
+  private async markTogether(marks: SentMark[]): Promise<void> {
+    let pending = marks;
+    await transactWithRetry<void>(
+      this.client,
+      async () =>
+        pending.length === 0
+          ? { result: undefined }
+          : {
+              TransactItems: pending.map(({ article, recheckAt }) => ({
+                Update: {
+                  TableName: this.tables.articles,
+                  Key: articleKey(article),
+                  ...markSentUpdate(recheckAt),
+                },
+              })),
+            },
+      undefined,
+      (codes) => {
+        const failed = pending.filter((_, index) => conditionFailed(codes, index));
+        if (failed.length === 0) return undefined;
+        pending = pending.filter((mark) => !failed.includes(mark));
+        return 'retry';
+      },
+    );
   }
 
   async postponeCheck(article: ArticleKey, nextCheckAt: string): Promise<void> {

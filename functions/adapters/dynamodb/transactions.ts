@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -75,4 +76,13 @@ export async function transactWithRetry<T>(
       await backoff(attempt);
     }
   }
+}
+
+/**
+ * Idempotency token of one attempt of a transaction (DynamoDB allows at most 36 characters): one
+ * `call` per logical transaction, so that two requests reserving at the same instant never look
+ * like one request sent twice, which DynamoDB would answer "done" for both.
+ */
+export function transactionToken(call: string, attempt: number): string {
+  return createHash('sha256').update(`${call}|${attempt}`).digest('hex').slice(0, 36);
 }
