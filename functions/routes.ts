@@ -416,10 +416,12 @@ export const routes: RouteDefinition[] = [
     path: '/v1/websites/{website_uuid}/categories/refresh',
     entry: 'functions/api/refresh-categories.ts',
     access: {
-      // The website (and its password migration), syncCategories, recordHealth and its events.
+      // The website (and its password migration), syncCategories, recordHealth and its events
+      // (whose body carries the site index fields of show).
       tables: rateLimited({
         websites: ['GetItem', 'UpdateItem'],
         categories: ['Query', 'BatchWriteItem'],
+        siteIndex: ['GetItem'],
         ...recordsEvents,
       }),
       // Encrypt too: old records are re-encrypted bound to their URL on read (site-access.ts).

@@ -1283,8 +1283,44 @@ export interface components {
             /** @constant */
             status: "generated";
         };
-        /** @description The website record with its site index (show, create, update, index refresh). */
+        /** @description The website record with its site index (show, create, update, index refresh, website events). */
         IndexedWebsite: {
+            data: {
+                articles_count: number;
+                categories_count: number;
+                created_at: string | null;
+                /**
+                 * @description 0 when the site's plugin is older than 1.5 (no index): internal links and the topic check are skipped.
+                 * @enum {number}
+                 */
+                index_supported: 0 | 1;
+                /** @description Last refresh of the site index; null before the first. */
+                indexed_at: string | null;
+                /** @description Published posts and pages in the website's site index. */
+                posts_indexed: number;
+                total_credits_used: number;
+                url: string;
+                /**
+                 * Format: uuid
+                 * @example 6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69
+                 */
+                uuid: string;
+            };
+            status: {
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                is_unreachable: 0 | 1;
+                /**
+                 * @description A boolean written as 0 or 1.
+                 * @enum {number}
+                 */
+                login_is_unauthorized: 0 | 1;
+            };
+        };
+        /** @description The website record with its site index (show, create, update, index refresh, website events). */
+        IndexedWebsiteOutput: {
             data: {
                 articles_count: number;
                 categories_count: number;
@@ -1856,7 +1892,7 @@ export interface components {
             };
         };
         Website: {
-            data: components["schemas"]["WebsiteData"];
+            data: components["schemas"]["WebsiteDataOutput"];
             status: {
                 /**
                  * @description A boolean written as 0 or 1.
@@ -1895,7 +1931,7 @@ export interface components {
             uuid: string;
         };
         WebsiteList: {
-            data: components["schemas"]["WebsiteOutput"][];
+            data: components["schemas"]["Website"][];
             links: {
                 first: string;
                 last: string | null;
@@ -1910,21 +1946,6 @@ export interface components {
                 per_page: number;
                 to: number | null;
                 total?: number;
-            };
-        };
-        WebsiteOutput: {
-            data: components["schemas"]["WebsiteDataOutput"];
-            status: {
-                /**
-                 * @description A boolean written as 0 or 1.
-                 * @enum {number}
-                 */
-                is_unreachable: 0 | 1;
-                /**
-                 * @description A boolean written as 0 or 1.
-                 * @enum {number}
-                 */
-                login_is_unauthorized: 0 | 1;
             };
         };
     };
@@ -4470,7 +4491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebsiteOutput"];
+                    "application/json": components["schemas"]["Website"];
                 };
             };
             /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
@@ -5042,7 +5063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IndexedWebsite"];
+                    "application/json": components["schemas"]["IndexedWebsiteOutput"];
                 };
             };
             /** @description Missing, unknown or revoked token, or an Authorization header that is not `Bearer <token>`: `hint` says which. */
@@ -5143,7 +5164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IndexedWebsite"];
+                    "application/json": components["schemas"]["IndexedWebsiteOutput"];
                 };
             };
             /** @description The body could not be parsed. */
@@ -5445,7 +5466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IndexedWebsite"];
+                    "application/json": components["schemas"]["IndexedWebsiteOutput"];
                 };
             };
             /** @description The body could not be parsed. */
@@ -5886,7 +5907,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: components["schemas"]["Website"];
+                    data: components["schemas"]["IndexedWebsite"];
                     /**
                      * Format: date-time
                      * @description When the event happened.
@@ -5924,7 +5945,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: components["schemas"]["Website"];
+                    data: components["schemas"]["IndexedWebsite"];
                     /**
                      * Format: date-time
                      * @description When the event happened.

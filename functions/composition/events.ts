@@ -15,19 +15,26 @@ import type { PublicationStore } from '../core/publishing/ports';
 import type { EventResendDeps } from '../core/webhooks/deliver-webhooks';
 import type { EventPresenter } from '../core/webhooks/ports';
 import type { WebsiteStore } from '../core/websites/ports';
-import { presentWebsite } from '../core/websites/website';
+import { presentIndexedWebsite } from '../core/websites/site-index';
 import { dynamoDocumentClient } from '../shared/aws/dynamodb';
 import type { Config } from '../shared/config';
 import { logger } from '../shared/logger';
 import { batchStore } from './batches';
+import { siteIndexStore } from './site-index';
 import { webhookDeliveryDeps } from './webhook-delivery';
 import { categoryStore, websiteStore } from './websites';
 
-/** The `data` of website events: the website as `show` presents it. */
-const websitePresenter: EventPresenter = async (record) => {
-  if (record.kind !== 'website') throw new Error(`Not a website event: ${record.kind}`);
-  return presentWebsite(record.website);
-};
+/**
+ * The `data` of website events: the website as `show` presents it, its site index fields
+ * included (read when the event is stored; the index is not part of the website's transaction).
+ */
+function websitePresenter(config: Config): EventPresenter {
+  const siteIndex = siteIndexStore(config);
+  return async (record) => {
+    if (record.kind !== 'website') throw new Error(`Not a website event: ${record.kind}`);
+    return presentIndexedWebsite(record.website, await siteIndex.getState(record.website.websiteUuid));
+  };
+}
 
 /**
  * The `data` of any event: the article (with its website, as the same change leaves it, and its
@@ -36,8 +43,9 @@ const websitePresenter: EventPresenter = async (record) => {
 function presenter(config: Config): EventPresenter {
   const websites = websiteStore(config);
   const categories = categoryStore(config);
+  const presentWebsiteEvent = websitePresenter(config);
   return (record) => {
-    if (record.kind === 'website') return websitePresenter(record);
+    if (record.kind === 'website') return presentWebsiteEvent(record);
     if (record.kind === 'batch')
       return Promise.resolve({ ...presentBatch(record.batch), counts: record.counts });
     const change = record.websiteChange;
@@ -113,6 +121,6 @@ export function websitesWithEvents(config: Config): WebsiteStore & WebsiteLookup
   return new DynamoWebsiteRepository(
     dynamoDocumentClient(),
     config.tables.websites,
-    eventOutbox(config, websitePresenter),
+    eventOutbox(config, websitePresenter(config)),
   );
 }

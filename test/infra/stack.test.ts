@@ -489,6 +489,8 @@ describe('functions', () => {
       rateLimits: ['UpdateItem'],
       websites: ['GetItem', 'UpdateItem'],
       categories: ['BatchWriteItem', 'Query'],
+      // website.unhealthy / website.recovered carry the index fields of show.
+      siteIndex: ['GetItem'],
       webhooks: ['PutItem', 'Query'],
     },
     CreateWebhook: { rateLimits: ['UpdateItem'], webhooks: ['PutItem', 'UpdateItem'] },

@@ -29,8 +29,8 @@ async function subscribe(accountId: string): Promise<void> {
   );
 }
 
-/** The types of the events stored for the account, oldest first. */
-async function storedEventTypes(accountId: string): Promise<string[]> {
+/** The events stored for the account, oldest first. */
+async function storedEvents(accountId: string): Promise<Record<string, unknown>[]> {
   const { Items } = await dynamoDocumentClient().send(
     new QueryCommand({
       TableName: process.env.WEBHOOKS_TABLE,
@@ -39,9 +39,12 @@ async function storedEventTypes(accountId: string): Promise<string[]> {
       ConsistentRead: true,
     }),
   );
-  return (Items ?? [])
-    .sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)))
-    .map((item) => String(item.type));
+  return (Items ?? []).sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+}
+
+/** The types of the events stored for the account, oldest first. */
+async function storedEventTypes(accountId: string): Promise<string[]> {
+  return (await storedEvents(accountId)).map((item) => String(item.type));
 }
 
 async function flaggedWebsite(): Promise<Website> {
@@ -101,6 +104,38 @@ describe('health events under concurrent writes', () => {
     // The same flags written again report nothing.
     await websites.recordHealth(site.accountId, site.websiteUuid, { isUnreachable: true });
     expect(await storedEventTypes(site.accountId)).toEqual(['website.unhealthy']);
+  });
+
+  it('carries the website as show presents it, its site index fields included', async () => {
+    const site = await flaggedWebsite();
+    await subscribe(site.accountId);
+    const indexedAt = '2026-11-28T05:00:00.000Z';
+    await deps.siteIndexStore().putState({
+      websiteUuid: site.websiteUuid,
+      supported: true,
+      postsIndexed: 3,
+      indexedAt,
+    });
+    await deps.websitesWithEvents().recordHealth(site.accountId, site.websiteUuid, {
+      loginIsUnauthorized: false,
+    });
+    const [event] = await storedEvents(site.accountId);
+    const body = JSON.parse(String(event?.payload));
+    expect(body.type).toBe('website.recovered');
+    expect(body.data).toEqual({
+      data: {
+        uuid: site.websiteUuid,
+        url: site.url,
+        total_credits_used: 0,
+        articles_count: 0,
+        categories_count: 0,
+        created_at: expect.any(String),
+        posts_indexed: 3,
+        indexed_at: '2026-11-28 05:00:00',
+        index_supported: 1,
+      },
+      status: { login_is_unauthorized: 0, is_unreachable: 0 },
+    });
   });
 
   it('writes a change that cannot move the health in one UpdateItem (no read, no transaction)', async () => {

@@ -18,8 +18,8 @@ import {
   articleRecordSchema,
   batchWithCountsSchema,
   errorSchema,
+  indexedWebsiteSchema,
   validationErrorSchema,
-  websiteRecordSchema,
 } from './response-schemas';
 
 export const API_VERSION = '1.0.0';
@@ -178,7 +178,7 @@ function webhookOperations(): ZodOpenApiPathsObject {
   return Object.fromEntries(
     WEBHOOK_EVENT_TYPES.map((type) => {
       const data = type.startsWith('website.')
-        ? websiteRecordSchema
+        ? indexedWebsiteSchema
         : type.startsWith('batch.')
           ? batchWithCountsSchema
           : articleRecordSchema;

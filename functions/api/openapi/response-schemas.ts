@@ -135,7 +135,8 @@ export const indexedWebsiteSchema = z
   })
   .meta({
     id: 'IndexedWebsite',
-    description: 'The website record with its site index (show, create, update, index refresh).',
+    description:
+      'The website record with its site index (show, create, update, index refresh, website events).',
   });
 
 export const refreshedIndexSchema = z
