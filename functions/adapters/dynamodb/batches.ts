@@ -46,7 +46,11 @@ async function sendInBatches<T>(
       }),
     );
   }
-  await Promise.all(calls);
+  // Every call ended before an error is told: no write of this list lands after it failed.
+  const failed = (await Promise.allSettled(calls)).find(
+    (call): call is PromiseRejectedResult => call.status === 'rejected',
+  );
+  if (failed) throw failed.reason;
 }
 
 /** Reads items by key (at most 100 a call); the order of the answer is not the order of the keys. */
