@@ -29,6 +29,8 @@ interface SentMark {
 /** Articles marked sent per transaction, and transactions in flight, in `markSentMany`. */
 const MARKED_PER_CALL = 25;
 const MARK_CALLS_IN_FLIGHT = 8;
+/** Grouped `markSent` calls in flight at once: the others wait and go 25 to a transaction. */
+const GROUPED_MARKS_IN_FLIGHT = 2;
 
 export interface SweepTables {
   articles: string;
@@ -46,7 +48,7 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
   }
 
   /**
-   * Marks that arrive while MARK_CALLS_IN_FLIGHT are out (many creates at once in one process:
+   * Marks that arrive while GROUPED_MARKS_IN_FLIGHT are out (many creates at once in one process:
    * the local runtime) go together, as `markSentMany` sends them; a lone one is one UpdateItem.
    */
   async markSent(article: ArticleKey, recheckAt: string): Promise<void> {
@@ -76,7 +78,7 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
       else await this.markTogether(marks);
       return marks.map(() => ({ value: undefined }));
     },
-    { maxGroup: MARKED_PER_CALL, inFlight: MARK_CALLS_IN_FLIGHT },
+    { maxGroup: MARKED_PER_CALL, inFlight: GROUPED_MARKS_IN_FLIGHT },
   );
 
   private async markTogether(marks: SentMark[]): Promise<void> {

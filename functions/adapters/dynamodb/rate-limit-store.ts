@@ -29,7 +29,7 @@ const EXPIRY_SECONDS = 3600;
 const MAX_HINTS = 10_000;
 
 /** Requests whose tokens one call takes, at most. */
-const MAX_TAKE_GROUP = 25;
+const MAX_TAKE_GROUP = 200;
 
 type BucketState = 'idle' | 'busy';
 

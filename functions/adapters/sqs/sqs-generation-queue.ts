@@ -8,7 +8,7 @@ import type { GenerationMessage, GenerationQueue } from '../../core/articles/por
 import { type GroupOutcome, groupedCalls } from '../../shared/grouped-calls';
 
 /** Sends in flight at once from one process; messages that arrive meanwhile go 10 a call. */
-const SENDS_IN_FLIGHT = 4;
+const SENDS_IN_FLIGHT = 2;
 
 export class SqsGenerationQueue implements GenerationQueue {
   /**
