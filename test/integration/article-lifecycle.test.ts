@@ -35,12 +35,15 @@ import { provisionTestResources } from '../support/test-resources';
 
 let resources: ProvisionedResources;
 let fakeOpenAi: FakeOpenAi;
+/** The worker's first retry delay here (deployed: `generationRetryDelaySeconds(1)`, 30 s). */
+const RETRY_SECONDS = 5;
 
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
   resources = await provisionTestResources({
     ...fakeModelEnv(fakeOpenAi),
     PUBLIC_BASE_URL: '',
+    INKPRESS_GENERATION_RETRY_SECONDS: String(RETRY_SECONDS),
   });
 });
 
@@ -292,7 +295,7 @@ describe('a restart that lost the queue', () => {
 });
 
 describe('retries and final states', () => {
-  it('asks a failed delivery back after 30 s, not after the visibility timeout, and keeps the article in progress', async () => {
+  it('asks a failed delivery back after the retry backoff (30 s deployed), not after the visibility timeout, and keeps the article in progress', async () => {
     const accountId = await newAccount(100);
     const uuid = await create(accountId);
     fakeOpenAi.behaviour = { latencyMs: 0, failWithStatus: 500 };
@@ -301,18 +304,19 @@ describe('retries and final states', () => {
     const before = Date.now();
     const response = await worker(sqsEventOf([message]), lambdaContext);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: message.MessageId }]);
-    // Not visible now (the queue's own timeout is an hour; the worker set 30 s)...
+    // Not visible now (the queue's own timeout is an hour; the worker set its backoff)...
     expect(await receive(resources.queueUrl)).toHaveLength(0);
     const article = await stored(accountId, uuid);
     expect(article).toMatchObject({ state: 'queued', generationAttempts: 1 });
     expect(article.leaseOwner).toBeUndefined();
     expect(article.lastError).toContain('500');
     expect(generationRetryDelaySeconds(1)).toBe(30);
-    // ...and back after the backoff (moto honours the visibility the worker set).
+    // ...and back after the backoff (moto honours the visibility the worker set): the first
+    // retry delay of the worker's configuration, shortened here from the deployed 30 s.
     let again = await receive(resources.queueUrl, 1, 20);
     if (again.length === 0) again = await receive(resources.queueUrl, 1, 20);
     expect(again).toHaveLength(1);
-    expect(Date.now() - before).toBeGreaterThanOrEqual(29_000);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(RETRY_SECONDS * 1000 - 1_000);
     expect((await show(accountId, uuid)).status).toBe('in_progress');
   }, 60_000);
 
