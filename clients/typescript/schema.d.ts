@@ -871,6 +871,7 @@ export interface components {
                 at: string;
                 every: string;
                 start: string;
+                /** @description The time zone the calendar was computed in: the schedule's, or else the website's. */
                 timezone: string;
                 weekdays: string[] | null;
             } | null;
@@ -899,6 +900,14 @@ export interface components {
             items: components["schemas"]["BatchItem"][];
             items_count: number;
             rejected: components["schemas"]["RejectedRowOutput"][];
+            schedule: {
+                at: string;
+                every: string;
+                start: string;
+                /** @description The time zone the calendar was computed in: the schedule's, or else the website's. */
+                timezone: string;
+                weekdays: string[] | null;
+            } | null;
         };
         /** @description Items per status. */
         BatchCounts: {
@@ -981,6 +990,7 @@ export interface components {
                     at: string;
                     every: string;
                     start: string;
+                    /** @description The time zone the calendar was computed in: the schedule's, or else the website's. */
                     timezone: string;
                     weekdays: string[] | null;
                 } | null;
@@ -1029,6 +1039,7 @@ export interface components {
                 at: string;
                 every: string;
                 start: string;
+                /** @description The time zone the calendar was computed in: the schedule's, or else the website's. */
                 timezone: string;
                 weekdays: string[] | null;
             } | null;
@@ -1298,6 +1309,8 @@ export interface components {
                 indexed_at: string | null;
                 /** @description Published posts and pages in the website's site index. */
                 posts_indexed: number;
+                /** @description The site's time zone as its plugin reports it (an IANA name like Europe/Paris, or a UTC offset like +02:00 for a site set to a manual offset), read at registration, update and each health check; null when the site reported none or an invalid one. A batch schedule without a timezone uses it. */
+                timezone: string | null;
                 total_credits_used: number;
                 url: string;
                 /**
@@ -1334,6 +1347,8 @@ export interface components {
                 indexed_at: string | null;
                 /** @description Published posts and pages in the website's site index. */
                 posts_indexed: number;
+                /** @description The site's time zone as its plugin reports it (an IANA name like Europe/Paris, or a UTC offset like +02:00 for a site set to a manual offset), read at registration, update and each health check; null when the site reported none or an invalid one. A batch schedule without a timezone uses it. */
+                timezone: string | null;
                 total_credits_used: number;
                 url: string;
                 /**
@@ -1727,6 +1742,8 @@ export interface components {
                 indexed_at: string | null;
                 /** @description Published posts and pages in the website's site index. */
                 posts_indexed: number;
+                /** @description The site's time zone as its plugin reports it (an IANA name like Europe/Paris, or a UTC offset like +02:00 for a site set to a manual offset), read at registration, update and each health check; null when the site reported none or an invalid one. A batch schedule without a timezone uses it. */
+                timezone: string | null;
                 total_credits_used: number;
                 url: string;
                 /**
@@ -1910,6 +1927,8 @@ export interface components {
             articles_count: number;
             categories_count: number;
             created_at: string | null;
+            /** @description The site's time zone as its plugin reports it (an IANA name like Europe/Paris, or a UTC offset like +02:00 for a site set to a manual offset), read at registration, update and each health check; null when the site reported none or an invalid one. A batch schedule without a timezone uses it. */
+            timezone: string | null;
             total_credits_used: number;
             url: string;
             /**
@@ -1922,6 +1941,8 @@ export interface components {
             articles_count: number;
             categories_count: number;
             created_at: string | null;
+            /** @description The site's time zone as its plugin reports it (an IANA name like Europe/Paris, or a UTC offset like +02:00 for a site set to a manual offset), read at registration, update and each health check; null when the site reported none or an invalid one. A batch schedule without a timezone uses it. */
+            timezone: string | null;
             total_credits_used: number;
             url: string;
             /**
@@ -2649,7 +2670,7 @@ export interface operations {
                     }[];
                     /** @description Create the valid rows and list the others in `rejected`, instead of refusing the whole batch (also `?partial=1`). A boolean: true/false, 1/0, yes/no or on/off. */
                     partial?: boolean | (0 | 1) | string;
-                    /** @description Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (IANA, required), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot. */
+                    /** @description Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (an IANA name like Europe/Paris, or a UTC offset like +02:00; left out: the time zone of the website, as its plugin reports it — a 422 when the website has not reported one or the items go to websites in different zones), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot. */
                     schedule?: {
                         at: string;
                         every: string;
@@ -2670,6 +2691,7 @@ export interface operations {
                     "schedule[every]"?: string;
                     /** @description The calendar, as in the JSON body. */
                     "schedule[start]"?: string;
+                    /** @description Left out: the website's time zone. */
                     "schedule[timezone]"?: string;
                     "schedule[weekdays]"?: string;
                 };

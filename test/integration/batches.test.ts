@@ -17,8 +17,11 @@ import { DynamoArticleSweeps } from '../../functions/adapters/dynamodb/article-s
 import { DynamoBatchRepository } from '../../functions/adapters/dynamodb/batch-repository';
 import { handler as createBatchHandler } from '../../functions/api/create-batch';
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
+import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as listBatchesHandler } from '../../functions/api/list-batches';
 import { handler as showBatchHandler } from '../../functions/api/show-batch';
+import { handler as showWebsiteHandler } from '../../functions/api/show-website';
+import { handler as updateWebsiteHandler } from '../../functions/api/update-website';
 import { createAccount } from '../../functions/core/accounts';
 import { BATCH_WRITE_GRACE_MS } from '../../functions/core/articles/batch';
 import { parseBatchRequest } from '../../functions/core/articles/batch-input';
@@ -33,22 +36,26 @@ import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
 import { apiEvent } from '../support/events';
 import { type FakeOpenAi, fakeModelEnv, startFakeOpenAi } from '../support/fake-openai-server';
+import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { drainQueue, receive } from '../support/generation-queue';
+import { urlencodedBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 let resources: ProvisionedResources;
 let fakeOpenAi: FakeOpenAi;
 let receiver: WebhookReceiver;
+let wordpress: FakeWordPress;
 
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
   receiver = await startWebhookReceiver();
+  wordpress = await startFakeWordPress();
   resources = await provisionTestResources({ ...fakeModelEnv(fakeOpenAi), PUBLIC_BASE_URL: '' });
 });
 
 afterAll(async () => {
-  await Promise.all([fakeOpenAi.close(), receiver.close()]);
+  await Promise.all([fakeOpenAi.close(), receiver.close(), wordpress.close()]);
 });
 
 beforeEach(async () => {
@@ -308,6 +315,90 @@ describe('POST /v1/articles/batch', () => {
     });
     expect(json(noWebsite).rows).toEqual([{ row: 0, errors: { website_uuid: [expect.any(String)] } }]);
     expect(await credits(accountId)).toBe(100);
+  });
+});
+
+describe("a schedule in the website's time zone", () => {
+  const SITE_PASSWORD = 'correct horse battery';
+  const schedule = { start: '2026-03-28', every: '1d', at: '09:00' };
+  const item = (keyword: string, website: string) => ({
+    keyword,
+    h2_count: 2,
+    ai_model: 'gpt-3.5-turbo',
+    language: 'en',
+    website_uuid: website,
+  });
+
+  async function registerSite(accountId: string, path: string): Promise<string> {
+    const response = await createWebsiteHandler(
+      apiEvent('create-website', {
+        accountId,
+        ...urlencodedBody({ url: `${wordpress.url}${path}`, login: 'inkpress', password: SITE_PASSWORD }),
+      }),
+    );
+    expect(response.statusCode).toBe(201);
+    return json(response).data.uuid;
+  }
+  const showWebsite = async (accountId: string, uuid: string) =>
+    json(
+      await showWebsiteHandler(
+        apiEvent('show-website', { accountId, pathParameters: { website_uuid: uuid } }),
+      ),
+    ).data;
+
+  afterEach(() => {
+    wordpress.timezone = undefined;
+  });
+
+  it('a site reporting Europe/Paris gets 09:00 Paris time across the spring change, without a timezone sent', async () => {
+    const accountId = await newAccount(100);
+    wordpress.timezone = 'Europe/Paris';
+    const website = await registerSite(accountId, '/paris');
+    expect((await showWebsite(accountId, website)).timezone).toBe('Europe/Paris');
+
+    const response = await postJson(accountId, {
+      items: ['d1', 'd2', 'd3'].map((keyword) => item(keyword, website)),
+      schedule,
+    });
+
+    expect(response.statusCode).toBe(202);
+    const body = json(response);
+    expect(body.items.map((accepted: { publish_at: string }) => accepted.publish_at)).toEqual([
+      '2026-03-28 08:00:00',
+      '2026-03-29 07:00:00',
+      '2026-03-30 07:00:00',
+    ]);
+    expect(body.schedule).toEqual({ ...schedule, timezone: 'Europe/Paris', weekdays: null });
+    expect(json(await show(accountId, body.batch_uuid)).data.schedule.timezone).toBe('Europe/Paris');
+  });
+
+  it("ignores a hostile zone from the site: the website's zone is unknown and the schedule must name one", async () => {
+    const accountId = await newAccount(100);
+    wordpress.timezone = 'Europe/Paris';
+    const website = await registerSite(accountId, '/hostile');
+    // The site now sends something that is no time zone; the next read of its status (an update) drops the zone.
+    wordpress.timezone = '<img src=x onerror=alert(1)>';
+    const updated = await updateWebsiteHandler(
+      apiEvent('update-website', {
+        accountId,
+        pathParameters: { website_uuid: website },
+        ...urlencodedBody({ login: 'inkpress', password: SITE_PASSWORD }),
+      }),
+    );
+    expect(updated.statusCode).toBe(200);
+    expect(json(updated).data.timezone).toBeNull();
+    expect((await showWebsite(accountId, website)).timezone).toBeNull();
+
+    const refused = await postJson(accountId, { items: [item('x', website)], schedule });
+    expect(refused.statusCode).toBe(422);
+    expect(json(refused).errors['schedule.timezone']).toEqual([
+      expect.stringMatching(/has not reported its time zone/),
+    ]);
+    expect(await credits(accountId)).toBe(100);
+
+    // An object where a string belongs: ignored too, and the login still works.
+    wordpress.timezone = { name: 'Europe/Paris' };
+    expect((await showWebsite(accountId, await registerSite(accountId, '/object'))).timezone).toBeNull();
   });
 });
 

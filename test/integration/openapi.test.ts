@@ -162,6 +162,7 @@ describe('real answers of every route fit the document', () => {
         posts_indexed: 0,
         indexed_at: null,
         index_supported: 1,
+        timezone: 'Europe/Paris',
       },
       status: { login_is_unauthorized: 0, is_unreachable: 0 },
     };

@@ -123,7 +123,9 @@ async function categoryItems(websiteUuid: string) {
 describe('POST /v1/websites/create', () => {
   it('verifies the site, stores it and answers 201 with the website record', async () => {
     const accountId = await newAccount();
+    site.timezone = 'Europe/Paris';
     const response = await register(accountId, validFields('/blog/'));
+    site.timezone = undefined;
     expect(response.statusCode).toBe(201);
     expect(response.headers?.['Content-Type']).toMatch(/^application\/json/);
     const record = body(response);
@@ -135,6 +137,8 @@ describe('POST /v1/websites/create', () => {
         articles_count: 0,
         categories_count: 3,
         created_at: expect.stringMatching(WIRE_TIME),
+        // As the plugin reported it (its status answer's `timezone`).
+        timezone: 'Europe/Paris',
         // The fake plugin is 1.4: no site index.
         posts_indexed: 0,
         indexed_at: expect.stringMatching(WIRE_TIME),
@@ -565,6 +569,8 @@ describe('GET /v1/websites/list', () => {
         articles_count: 0,
         categories_count: 3,
         created_at: expect.stringMatching(WIRE_TIME),
+        // The fake site sends no time zone (as a plugin that does not report one).
+        timezone: null,
       },
       status: { login_is_unauthorized: 0, is_unreachable: 0 },
     });

@@ -101,6 +101,11 @@ export interface FakeWordPress {
   clockAheadMs: number;
   /** The plugin's version (its probe route and status say it). */
   pluginVersion: string;
+  /**
+   * What the status route sends as `timezone` (the plugin's `wp_timezone_string()`: an IANA name,
+   * or `+02:00` for a manual offset); undefined: none sent. Any JSON value, as a hostile site could.
+   */
+  timezone: unknown;
   /** Whether the plugin has the probe route (1.5.0 and later); without it the namespace index still answers. */
   probeRoute: boolean;
   /** A host or proxy that removes these request headers before WordPress sees them. */
@@ -149,6 +154,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
     index: undefined,
     clockAheadMs: 0,
     pluginVersion: '1.5.0',
+    timezone: undefined,
     probeRoute: true,
     strippedHeaders: [],
     dropNextPostAnswer: false,
@@ -266,6 +272,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         wordpress_version: '6.1.9',
         plugin_version: site.pluginVersion,
         php_version: '8.2.0',
+        ...(site.timezone !== undefined ? { timezone: site.timezone } : {}),
       });
     } else if (endpoint === 'GET categories') {
       json(response, 200, { categories: site.categories });

@@ -460,6 +460,7 @@ function fromItem(item: Item): Website {
     createdAt: String(item.createdAt),
   };
   if (typeof item.checkedAt === 'string') website.checkedAt = item.checkedAt;
+  if (typeof item.timezone === 'string' || item.timezone === null) website.timezone = item.timezone;
   if (typeof item.passwordContextVersion === 'number') {
     website.passwordContextVersion = item.passwordContextVersion;
   }

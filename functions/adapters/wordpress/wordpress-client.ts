@@ -31,6 +31,8 @@ const statusSchema = z.object({
   user: z.object({ id: z.number(), login: z.string(), roles: z.array(z.string()) }),
   wordpress_version: z.string(),
   plugin_version: z.string(),
+  // Anything the site sends here is accepted and checked later (a bad zone never fails the login).
+  timezone: z.optional(z.unknown()),
 });
 
 const categoriesSchema = z.object({
@@ -95,6 +97,7 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
       roles: body.user.roles,
       cmsVersion: body.wordpress_version,
       pluginVersion: body.plugin_version,
+      ...(typeof body.timezone === 'string' ? { timezone: body.timezone } : {}),
     };
   }
 

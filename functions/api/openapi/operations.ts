@@ -130,7 +130,7 @@ function batchJsonBody() {
     ),
     schedule: z.optional(scheduleSchema()).meta({
       description:
-        'Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (IANA, required), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot.',
+        'Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (an IANA name like Europe/Paris, or a UTC offset like +02:00; left out: the time zone of the website, as its plugin reports it — a 422 when the website has not reported one or the items go to websites in different zones), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot.',
     }),
     partial: z
       .optional(z.union([z.boolean(), z.literal([0, 1]), z.string()]))
@@ -149,7 +149,7 @@ function batchMultipartBody() {
     'schedule[start]': z.optional(z.string()).meta({ description: 'The calendar, as in the JSON body.' }),
     'schedule[every]': z.optional(z.string()),
     'schedule[at]': z.optional(z.string()),
-    'schedule[timezone]': z.optional(z.string()),
+    'schedule[timezone]': z.optional(z.string()).meta({ description: "Left out: the website's time zone." }),
     'schedule[weekdays]': z.optional(z.string()),
   });
 }

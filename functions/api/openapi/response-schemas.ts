@@ -92,6 +92,10 @@ export const websiteDataSchema = z
     articles_count: z.int(),
     categories_count: z.int(),
     created_at: wireTime.nullable(),
+    timezone: z.string().nullable().meta({
+      description:
+        "The site's time zone as its plugin reports it (an IANA name like Europe/Paris, or a UTC offset like +02:00 for a site set to a manual offset), read at registration, update and each health check; null when the site reported none or an invalid one. A batch schedule without a timezone uses it.",
+    }),
   })
   .meta({ id: 'WebsiteData' });
 
@@ -508,6 +512,18 @@ const batchItemStatus = z.enum(BATCH_ITEM_STATUSES as [BatchItemStatus, ...Batch
     "The item's article: its generation state, and for a generated article with a website its publication (`publishing`, `published` (live, scheduled or a draft), `publish_failed`).",
 });
 
+const batchScheduleSchema = z
+  .object({
+    start: z.string(),
+    every: z.string(),
+    at: z.string(),
+    timezone: z.string().meta({
+      description: "The time zone the calendar was computed in: the schedule's, or else the website's.",
+    }),
+    weekdays: z.array(z.string()).nullable(),
+  })
+  .nullable();
+
 const batchFields = {
   uuid,
   status: z.enum(['in_progress', 'completed']).meta({
@@ -517,15 +533,7 @@ const batchFields = {
   completed_at: wireTime.nullable(),
   items_count: z.int().meta({ description: 'Items accepted (rejected rows not counted).' }),
   credits_reserved: z.int().meta({ description: 'Credits reserved at acceptance, in one step.' }),
-  schedule: z
-    .object({
-      start: z.string(),
-      every: z.string(),
-      at: z.string(),
-      timezone: z.string(),
-      weekdays: z.array(z.string()).nullable(),
-    })
-    .nullable(),
+  schedule: batchScheduleSchema,
   rejected: z.array(rejectedRowSchema).meta({ description: 'Rows refused (with `partial=1`).' }),
 };
 
@@ -583,6 +591,7 @@ export const batchAcceptedSchema = z
     info: z.string(),
     items_count: z.int(),
     credits_reserved: z.int(),
+    schedule: batchScheduleSchema,
     rejected: z.array(rejectedRowSchema),
     items: z.array(batchItemSchema).meta({ description: 'Every accepted item, in order.' }),
   })

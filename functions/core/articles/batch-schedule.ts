@@ -1,7 +1,7 @@
 /**
  * A batch's publishing calendar: `publish_at` spread over its items in order, at a local time of
  * day in an IANA time zone, across daylight-saving changes (Node's Intl gives each zone's offset at
- * an instant; no time-zone library). Day and week steps keep the local time of day (09:00 stays
+ * an instant; no time-zone library), or at a fixed UTC offset `±HH:MM` (core/time-zones.ts). Day and week steps keep the local time of day (09:00 stays
  * 09:00 local when the clocks change); hour steps count local wall-clock hours. A local time that
  * does not exist (the hour skipped in spring) moves forward by the skipped hour; one that exists
  * twice (autumn) is its first occurrence, as Temporal's `compatible` disambiguation does.
@@ -9,6 +9,7 @@
 import * as z from 'zod/mini';
 import { ValidationError } from '../errors';
 import { formText, optionalField, parseOrThrow } from '../schema-helpers';
+import { isTimeZone, normalizeTimeZone, offsetMinutes } from '../time-zones';
 import type { BatchSchedule } from './batch';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
@@ -25,16 +26,6 @@ const EVERY = /^(\d{1,3})([hdw])$/;
 const EVERY_LIMITS = { h: 168, d: 31, w: 8 } as const;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
-
-/** Whether Intl knows the zone (an IANA name such as Europe/Paris; `UTC` too). */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function isDate(text: string): boolean {
   const match = DATE.exec(text);
@@ -89,11 +80,15 @@ function buildScheduleSchema() {
     timezone: optionalField(
       z.pipe(
         formText('timezone').check(z.trim()),
-        z
-          .string()
-          .check(
-            z.refine(isTimeZone, { error: 'The timezone must be an IANA time zone, like Europe/Paris.' }),
+        z.pipe(
+          z.string().check(
+            z.refine(isTimeZone, {
+              error:
+                'The timezone must be an IANA time zone, like Europe/Paris, or a UTC offset, like +02:00.',
+            }),
           ),
+          z.transform((zone: string) => normalizeTimeZone(zone) ?? zone),
+        ),
       ),
     ),
     weekdays: optionalField(
@@ -182,6 +177,14 @@ export function zonedInstant(wall: number, zone: string, format = formatFor(zone
   return candidates[0] ?? wall - offsetBefore;
 }
 
+/** The UTC instant of each local wall-clock time in `zone`: an IANA zone through Intl, a `±HH:MM` offset fixed. */
+function instantsIn(zone: string): (wall: number) => number {
+  const offset = offsetMinutes(zone);
+  if (offset !== undefined) return (wall) => wall - offset * 60_000;
+  const format = formatFor(zone);
+  return (wall) => zonedInstant(wall, zone, format);
+}
+
 /** The weekday (0 = Sunday) of a local date given as a UTC timestamp of its fields. */
 const weekdayOf = (wall: number) => new Date(wall).getUTCDay();
 
@@ -197,7 +200,7 @@ export function publishTimes(schedule: BatchSchedule, count: number): string[] {
   const [year, month, day] = schedule.start.split('-').map(Number) as [number, number, number];
   const [hour, minute] = schedule.at.split(':').map(Number) as [number, number];
   const allowed = new Set((schedule.weekdays ?? WEEKDAYS).map((name) => WEEKDAYS.indexOf(name as Weekday)));
-  const format = formatFor(schedule.timezone);
+  const instantOf = instantsIn(schedule.timezone);
   const times: string[] = [];
   let skippedInARow = 0;
   for (let slot = 0; times.length < count; slot++) {
@@ -216,7 +219,7 @@ export function publishTimes(schedule: BatchSchedule, count: number): string[] {
       continue;
     }
     skippedInARow = 0;
-    times.push(new Date(zonedInstant(wall, schedule.timezone, format)).toISOString());
+    times.push(new Date(instantOf(wall)).toISOString());
   }
   return times;
 }

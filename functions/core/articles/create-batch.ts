@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { BatchRowsError, SameTopicError, UnauthenticatedError, ValidationError } from '../errors';
 import type { SiteIndexStore, SiteProfileStore } from '../websites/ports';
+import type { Website } from '../websites/website';
 import type { Article, ArticleRequest } from './article';
 import { focusKeywordOf } from './article-seo';
 import { type Batch, type BatchSchedule, batchArticleUuid, type RejectedRow } from './batch';
@@ -20,6 +21,7 @@ import { WAITING_RECHECK_MS } from './lifecycle-policy';
 import type { CategoryLookup, GenerationDispatch, WebsiteLookup } from './ports';
 import { reservationAt } from './reservation-policy';
 import { comparableText } from './same-topic';
+import { scheduleTimeZone } from './schedule-time-zone';
 
 export interface CreateBatchDeps
   extends Pick<
@@ -69,11 +71,21 @@ export async function createBatch(
 ): Promise<AcceptedBatch> {
   const account = await deps.accounts.get(accountId);
   if (!account) throw new UnauthenticatedError();
-  const { valid, rejected } = await checkRows(deps, accountId, request);
+  const lookups = memoised(deps);
+  const { valid, rejected } = await checkRows(lookups, accountId, request);
   if (valid.length === 0 || (rejected.length > 0 && !request.partial)) {
     throw new BatchRowsError(rejected);
   }
-  const schedule = request.schedule ? resolveSchedule(request.schedule) : undefined;
+  const schedule = request.schedule
+    ? resolveSchedule(
+        request.schedule,
+        await websitesOf(
+          lookups.websites,
+          accountId,
+          valid.map((item) => item.request.websiteUuid),
+        ),
+      )
+    : undefined;
   const times = schedule
     ? publishTimes(schedule, valid.filter((item) => !item.request.publishAt).length)
     : [];
@@ -168,11 +180,10 @@ async function sendAll(deps: CreateBatchDeps, articles: Article[], now: Date): P
 
 /** Each row as a single create checks it; the refused ones with their messages by field. */
 async function checkRows(
-  deps: CreateBatchDeps,
+  lookups: ReturnType<typeof memoised>,
   accountId: string,
   request: BatchRequest,
 ): Promise<{ valid: ValidRow[]; rejected: RejectedRow[] }> {
-  const lookups = memoised(deps);
   const valid: ValidRow[] = [];
   const rejected: RejectedRow[] = [];
   /** Topics of the valid rows so far, by website: two rows of one batch on one topic are a repeat. */
@@ -212,23 +223,30 @@ async function checkRows(
   return { valid, rejected };
 }
 
+/** The websites of the accepted rows (each read once: the rows' checks read them already). */
+async function websitesOf(
+  websites: WebsiteLookup,
+  accountId: string,
+  uuids: (string | undefined)[],
+): Promise<Website[]> {
+  const distinct = [...new Set(uuids.filter((uuid): uuid is string => uuid !== undefined))];
+  const found = await Promise.all(distinct.map((uuid) => websites.get(accountId, uuid)));
+  return found.filter((website): website is Website => website !== undefined);
+}
+
 /**
- * The schedule with its time zone: the one given. The plugin reports the site's zone in its
- * status, but website records do not keep it yet, so a schedule names its zone
- * (docs/decisions.md, "Batches and the calendar").
+ * The schedule with its time zone: the one given, or else the one the items' website reported
+ * (schedule-time-zone.ts).
  */
-function resolveSchedule(schedule: NonNullable<BatchRequest['schedule']>): BatchSchedule {
-  if (!schedule.timezone) {
-    throw ValidationError.forField(
-      'schedule.timezone',
-      "The timezone field is required: Inkpress does not know this website's time zone. Send an IANA time zone, like Europe/Paris.",
-    );
-  }
+function resolveSchedule(
+  schedule: NonNullable<BatchRequest['schedule']>,
+  websites: Website[],
+): BatchSchedule {
   return {
     start: schedule.start,
     every: schedule.every,
     at: schedule.at,
-    timezone: schedule.timezone,
+    timezone: scheduleTimeZone(schedule.timezone, websites),
     ...(schedule.weekdays ? { weekdays: schedule.weekdays } : {}),
   };
 }

@@ -27,17 +27,22 @@ export function presentBatch(batch: Batch) {
     completed_at: toWireTime(batch.completedAt),
     items_count: batch.rows.length,
     credits_reserved: batch.creditsReserved,
-    schedule: batch.schedule
-      ? {
-          start: batch.schedule.start,
-          every: batch.schedule.every,
-          at: batch.schedule.at,
-          timezone: batch.schedule.timezone,
-          weekdays: batch.schedule.weekdays ?? null,
-        }
-      : null,
+    schedule: presentSchedule(batch),
     rejected: batch.rejected,
   };
+}
+
+/** The calendar as it was computed: `timezone` is the zone used (the schedule's or the website's). */
+function presentSchedule(batch: Batch) {
+  return batch.schedule
+    ? {
+        start: batch.schedule.start,
+        every: batch.schedule.every,
+        at: batch.schedule.at,
+        timezone: batch.schedule.timezone,
+        weekdays: batch.schedule.weekdays ?? null,
+      }
+    : null;
 }
 
 function presentItem(
@@ -69,6 +74,7 @@ export function acceptedBatchAnswer(accepted: AcceptedBatch, baseUrl: string) {
     }${batch.rejected.length > 0 ? `; ${batch.rejected.length} rows were refused (see rejected)` : ''}. Follow the batch at ${batchUrl}.`,
     items_count: articles.length,
     credits_reserved: batch.creditsReserved,
+    schedule: presentSchedule(batch),
     rejected: batch.rejected,
     items: articles.map((article, index) =>
       presentItem(

@@ -16,6 +16,11 @@ export interface CmsStatus {
   roles: string[];
   cmsVersion: string;
   pluginVersion: string;
+  /**
+   * The site's time zone as the plugin reported it (`wp_timezone_string()`), unchecked: a site may
+   * send anything (core/time-zones.ts `siteTimeZone` keeps a valid one); undefined when it sent none.
+   */
+  timezone?: string;
 }
 
 export interface CmsCategory {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ValidationError } from '../errors';
 import { formText, parseOrThrow } from '../schema-helpers';
+import { siteTimeZone } from '../time-zones';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
 import { withDiagnosis } from './diagnose-connection';
@@ -102,7 +103,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
 
   const websiteUuid = randomUUID();
   const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
-  const categories = toCategories(websiteUuid, fromSite);
+  const categories = toCategories(websiteUuid, fromSite.categories);
   const website: Website = {
     accountId,
     websiteUuid,
@@ -116,6 +117,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
     articlesCount: 0,
     categoriesCount: categories.length,
     createdAt: (deps.now?.() ?? new Date()).toISOString(),
+    timezone: siteTimeZone(fromSite.status.timezone),
   };
   website.checkedAt = website.createdAt;
 
@@ -137,6 +139,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
 /**
  * Logs in through the plugin (which refuses a user without the role like a wrong password) and
  * reads the categories, as one reserved login attempt (login-failures.ts); any failure is a 422.
+ * Returns the plugin's status answer (its time zone among it) and the categories.
  */
 export async function verifyLogin(
   deps: Pick<WebsiteDeps, 'cms' | 'loginFailures' | 'now'>,
@@ -149,8 +152,8 @@ export async function verifyLogin(
       deps.loginFailures,
       { accountId, siteUrl: site.url, login: site.login, now },
       async () => {
-        await deps.cms.status(site);
-        return deps.cms.categories(site);
+        const status = await deps.cms.status(site);
+        return { status, categories: await deps.cms.categories(site) };
       },
     );
   } catch (error) {

@@ -18,6 +18,8 @@ export interface WebsiteHealth {
   /** ISO time of the last check of the site. */
   checkedAt?: string;
   categoriesCount?: number;
+  /** The site's time zone from the plugin's status answer (null: none valid reported). */
+  timezone?: string | null;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * One check of a registered site through the plugin — log in, check the role, read the
- * categories and keep them — used by the sweeper's hourly health check and by
+ * categories and keep them, and keep the site's time zone — used by the sweeper's hourly health check and by
  * `POST /v1/websites/<uuid>/categories/refresh`. The website's flags are recorded either way.
  */
 import { NotFoundError, SiteCallError } from '../errors';
+import { siteTimeZone } from '../time-zones';
 import { syncCategories } from './categories';
 import { type CmsClient, CmsError } from './cms-client';
 import type { PasswordCipher } from './password-cipher';
@@ -38,7 +39,7 @@ export async function checkSite(
   let loggedIn = false;
   try {
     const site = await siteAccessOf(deps, website);
-    await deps.cms.status(site);
+    const status = await deps.cms.status(site);
     loggedIn = true;
     const fromSite = await deps.cms.categories(site);
     const exists = async () =>
@@ -53,6 +54,7 @@ export async function checkSite(
       ...HEALTHY,
       checkedAt,
       categoriesCount,
+      timezone: siteTimeZone(status.timezone),
     });
     return { categoriesCount };
   } catch (error) {

@@ -2,13 +2,14 @@
  * `PUT /v1/websites/<uuid>/update`: new credentials for a registered site (its password changed
  * on WordPress). They are verified through the plugin before anything is stored; then the
  * password is encrypted again (bound to the website and its URL), the flags cleared, the categories
- * refreshed, and the website's pending publications made due so the next sweep publishes them.
+ * and the site's time zone refreshed, and the website's pending publications made due so the next sweep publishes them.
  */
 import * as z from 'zod/mini';
 import { PUBLISH_GRACE_MS } from '../articles/lifecycle-policy';
 import { NotFoundError, ValidationError } from '../errors';
 import type { PublicationSweeps } from '../publishing/ports';
 import { parseOrThrow } from '../schema-helpers';
+import { siteTimeZone } from '../time-zones';
 import { syncCategories } from './categories';
 import { createWebsiteSchema, verifyLogin, type WebsiteDeps } from './create-website';
 import { withDiagnosis } from './diagnose-connection';
@@ -57,12 +58,12 @@ export async function updateWebsite(
     url: website.url,
   });
   const now = (deps.now?.() ?? new Date()).toISOString();
-  const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite);
+  const categoriesCount = await syncCategories(deps.categories, website.websiteUuid, fromSite.categories);
   const write = await deps.websites.updateCredentials(
     accountId,
     website.websiteUuid,
     { login: input.login, passwordCiphertext, passwordContextVersion: PASSWORD_CONTEXT_VERSION },
-    { ...HEALTHY, checkedAt: now, categoriesCount },
+    { ...HEALTHY, checkedAt: now, categoriesCount, timezone: siteTimeZone(fromSite.status.timezone) },
   );
   if (!write) {
     // Deleted while this ran: what was just written goes too.

@@ -22,6 +22,11 @@ export interface Website {
   createdAt: string;
   /** Last time the sweeper checked the site (ISO). */
   checkedAt?: string;
+  /**
+   * The site's time zone (an IANA name or `±HH:MM`, core/time-zones.ts) as its plugin last
+   * reported it; null when the site reported none or an invalid one, absent on records from before.
+   */
+  timezone?: string | null;
 }
 
 type HealthFlags = Pick<Website, 'loginIsUnauthorized' | 'isUnreachable'>;
@@ -62,6 +67,7 @@ export interface WebsiteData {
   articles_count: number;
   categories_count: number;
   created_at: string | null;
+  timezone: string | null;
 }
 
 export function websiteData(website: Website): WebsiteData {
@@ -72,6 +78,7 @@ export function websiteData(website: Website): WebsiteData {
     articles_count: website.articlesCount,
     categories_count: website.categoriesCount,
     created_at: toWireTime(website.createdAt),
+    timezone: website.timezone ?? null,
   };
 }
 

@@ -132,6 +132,8 @@ export class FakeCmsClient implements CmsClient {
   /** Whether a read publishes a scheduled post (a site whose plugin 1.4 publishes it on the read). */
   publishDue = true;
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
+  /** The time zone the status call reports, unchecked (undefined: none, as an old plugin). */
+  siteTimezone: string | undefined;
   private readonly failures: (Error | null)[] = [];
   /**
    * When set, the post is made but the answer is lost (like a timeout after the site wrote it), or
@@ -158,6 +160,7 @@ export class FakeCmsClient implements CmsClient {
       roles: ['inkpress_editor'],
       cmsVersion: '6.1',
       pluginVersion: '1.2.0',
+      ...(this.siteTimezone !== undefined ? { timezone: this.siteTimezone } : {}),
     };
   }
 

@@ -226,3 +226,90 @@ describe('createBatch', () => {
     );
   });
 });
+
+describe("a batch's calendar without a timezone", () => {
+  const schedule = { start: '2026-03-28', every: '1d', at: '09:00' };
+  const scheduled = (websiteUuids: string[], extra: Record<string, unknown> = {}) =>
+    parseBatchRequest({
+      rows: rows(websiteUuids.map((uuid, index) => valid(`topic ${index}`, { website_uuid: uuid }))),
+      schedule: { ...schedule, ...extra },
+    });
+  const refusal = async (attempt: Promise<unknown>) =>
+    ((await attempt.catch((caught: unknown) => caught)) as { fieldErrors?: Record<string, string[]> })
+      .fieldErrors?.['schedule.timezone'];
+
+  it('uses the zone the website reported, and says it on the batch; an explicit timezone wins', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const { websiteUuid } = await fakes.website(accountId, { timezone: 'Europe/Paris' });
+
+    const accepted = await createBatch(batchDeps(fakes), accountId, scheduled([websiteUuid, websiteUuid]));
+
+    expect(accepted.batch.schedule?.timezone).toBe('Europe/Paris');
+    // 09:00 Paris, before and after the spring change.
+    expect(accepted.articles.map((article) => article.publishAt)).toEqual([
+      '2026-03-28T08:00:00.000Z',
+      '2026-03-29T07:00:00.000Z',
+    ]);
+
+    const mine = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({
+        rows: rows([valid('explicit', { website_uuid: websiteUuid })]),
+        schedule: { ...schedule, timezone: 'America/New_York' },
+      }),
+    );
+    expect(mine.batch.schedule?.timezone).toBe('America/New_York');
+    expect(mine.articles[0]?.publishAt).toBe('2026-03-28T13:00:00.000Z');
+  });
+
+  it('computes with an offset the website reported', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const { websiteUuid } = await fakes.website(accountId, { timezone: '+05:30' });
+
+    const accepted = await createBatch(batchDeps(fakes), accountId, scheduled([websiteUuid]));
+
+    expect(accepted.batch.schedule?.timezone).toBe('+05:30');
+    expect(accepted.articles[0]?.publishAt).toBe('2026-03-28T03:30:00.000Z');
+  });
+
+  it('refuses, on schedule.timezone and before any charge, a website that has not reported its zone', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const never = await fakes.website(accountId);
+    const invalid = await fakes.website(accountId, { timezone: null });
+
+    for (const website of [never, invalid]) {
+      const message = await refusal(
+        createBatch(batchDeps(fakes), accountId, scheduled([website.websiteUuid])),
+      );
+      expect(message).toEqual([expect.stringMatching(/has not reported its time zone.*update the plugin/)]);
+    }
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100);
+    expect(fakes.batches.batches.size).toBe(0);
+  });
+
+  it('refuses items going to websites in different zones, and takes one zone shared by several websites', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const paris = await fakes.website(accountId, { timezone: 'Europe/Paris' });
+    const alsoParis = await fakes.website(accountId, { timezone: 'Europe/Paris' });
+    const newYork = await fakes.website(accountId, { timezone: 'America/New_York' });
+
+    const message = await refusal(
+      createBatch(batchDeps(fakes), accountId, scheduled([paris.websiteUuid, newYork.websiteUuid])),
+    );
+    expect(message).toEqual([
+      expect.stringMatching(/different time zones \(Europe\/Paris, America\/New_York\)/),
+    ]);
+
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      scheduled([paris.websiteUuid, alsoParis.websiteUuid]),
+    );
+    expect(accepted.batch.schedule?.timezone).toBe('Europe/Paris');
+  });
+});

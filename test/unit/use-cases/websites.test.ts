@@ -304,6 +304,46 @@ describe('website use cases', () => {
     expect((await fakes.websites.get(accountId, website.websiteUuid))?.isUnreachable).toBe(false);
   });
 
+  it("keeps the site's time zone the plugin reports, refreshed by an update and the hourly check; ignores a bad one", async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const timezoneOf = async (uuid: string) => (await fakes.websites.get(accountId, uuid))?.timezone;
+    fakes.cms.siteTimezone = 'Europe/Paris';
+
+    const created = await createWebsite(websiteDeps(fakes), accountId, fields);
+    expect(created.data.timezone).toBe('Europe/Paris');
+    expect(await timezoneOf(created.data.uuid)).toBe('Europe/Paris');
+
+    // The site's owner set a manual offset; the update reads it.
+    fakes.cms.siteTimezone = '-05:30';
+    const updated = await updateWebsite(
+      { ...websiteDeps(fakes), publications: fakes.publications, siteIndex: fakes.siteIndex },
+      accountId,
+      created.data.uuid,
+      { login: 'inkpress', password: 'secret' },
+    );
+    expect(updated.data.timezone).toBe('-05:30');
+
+    // A hostile (or broken) site: what it sends is not kept, and the zone is no longer known.
+    fakes.cms.siteTimezone = 'Europe/Paris"><script>';
+    fakes.time.advance(61 * 60_000);
+    expect(await checkWebsites(fakes)).toEqual({ healthy: 1, failing: 0, gone: 0, errors: 0 });
+    expect(await timezoneOf(created.data.uuid)).toBeNull();
+
+    fakes.cms.siteTimezone = 'America/New_York';
+    fakes.time.advance(61 * 60_000);
+    await checkWebsites(fakes);
+    expect(await timezoneOf(created.data.uuid)).toBe('America/New_York');
+
+    // A plugin that sends no zone: null on the record, not a 500 nor a failed registration.
+    fakes.cms.siteTimezone = undefined;
+    const other = await createWebsite(websiteDeps(fakes), accountId, {
+      ...fields,
+      url: 'https://other.example.com',
+    });
+    expect(other.data.timezone).toBeNull();
+  });
+
   const indexState = { supported: true, postsIndexed: 1, indexedAt: '2026-01-01T00:00:00.000Z' };
   const indexedPost = {
     postId: '7',
