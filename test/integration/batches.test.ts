@@ -449,8 +449,12 @@ describe("a batch's messages recorded sent", () => {
 });
 
 describe('a writer that dies half-way', () => {
-  /** A client whose article puts fail after `allowed` of them (the process died). */
-  function dyingClient(allowed: number): DynamoDBDocumentClient {
+  /**
+   * A client whose article puts fail after `allowed` of them (the process died). Calls it sent
+   * before are in `inFlight`: the writer's error comes as soon as one call fails, while the
+   * others (up to 4 side by side) may still be reaching DynamoDB.
+   */
+  function dyingClient(allowed: number, inFlight: Promise<unknown>[]): DynamoDBDocumentClient {
     const real = dynamoDocumentClient();
     let puts = 0;
     let batchWrites = 0;
@@ -470,7 +474,9 @@ describe('a writer that dies half-way', () => {
           ) {
             return Promise.reject(new Error('the writer died'));
           }
-          return target.send(command as never);
+          const sent = target.send(command as never);
+          inFlight.push(sent);
+          return sent;
         };
       },
     }) as DynamoDBDocumentClient;
@@ -481,7 +487,8 @@ describe('a writer that dies half-way', () => {
     count: number,
     key?: { batchUuid: string; requestHash: string },
   ) {
-    const dying = new DynamoBatchRepository(dyingClient(3), resources.tableNames);
+    const inFlight: Promise<unknown>[] = [];
+    const dying = new DynamoBatchRepository(dyingClient(3, inFlight), resources.tableNames);
     const request = parseBatchRequest({
       rows: Array.from({ length: count }, (_, index) => ({
         row: index,
@@ -496,6 +503,8 @@ describe('a writer that dies half-way', () => {
         key,
       ),
     ).rejects.toThrow('the writer died');
+    // What the writer sent before it died lands (or not) before the test looks.
+    await Promise.allSettled(inFlight);
     return request;
   }
 
