@@ -2,15 +2,18 @@
  * End to end against a real WordPress 6.1 with the Inkpress Connector plugin of this repo
  * (test/e2e/wordpress/peer.sh): registration through the plugin, categories, live, draft and
  * scheduled articles checked through WordPress's own REST API, a wrong password, a site that
- * is down when the article is generated, retried publishes, and deleting the website.
+ * is down when the article is generated, retried publishes, deleting the website, and the
+ * site's time zone (a batch calendar without a timezone, at the site's 09:00).
  * The API runs as its handlers on DynamoDB Local and moto, with the offline writer.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
+import { handler as createBatchHandler } from '../../functions/api/create-batch';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as deleteWebsiteHandler } from '../../functions/api/delete-website';
 import { handler as listCategoriesHandler } from '../../functions/api/list-categories';
+import { handler as refreshCategoriesHandler } from '../../functions/api/refresh-categories';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
 import { createAccount } from '../../functions/core/accounts';
@@ -29,7 +32,7 @@ import { drainQueue } from '../support/generation-queue';
 import { executableFindings, plainTextFindings } from '../support/hostile-text';
 import { multipartBody } from '../support/multipart';
 import { provisionTestResources } from '../support/test-resources';
-import { e2eEnv as env } from './support/test-site';
+import { e2eEnv as env, registerTestSite } from './support/test-site';
 import { peer } from './support/wordpress-peer';
 
 const WP_URL = env('WP_URL');
@@ -135,6 +138,8 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
         articles_count: 0,
         categories_count: 4,
         created_at: expect.stringMatching(WIRE_TIME),
+        // The peer's timezone_string (peer.sh), as the plugin's status reports it.
+        timezone: 'UTC',
         // The site index is built at registration (plugin 1.5).
         index_supported: 1,
         indexed_at: expect.stringMatching(WIRE_TIME),
@@ -432,6 +437,79 @@ describe('a real WordPress with the Inkpress Connector plugin', () => {
         cms_id: expect.stringMatching(/^\d+$/),
       });
     }
+  });
+});
+
+describe("the site's time zone", () => {
+  const php = (code: string) => peer('php-eval', code).trim();
+
+  afterAll(() => {
+    // As peer.sh sets the site up, for the files after this one.
+    php("update_option('timezone_string', 'UTC'); update_option('gmt_offset', 0);");
+  });
+
+  it('keeps the zone WordPress reports (a manual offset too); a batch without timezone is at 09:00 there', async () => {
+    php("update_option('timezone_string', 'Europe/Paris');");
+    const site = await registerTestSite('E2E time zone', 100);
+    const asSite = { accountId: site.accountId };
+    const shown = await showWebsiteHandler(
+      apiEvent('show-website', { ...asSite, pathParameters: { website_uuid: site.websiteUuid } }),
+    );
+    expect(body(shown).data.timezone).toBe('Europe/Paris');
+
+    const batch = (start: string, keywords: string[]) =>
+      createBatchHandler(
+        apiEvent('create-batch', {
+          ...asSite,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            items: keywords.map((keyword) => ({ keyword })),
+            defaults: {
+              h2_count: 2,
+              ai_model: 'gpt-3.5-turbo',
+              language: 'en',
+              website_uuid: site.websiteUuid,
+            },
+            schedule: { start, every: '1d', at: '09:00' },
+          }),
+        }),
+      );
+    // 2027-03-28 is the spring change in Paris.
+    const paris = await batch('2027-03-27', ['paris spring one', 'paris spring two']);
+    expect(paris.statusCode).toBe(202);
+    expect(body(paris).schedule.timezone).toBe('Europe/Paris');
+    const items = body(paris).items as { article_uuid: string; publish_at: string }[];
+    expect(items.map((item) => item.publish_at)).toEqual(['2027-03-27 08:00:00', '2027-03-28 07:00:00']);
+
+    // Published as scheduled posts: WordPress puts both at 09:00 on its own clock.
+    await generateAll();
+    const cmsIds: string[] = [];
+    for (const item of items) {
+      const article = body(
+        await showArticleHandler(
+          apiEvent('show-article', { ...asSite, pathParameters: { article_uuid: item.article_uuid } }),
+        ),
+      );
+      expect(article.data.cms_id).toMatch(/^\d+$/);
+      cmsIds.push(article.data.cms_id);
+    }
+    const local = await Promise.all(
+      cmsIds.map(async (cmsId) => ((await wpPost(cmsId)) as { date?: string }).date),
+    );
+    expect(local).toEqual(['2027-03-27T09:00:00', '2027-03-28T09:00:00']);
+    for (const cmsId of cmsIds) php(`wp_delete_post(${Number(cmsId)}, true);`);
+
+    // The owner sets a manual offset (UTC+5:30): the next status read keeps it as +05:30.
+    php("update_option('timezone_string', ''); update_option('gmt_offset', 5.5);");
+    const refreshed = await refreshCategoriesHandler(
+      apiEvent('refresh-categories', { ...asSite, pathParameters: { website_uuid: site.websiteUuid } }),
+    );
+    expect(refreshed.statusCode).toBe(200);
+    expect(body(refreshed).data.timezone).toBe('+05:30');
+    const offset = await batch('2027-03-27', ['offset one']);
+    expect(body(offset).items.map((item: { publish_at: string }) => item.publish_at)).toEqual([
+      '2027-03-27 03:30:00',
+    ]);
   });
 });
 
