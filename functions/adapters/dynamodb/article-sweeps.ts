@@ -3,7 +3,6 @@
  * index (due at `sweepAt`), and the bookkeeping of generation messages.
  */
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import pLimit from 'p-limit';
 import type { Article } from '../../core/articles/article';
 import type {
   ArticleKey,
@@ -62,13 +61,16 @@ export class DynamoArticleSweeps implements ArticleSweeps, GenerationDispatch, Q
    * batch's messages go out cost a retry, not a call per article.
    */
   async markSentMany(articles: ArticleKey[], recheckAt: string): Promise<void> {
-    const limit = pLimit(MARK_CALLS_IN_FLIGHT);
-    const calls = [];
+    const chunks: SentMark[][] = [];
     for (let start = 0; start < articles.length; start += MARKED_PER_CALL) {
-      const marks = articles.slice(start, start + MARKED_PER_CALL).map((article) => ({ article, recheckAt }));
-      calls.push(limit(() => this.markTogether(marks)));
+      chunks.push(articles.slice(start, start + MARKED_PER_CALL).map((article) => ({ article, recheckAt })));
     }
-    await Promise.all(calls);
+    // MARK_CALLS_IN_FLIGHT callers, each taking the next chunk (no p-limit in CreateArticle's bundle).
+    await Promise.all(
+      Array.from({ length: Math.min(MARK_CALLS_IN_FLIGHT, chunks.length) }, async () => {
+        for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) await this.markTogether(chunk);
+      }),
+    );
   }
 
   private readonly groupedMarks = groupedCalls<SentMark, void>(

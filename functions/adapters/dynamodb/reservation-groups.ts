@@ -31,9 +31,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Article } from '../../core/articles/article';
 import { deferral, deferredArticle, reservedArticle } from '../../core/articles/article-rules';
-import type { DeferredState, Reservation, ReservationOutcome } from '../../core/articles/ports';
+import type { Reservation, ReservationOutcome } from '../../core/articles/ports';
 import { type GroupOutcome, groupedCallsByKey } from '../../shared/grouped-calls';
-import { articleToItem } from './article-item';
+import { articleToItem, type Item } from './article-item';
 import { SWEEP_BUCKET } from './keys';
 import { queueCountUpdatesOfRun, takeQueueSeqs } from './queue-positions';
 import { conditionFailed, transactionToken, transactWithRetry } from './transactions';
@@ -83,7 +83,7 @@ export function reservationGroups(
     async (members) => {
       if (members.length === 1 || !fitsOneTransaction(members)) return eachAlone(members);
       const whole = await reserveTogether(client, tables, members).catch(() => 'refused' as const);
-      if (whole === 'reserved') return members.map(() => ({ value: 'reserved' as const }));
+      if (whole === 'written') return members.map(() => ({ value: 'reserved' as const }));
       if (whole === 'refused') return eachAlone(members);
       return planGroup(client, tables, members, eachAlone);
     },
@@ -126,7 +126,7 @@ async function planGroup(
   const headOutcomes =
     head.length < 2
       ? await eachAlone(head)
-      : (await reserveTogether(client, tables, head).catch(() => 'refused' as const)) === 'reserved'
+      : (await reserveTogether(client, tables, head).catch(() => 'refused' as const)) === 'written'
         ? head.map(() => ({ value: 'reserved' as const }))
         : await eachAlone(head);
   const waiting = waitingState(rest, read.credits - charge, read.started + covered);
@@ -159,70 +159,37 @@ type Waiting =
  * The members stored waiting in one transaction, conditional on each of them being refused alone
  * now; false when that no longer holds (cancelled).
  */
-async function deferTogether(
+function deferTogether(
   client: DynamoDBDocumentClient,
   tables: GroupTables,
   members: Member[],
   waiting: Waiting,
 ): Promise<boolean> {
-  const first = members[0] as Member;
-  const { accountId } = first.article;
-  const state: DeferredState = waiting.state;
-  const firstSeq = await takeQueueSeqs(client, tables.articles, accountId, members.length);
-  const puts = members.map(
-    ({ article, reservation }, index): TransactItem => ({
-      Put: {
-        TableName: tables.articles,
-        Item: articleToItem(deferredArticle({ ...article, queueSeq: firstSeq + index }, state, reservation), {
-          queued: true,
-          sweep: { kind: SWEEP_BUCKET.reservation, at: deferral(state, reservation).retryAt },
-        }),
-        ConditionExpression: 'attribute_not_exists(articleUuid)',
-      },
-    }),
-  );
-  const checks: TransactItem[] =
+  const { accountId } = (members[0] as Member).article;
+  const { day } = (members[0] as Member).reservation;
+  const { state } = waiting;
+  const checks =
     waiting.state === 'not_enough_credits'
-      ? [
-          {
-            ConditionCheck: {
-              TableName: tables.accounts,
-              Key: { accountId },
-              ConditionExpression: 'credits < :cheapest',
-              ExpressionAttributeValues: { ':cheapest': waiting.cheapest },
-            },
-          },
-        ]
+      ? [check(tables.accounts, { accountId }, 'credits < :n', waiting.cheapest)]
       : [
-          {
-            ConditionCheck: {
-              TableName: tables.accounts,
-              Key: { accountId },
-              ConditionExpression: 'credits >= :dearest',
-              ExpressionAttributeValues: { ':dearest': waiting.dearest },
-            },
-          },
-          {
-            ConditionCheck: {
-              TableName: tables.dailyUsage,
-              Key: { accountId, day: first.reservation.day },
-              ConditionExpression: 'generations >= :limit',
-              ExpressionAttributeValues: { ':limit': waiting.highestLimit },
-            },
-          },
+          check(tables.accounts, { accountId }, 'credits >= :n', waiting.dearest),
+          check(tables.dailyUsage, { accountId, day }, 'generations >= :n', waiting.highestLimit),
         ];
-  return transactWithRetry<boolean>(
+  return writeGroup(
     client,
-    async () => ({
-      TransactItems: [
-        ...puts,
-        ...checks,
-        ...queueCountUpdatesOfRun(tables.articles, accountId, firstSeq, members.length),
-      ],
-    }),
-    true,
-    (codes) => (codes.some((_, index) => conditionFailed(codes, index)) ? { result: false } : undefined),
-  );
+    tables,
+    members,
+    (article, reservation) =>
+      articleToItem(deferredArticle(article, state, reservation), {
+        queued: true,
+        sweep: { kind: SWEEP_BUCKET.reservation, at: deferral(state, reservation).retryAt },
+      }),
+    checks,
+  ).then((outcome) => outcome === 'written');
+}
+
+function check(TableName: string, Key: Record<string, string>, ConditionExpression: string, n: number) {
+  return { ConditionCheck: { TableName, Key, ConditionExpression, ExpressionAttributeValues: { ':n': n } } };
 }
 
 /** The account's credits and the day's count, read now (consistently). */
@@ -232,29 +199,19 @@ async function readBalance(
   accountId: string,
   day: string,
 ): Promise<{ credits: number; started: number }> {
-  const [account, usage] = await Promise.all([
-    client.send(
-      new GetCommand({
-        TableName: tables.accounts,
-        Key: { accountId },
-        ConsistentRead: true,
-        ProjectionExpression: 'credits',
-      }),
-    ),
-    client.send(
-      new GetCommand({
-        TableName: tables.dailyUsage,
-        Key: { accountId, day },
-        ConsistentRead: true,
-        ProjectionExpression: 'generations',
-      }),
-    ),
+  const read = (TableName: string, Key: Record<string, string>, attribute: string) =>
+    client
+      .send(new GetCommand({ TableName, Key, ConsistentRead: true, ProjectionExpression: attribute }))
+      .then(({ Item }) => Number(Item?.[attribute] ?? 0));
+  const [credits, started] = await Promise.all([
+    read(tables.accounts, { accountId }, 'credits'),
+    read(tables.dailyUsage, { accountId, day }, 'generations'),
   ]);
-  return { credits: Number(account.Item?.credits ?? 0), started: Number(usage.Item?.generations ?? 0) };
+  return { credits, started };
 }
 
 /**
- * Every member reserved in one transaction (`reserved`); `short` when the credits or the day's
+ * Every member reserved in one transaction (`written`); `short` when the credits or the day's
  * slots did not cover them all; `refused` when an article's own condition failed (stored by an
  * earlier try).
  */
@@ -262,67 +219,94 @@ async function reserveTogether(
   client: DynamoDBDocumentClient,
   tables: GroupTables,
   members: Member[],
-): Promise<'reserved' | 'short' | 'refused'> {
-  const first = members[0] as Member;
-  const { accountId } = first.article;
-  const { day } = first.reservation;
+): Promise<GroupWrite> {
+  const { accountId } = (members[0] as Member).article;
+  const { day } = (members[0] as Member).reservation;
   const count = members.length;
   // The lowest limit any member read: a group is never let past a limit one of them saw.
   const dailyLimit = Math.min(...members.map(({ reservation }) => reservation.dailyLimit));
   if (dailyLimit < count) return 'short';
   const total = members.reduce((sum, { reservation }) => sum + reservation.price, 0);
+  return writeGroup(
+    client,
+    tables,
+    members,
+    (article, reservation) =>
+      articleToItem(reservedArticle(article, reservation), {
+        queued: true,
+        sweep: { kind: SWEEP_BUCKET.generation, at: reservation.sendBy },
+      }),
+    [
+      {
+        Update: {
+          TableName: tables.accounts,
+          Key: { accountId },
+          UpdateExpression: 'SET credits = credits - :total',
+          ConditionExpression: 'credits >= :total',
+          ExpressionAttributeValues: { ':total': total },
+        },
+      },
+      {
+        Update: {
+          TableName: tables.dailyUsage,
+          Key: { accountId, day },
+          UpdateExpression:
+            'SET generations = if_not_exists(generations, :zero) + :count, expiresAt = :expiresAt',
+          ConditionExpression: 'attribute_not_exists(generations) OR generations <= :before',
+          ExpressionAttributeValues: {
+            ':zero': 0,
+            ':count': count,
+            ':before': dailyLimit - count,
+            ':expiresAt': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + DAILY_USAGE_TTL_SECONDS,
+          },
+        },
+      },
+    ],
+  );
+}
+
+type GroupWrite = 'written' | 'short' | 'refused';
+
+/**
+ * One transaction: the members' articles (`itemOf`), numbered in a row from queue numbers taken
+ * with one UpdateItem, each put conditional on its uuid being new, the `beside` items, and the
+ * queue counters. `refused` when an article's put failed, `short` when an item `beside` did.
+ */
+async function writeGroup(
+  client: DynamoDBDocumentClient,
+  tables: GroupTables,
+  members: Member[],
+  itemOf: (article: Article, reservation: Reservation) => Item,
+  beside: TransactItem[],
+): Promise<GroupWrite> {
+  const { accountId } = (members[0] as Member).article;
+  const count = members.length;
   const firstSeq = await takeQueueSeqs(client, tables.articles, accountId, count);
   const puts = members.map(
     ({ article, reservation }, index): TransactItem => ({
       Put: {
         TableName: tables.articles,
-        Item: articleToItem(reservedArticle({ ...article, queueSeq: firstSeq + index }, reservation), {
-          queued: true,
-          sweep: { kind: SWEEP_BUCKET.generation, at: reservation.sendBy },
-        }),
+        Item: itemOf({ ...article, queueSeq: firstSeq + index }, reservation),
         ConditionExpression: 'attribute_not_exists(articleUuid)',
       },
     }),
   );
   const call = randomUUID();
-  return transactWithRetry<'reserved' | 'short' | 'refused'>(
+  return transactWithRetry<GroupWrite>(
     client,
     async (attempt) => ({
       // The SDK's own retries resend this token: a transaction that did commit is not applied twice.
       ClientRequestToken: transactionToken(call, attempt),
       TransactItems: [
         ...puts,
-        {
-          Update: {
-            TableName: tables.accounts,
-            Key: { accountId },
-            UpdateExpression: 'SET credits = credits - :total',
-            ConditionExpression: 'credits >= :total',
-            ExpressionAttributeValues: { ':total': total },
-          },
-        },
-        {
-          Update: {
-            TableName: tables.dailyUsage,
-            Key: { accountId, day },
-            UpdateExpression:
-              'SET generations = if_not_exists(generations, :zero) + :count, expiresAt = :expiresAt',
-            ConditionExpression: 'attribute_not_exists(generations) OR generations <= :before',
-            ExpressionAttributeValues: {
-              ':zero': 0,
-              ':count': count,
-              ':before': dailyLimit - count,
-              ':expiresAt': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + DAILY_USAGE_TTL_SECONDS,
-            },
-          },
-        },
+        ...beside,
         ...queueCountUpdatesOfRun(tables.articles, accountId, firstSeq, count),
       ],
     }),
-    'reserved',
+    'written',
     (codes) => {
       if (puts.some((_, index) => conditionFailed(codes, index))) return { result: 'refused' };
-      if (conditionFailed(codes, count) || conditionFailed(codes, count + 1)) return { result: 'short' };
+      if (beside.some((_, index) => conditionFailed(codes, count + index))) return { result: 'short' };
       return undefined;
     },
   );

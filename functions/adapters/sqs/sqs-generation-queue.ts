@@ -46,9 +46,7 @@ export class SqsGenerationQueue implements GenerationQueue {
     const failed = new Map((Failed ?? []).map((entry) => [Number(entry.Id), entry]));
     return messages.map((_, index) => {
       const entry = failed.get(index);
-      return entry
-        ? { error: new Error(`SendMessageBatch refused the message: ${entry.Code} ${entry.Message ?? ''}`) }
-        : { value: undefined };
+      return entry ? { error: new Error(`${entry.Code}: ${entry.Message}`) } : { value: undefined };
     });
   }
 
