@@ -71,11 +71,6 @@ export interface Config {
   search?: SearchSettings;
   /** Set when the function uses the article image bucket. */
   imageBucketName?: string;
-  /**
-   * Set when the function consumes the generation queue (the worker): its lease and first retry
-   * delay, the deployed constants unless shortened (tests of crashes and outages).
-   */
-  generationTimings?: GenerationTimings;
 }
 
 const DEFAULT_MODEL_TIMEOUT_SECONDS = 40;
@@ -124,12 +119,6 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
   if (access.sendsToQueue || access.consumesQueue) {
     config.generationQueueUrl = required('GENERATION_QUEUE_URL', 'the generation queue');
   }
-  if (access.consumesQueue) {
-    config.generationTimings = {
-      leaseMs: number('INKPRESS_GENERATION_LEASE_SECONDS', GENERATION_TIMINGS.leaseMs / 1000, 1) * 1000,
-      firstRetrySeconds: number('INKPRESS_GENERATION_RETRY_SECONDS', GENERATION_TIMINGS.firstRetrySeconds, 1),
-    };
-  }
   if (access.sendsToWebhookQueue || access.consumesWebhookQueue) {
     config.webhookQueueUrl = required('WEBHOOK_QUEUE_URL', 'the webhook queue');
   }
@@ -170,6 +159,29 @@ export function loadConfig(env: Environment, access: FunctionAccess): Config {
     if (search) config.search = search;
   }
   return config;
+}
+
+/**
+ * The generation worker's lease and first retry delay: the deployed constants
+ * (`GENERATION_TIMINGS`; the stack sets neither variable) unless the environment shortens them,
+ * for tests of crashes and storage outages. Read by the worker alone, so the other functions'
+ * bundles do not carry it.
+ */
+export function generationTimings(env: Environment): GenerationTimings {
+  // (Not loadConfig's `number`: that would put this in every function's bundle.)
+  const seconds = (name: string, fallback: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const parsed = Number(raw);
+    if (!Number.isFinite(parsed) || parsed < 1) {
+      throw new ConfigError(`Environment variable ${name} must be a number >= 1, not "${raw}".`);
+    }
+    return parsed;
+  };
+  return {
+    leaseMs: seconds('INKPRESS_GENERATION_LEASE_SECONDS', GENERATION_TIMINGS.leaseMs / 1000) * 1000,
+    firstRetrySeconds: seconds('INKPRESS_GENERATION_RETRY_SECONDS', GENERATION_TIMINGS.firstRetrySeconds),
+  };
 }
 
 /** SEARCH_PROVIDER and, for a function that searches, what that provider needs. */

@@ -19,6 +19,7 @@ import { deliveryKept, generateQueuedArticle } from '../core/articles/generate-a
 import { storageFailureRetryDelaySeconds } from '../core/articles/lifecycle-policy';
 import { publishArticle } from '../core/publishing/publish-article';
 import { composition } from '../shared/composition';
+import { generationTimings } from '../shared/config';
 import { logger } from '../shared/logger';
 import { recordFinalGenerationFailure } from '../shared/metrics';
 
@@ -33,7 +34,7 @@ const composed = composition('GenerationWorker', (config) => {
       websites: websiteStore(config),
       siteLinks: generationSiteLinks(config),
       images: imageDeps(config),
-      timings: config.generationTimings,
+      timings: generationTimings(process.env),
       onImageFailure: (article: { articleUuid: string }, slot: string, reason: string) =>
         logger.warn('An image could not be had; the article goes without it and its credits come back', {
           articleUuid: article.articleUuid,

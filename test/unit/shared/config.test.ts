@@ -1,6 +1,6 @@
 /** A function's configuration: what its route-table access declares, validated once, one error naming the variable. */
 import { authorizer, functionNamed, generationWorker } from '../../../functions/routes';
-import { ConfigError, loadConfig } from '../../../functions/shared/config';
+import { ConfigError, generationTimings, loadConfig } from '../../../functions/shared/config';
 
 const API_ENV = { RATE_LIMITS_TABLE: 'limits', WEBSITES_TABLE: 'websites' };
 
@@ -74,34 +74,15 @@ describe('loadConfig', () => {
   });
 
   it('gives the worker the deployed lease and retry delay unless the environment shortens them', () => {
-    const env = {
-      ACCOUNTS_TABLE: 'a',
-      ARTICLES_TABLE: 'b',
-      WEBSITES_TABLE: 'c',
-      CATEGORIES_TABLE: 'd',
-      USAGE_DAYS_TABLE: 'e',
-      WEBHOOKS_TABLE: 'f',
-      SITE_INDEX_TABLE: 'g',
-      GENERATION_QUEUE_URL: 'q',
-      WEBHOOK_QUEUE_URL: 'w',
-      SITE_PASSWORD_KEY_ID: 'k',
-      IMAGE_BUCKET_NAME: 'i',
-      INKPRESS_LOCAL_MODE: 'true',
-    };
-    expect(loadConfig(env, generationWorker.access).generationTimings).toEqual({
-      leaseMs: 60_000,
-      firstRetrySeconds: 30,
-    });
+    expect(generationTimings({})).toEqual({ leaseMs: 60_000, firstRetrySeconds: 30 });
     expect(
-      loadConfig(
-        { ...env, INKPRESS_GENERATION_LEASE_SECONDS: '4', INKPRESS_GENERATION_RETRY_SECONDS: '1' },
-        generationWorker.access,
-      ).generationTimings,
+      generationTimings({ INKPRESS_GENERATION_LEASE_SECONDS: '4', INKPRESS_GENERATION_RETRY_SECONDS: '1' }),
     ).toEqual({ leaseMs: 4_000, firstRetrySeconds: 1 });
-    expect(() =>
-      loadConfig({ ...env, INKPRESS_GENERATION_LEASE_SECONDS: '0' }, generationWorker.access),
-    ).toThrow('Environment variable INKPRESS_GENERATION_LEASE_SECONDS must be a number >= 1, not "0".');
-    expect(loadConfig(API_ENV, functionNamed('ListWebsites').access).generationTimings).toBeUndefined();
+    expect(() => generationTimings({ INKPRESS_GENERATION_LEASE_SECONDS: '0' })).toThrow(
+      new ConfigError(
+        'Environment variable INKPRESS_GENERATION_LEASE_SECONDS must be a number >= 1, not "0".',
+      ),
+    );
   });
 
   it('gives the authorizer its token table and nothing else', () => {
