@@ -23,7 +23,7 @@ import { showArticle } from '../../functions/core/articles/read-articles';
 import { attemptDelivery, fanOut, resendDueWebhooks } from '../../functions/core/webhooks/deliver-webhooks';
 import type { DeliveryKey, WebhookMessage } from '../../functions/core/webhooks/ports';
 import { RESEND_AFTER_MS, RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks/webhook';
-import { showWebsite } from '../../functions/core/websites/read-websites';
+import { showIndexedWebsite } from '../../functions/core/websites/site-index';
 import { dynamoDocumentClient } from '../../functions/shared/aws/dynamodb';
 import { sqsClient } from '../../functions/shared/aws/sqs';
 import type { ProvisionedResources } from '../../local/provision';
@@ -528,7 +528,11 @@ describe('a producer that dies right after its change', () => {
     }
     expect(crash.died()).toBe(true);
     expect(await takeMessages()).toEqual([]);
-    const shown = await showWebsite({ websites: deps.websiteStore() }, accountId, websiteUuid);
+    const shown = await showIndexedWebsite(
+      { websites: deps.websiteStore(), siteIndex: deps.siteIndexStore() },
+      accountId,
+      websiteUuid,
+    );
     expect(shown.status.is_unreachable).toBe(1);
     // The flag is set already: writing it again is no change of health, so no second event.
     await deps.websitesWithEvents().recordHealth(accountId, websiteUuid, { isUnreachable: true });
