@@ -7,13 +7,16 @@
  * - a 500-item batch (JSON) accepted: the time of each request, p50 of BENCH_BATCH_RUNS.
  *
  * The rate limit is set out of the way (the per-account limit would answer most of 200 requests
- * at once with 429, which is its job and not what is measured here).
+ * at once with 429, which is its job and not what is measured here). Each scenario also prints
+ * the DynamoDB and SQS calls it made, by operation (docs/decisions.md, "Hot account").
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as createArticle } from '../functions/api/create-article';
 import { handler as createBatch } from '../functions/api/create-batch';
 import { createAccount } from '../functions/core/accounts';
 import { priceOf } from '../functions/core/pricing';
+import { dynamoDbClient } from '../functions/shared/aws/dynamodb';
+import { sqsClient } from '../functions/shared/aws/sqs';
 import * as deps from '../test/support/deps';
 import { apiEvent } from '../test/support/events';
 import { startBenchStack } from './bench-stack';
@@ -40,6 +43,32 @@ const item = (index: number) => ({
   language: 'en',
 });
 
+/** Counts the calls of the shared DynamoDB and SQS clients by operation, from now until `take()`. */
+function callCounter() {
+  const counts = new Map<string, number>();
+  const count =
+    (service: string) =>
+    // biome-ignore lint/suspicious/noExplicitAny: any command of the client's middleware stack
+    (next: (args: any) => Promise<any>, context: { commandName?: string }) =>
+    // biome-ignore lint/suspicious/noExplicitAny: any command of the client's middleware stack
+    async (args: any) => {
+      const name = `${service} ${String(context.commandName ?? '?').replace(/Command$/, '')}`;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return next(args);
+    };
+  dynamoDbClient().middlewareStack.add(count('DynamoDB'), { step: 'initialize', name: 'benchCallCount' });
+  sqsClient().middlewareStack.add(count('SQS'), { step: 'initialize', name: 'benchCallCount' });
+  return {
+    reset: () => counts.clear(),
+    /** `n x Operation` per operation, most first, and the total. */
+    summary: () => {
+      const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
+      const each = [...counts].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${n} ${name}`);
+      return `${total} calls: ${each.join(', ')}`;
+    },
+  };
+}
+
 export async function hotAccountBench(): Promise<void> {
   Object.assign(process.env, {
     INKPRESS_RATE_LIMIT_PER_SECOND: '1000000',
@@ -61,6 +90,7 @@ export async function hotAccountBench(): Promise<void> {
     // Credits for all but 10 of them: exactly CONCURRENT - 10 reserved, the rest deferred.
     const credits = (CONCURRENT - 10) * price;
     const accountId = await newAccount(credits, 100_000);
+    const calls = callCounter();
     const times: number[] = [];
     const statuses = new Map<number, number>();
     const started = performance.now();
@@ -73,6 +103,7 @@ export async function hotAccountBench(): Promise<void> {
       }),
     );
     const wall = performance.now() - started;
+    const createCalls = calls.summary();
     times.sort((a, b) => a - b);
     const left = (await deps.accountStore().get(accountId))?.credits;
     const queued = await deps.articleStore().listQueued(accountId, 1, 1);
@@ -81,10 +112,13 @@ export async function hotAccountBench(): Promise<void> {
     console.log(
       `${percentile(times, 50).toFixed(0).padStart(6)} | ${percentile(times, 99).toFixed(0).padStart(6)} | ${(times.at(-1) ?? 0).toFixed(0).padStart(6)} | ${wall.toFixed(0).padStart(7)} | ${[...statuses].map(([status, count]) => `${count}x${status}`).join(' ')} | ${left} (0) | ${queued.total ?? '?'} (goal: p99 <= 2000 ms)`,
     );
+    console.log(`The ${CONCURRENT} creates made ${createCalls}`);
 
     const batchTimes: number[] = [];
+    let batchCalls = '';
     for (let run = 0; run < BATCH_RUNS; run++) {
       const batchAccount = await newAccount(BATCH_ITEMS * price, 100_000);
+      calls.reset();
       const begin = performance.now();
       const response = await send(
         batchAccount,
@@ -93,6 +127,7 @@ export async function hotAccountBench(): Promise<void> {
         'create-batch',
       );
       batchTimes.push(performance.now() - begin);
+      batchCalls = calls.summary();
       if (response.statusCode !== 202)
         throw new Error(`batch answered ${response.statusCode}: ${response.body}`);
       const left = (await deps.accountStore().get(batchAccount))?.credits;
@@ -106,6 +141,7 @@ export async function hotAccountBench(): Promise<void> {
     console.log(
       `${percentile(batchTimes, 50).toFixed(0).padStart(6)} | ${(batchTimes[0] ?? 0).toFixed(0).padStart(6)} | ${(batchTimes.at(-1) ?? 0).toFixed(0).padStart(6)} (goal: p50 <= 3000 ms)`,
     );
+    console.log(`One batch made ${batchCalls}`);
   } finally {
     await stack.stop();
   }
