@@ -286,9 +286,11 @@ export const routes: RouteDefinition[] = [
     access: {
       // The reservation transaction (article put, credits and daily usage updates), the deferred
       // put, the re-read of a retried create, postponeStuckCheck; the website and category check.
+      // Creates reserved together (reservation-groups.ts, in a process serving many at once) read
+      // the balance and the day's count and check them in the transaction that stores the waiting.
       tables: rateLimited({
-        accounts: ['GetItem', 'UpdateItem'],
-        dailyUsage: ['UpdateItem'],
+        accounts: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+        dailyUsage: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
         articles: ['GetItem', 'PutItem', 'UpdateItem'],
         websites: ['GetItem'],
         categories: ['GetItem'],

@@ -436,8 +436,9 @@ describe('functions', () => {
     },
     CreateArticle: {
       rateLimits: ['UpdateItem'],
-      accounts: ['GetItem', 'UpdateItem'],
-      dailyUsage: ['UpdateItem'],
+      // Creates reserved together read the balance and check it (reservation-groups.ts).
+      accounts: ['ConditionCheckItem', 'GetItem', 'UpdateItem'],
+      dailyUsage: ['ConditionCheckItem', 'GetItem', 'UpdateItem'],
       articles: ['GetItem', 'PutItem', 'UpdateItem'],
       websites: ['GetItem'],
       categories: ['GetItem'],
