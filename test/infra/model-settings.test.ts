@@ -9,10 +9,32 @@ type FunctionResource = {
   Properties: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } };
 };
 
-function functionEnvironments(context: Record<string, string>) {
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+/**
+ * The template synthesized with a context, once per context for the file (a synth takes seconds
+ * and the tests only read it); a synth that throws is not kept, so each such test synthesizes.
+ * Without CDK's built-in CloudFormation validation (its WebAssembly engine costs ~10 s of CPU per
+ * test file and only ever warns): `npm run synth`
+ * (`.ci/run`'s synth step) runs it.
+ */
+const templates = new Map<string, Template>();
+function synthesized(context: Record<string, string>): Template {
+  const key = JSON.stringify(Object.entries(context).sort(([a], [b]) => a.localeCompare(b)));
+  const existing = templates.get(key);
+  if (existing) return existing;
+  const app = new App({
+    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
   const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
-  const functions = template.findResources('AWS::Lambda::Function') as Record<string, FunctionResource>;
+  templates.set(key, template);
+  return template;
+}
+
+function functionEnvironments(context: Record<string, string>) {
+  const functions = synthesized(context).findResources('AWS::Lambda::Function') as Record<
+    string,
+    FunctionResource
+  >;
   return Object.entries(functions).map(([id, resource]) => ({
     id,
     variables: resource.Properties.Environment?.Variables ?? {},
@@ -65,10 +87,10 @@ describe('rate-limit settings', () => {
 
 describe('worker concurrency (-c workerMaxConcurrency=N)', () => {
   function generationMapping(context: Record<string, string>) {
-    const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
-    const mappings = Template.fromStack(new InkpressStack(app, 'Inkpress')).findResources(
-      'AWS::Lambda::EventSourceMapping',
-    ) as Record<string, { Properties: { FunctionName: { Ref: string }; ScalingConfig?: unknown } }>;
+    const mappings = synthesized(context).findResources('AWS::Lambda::EventSourceMapping') as Record<
+      string,
+      { Properties: { FunctionName: { Ref: string }; ScalingConfig?: unknown } }
+    >;
     return Object.values(mappings).find(({ Properties }) =>
       Properties.FunctionName.Ref.startsWith('FunctionsGenerationWorker'),
     )?.Properties;

@@ -45,7 +45,12 @@ interface Statement {
 const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
   context: Json;
 };
-const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+// Without CDK's built-in CloudFormation validation: its WebAssembly engine costs ~10 s of CPU per
+// test file and only ever warns; `npm run synth` (`.ci/run`'s synth step) runs it.
+const app = new App({
+  context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+  builtinCloudFormationValidation: false,
+});
 const stack = new InkpressStack(app, 'Inkpress');
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, CfnResource>;
@@ -760,6 +765,7 @@ describe('web ACL on the API stage', () => {
   it('is dropped with -c waf=false, and cdk-nag accepts that with a reason', () => {
     const withoutWaf = new App({
       context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], waf: 'false' },
+      builtinCloudFormationValidation: false,
     });
     const stackWithoutWaf = new InkpressStack(withoutWaf, 'Inkpress');
     const types = Object.values(
