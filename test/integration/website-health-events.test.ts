@@ -133,6 +133,7 @@ describe('health events under concurrent writes', () => {
         posts_indexed: 3,
         indexed_at: '2026-11-28 05:00:00',
         index_supported: 1,
+        timezone: null,
       },
       status: { login_is_unauthorized: 0, is_unreachable: 0 },
     });
