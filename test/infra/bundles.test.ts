@@ -4,8 +4,6 @@
  * client (docs/design.md: API handlers must not bundle it) and zod's full API, and each function
  * bundles the AWS SDK clients its route-table `access` declares and no other.
  */
-import * as path from 'node:path';
-import { build } from 'esbuild';
 import {
   allFunctions,
   authorizer,
@@ -15,37 +13,23 @@ import {
   sweeper,
   webhookDispatcher,
 } from '../../functions/routes';
-import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
+import { type FunctionBundle, functionBundle } from '../support/bundle-cache';
 
-type Bundle = { source: string; files: string[] };
-
-/** Each function is built once per file, whatever number of its tests read its bundle. */
-const built = new Map<string, Promise<Bundle>>();
+/**
+ * Each function is built once per file, whatever number of its tests read its bundle (and once
+ * for the test files that read bundles while its sources stay the same: bundle-cache.ts).
+ */
+const built = new Map<string, Promise<FunctionBundle>>();
 
 /** A function's bundle, as the stack builds it: its text and the files in it (under node_modules for packages). */
-function bundleOf(definition: FunctionDefinition): Promise<Bundle> {
+function bundleOf(definition: FunctionDefinition): Promise<FunctionBundle> {
   let bundle = built.get(definition.name);
   if (!bundle) {
-    bundle = buildBundle(definition);
+    bundle = functionBundle(definition);
     built.set(definition.name, bundle);
   }
   return bundle;
-}
-
-async function buildBundle(definition: FunctionDefinition): Promise<Bundle> {
-  const result = await build({
-    ...functionBuildOptions(definition),
-    entryPoints: [path.join(repositoryRoot, definition.entry)],
-    write: false,
-    metafile: true,
-    outfile: 'index.js',
-    logLevel: 'silent',
-  });
-  return {
-    source: result.outputFiles.map((file) => file.text).join('\n'),
-    files: Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs)),
-  };
 }
 
 async function bundledFiles(definition: FunctionDefinition): Promise<string[]> {
@@ -92,15 +76,8 @@ describe('function bundles', () => {
   it.each(routes.map((definition) => [definition.name, definition] as const))(
     '%s stays under 150 KB minified with the AWS SDK external (the size goal of API handlers)',
     async (_name, definition) => {
-      const { outputFiles } = await build({
-        ...functionBuildOptions(definition),
-        external: [...functionBuildOptions(definition).external, '@aws-sdk/*', '@smithy/*'],
-        entryPoints: [path.join(repositoryRoot, definition.entry)],
-        write: false,
-        outfile: 'index.js',
-        logLevel: 'silent',
-      });
-      const bytes = outputFiles.find((file) => file.path.endsWith('index.js'))?.contents.length ?? 0;
+      const { source } = await functionBundle(definition, ['@aws-sdk/*', '@smithy/*']);
+      const bytes = Buffer.byteLength(source);
       expect(bytes).toBeGreaterThan(0);
       // CreateWebsite and UpdateWebsite carry the connection doctor and the site index build
       // (~169 KB, measured 2026-11-28): a known regression of the 150 KB goal, open in the notes.

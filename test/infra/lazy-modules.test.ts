@@ -5,24 +5,19 @@
  * nor a lazy module (anything else would be missing in Lambda).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { build } from 'esbuild';
 import { functionNamed } from '../../functions/routes';
-import {
-  besideTheBundle,
-  functionBuildOptions,
-  nativeModulesOf,
-  repositoryRoot,
-} from '../../lib/constructs/inkpress-function';
+import { besideTheBundle, nativeModulesOf, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import {
   LAZY_MODULES,
   lazyModuleCommands,
   lazyModuleFile,
   lazyModulesRequiredBy,
 } from '../../lib/constructs/lazy-modules';
+import { functionBundle } from '../support/bundle-cache';
 import { stackEnvironment } from '../support/bundles';
 
 let outDir: string;
@@ -37,7 +32,8 @@ afterAll(() => {
 
 /**
  * Bundles a function as the stack does and runs the stack's `afterBundling` lazy-module commands,
- * once per function for the file: the tests only read what a build wrote, and each build (esbuild,
+ * once per function for the file (its main bundle from bundle-cache.ts): the tests only read what a
+ * build wrote, and each build (esbuild,
  * then a process per lazy module) takes seconds.
  */
 const built = new Map<string, Promise<string>>();
@@ -50,12 +46,8 @@ function bundleWithHooks(functionName: string): Promise<string> {
 async function buildWithHooks(functionName: string): Promise<string> {
   const dir = path.join(outDir, functionName);
   const outfile = path.join(dir, 'index.js');
-  await build({
-    ...functionBuildOptions(functionNamed(functionName)),
-    entryPoints: [path.join(repositoryRoot, functionNamed(functionName).entry)],
-    outfile,
-    logLevel: 'silent',
-  });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(outfile, (await functionBundle(functionNamed(functionName))).source);
   for (const command of lazyModuleCommands(repositoryRoot, dir)) execFileSync('sh', ['-c', command]);
   return dir;
 }

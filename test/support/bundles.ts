@@ -3,30 +3,30 @@
  * and the files they read beside the bundle) and invoked in a fresh `node` process, composed at init.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { type FunctionDefinition, functionNamed } from '../../functions/routes';
-import {
-  BASE_ENVIRONMENT,
-  functionBuildOptions,
-  repositoryRoot,
-} from '../../lib/constructs/inkpress-function';
+import { BASE_ENVIRONMENT, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 import { functionEnvironment } from '../../lib/constructs/service-functions';
+import { functionBundle } from './bundle-cache';
 
 const run = promisify(execFile);
 
-/** Builds each function's bundle once into `outDir`, as the stack does; returns its `index.js`. */
+/**
+ * Builds each function's bundle once into `outDir`, as the stack does (its main bundle from
+ * bundle-cache.ts), with its lazy modules; returns its `index.js`.
+ */
 export function bundleBuilder(outDir: () => string) {
   const bundles = new Map<string, Promise<string>>();
   const buildOne = async (functionName: string) => {
     const bundleDir = path.join(outDir(), functionName);
     const outfile = path.join(bundleDir, 'index.js');
     const definition = functionNamed(functionName);
-    const entry = path.join(repositoryRoot, definition.entry);
-    await build({ ...functionBuildOptions(definition), entryPoints: [entry], outfile, logLevel: 'silent' });
+    mkdirSync(bundleDir, { recursive: true });
+    writeFileSync(outfile, (await functionBundle(definition)).source);
     for (const name of lazyModulesRequiredBy(readFileSync(outfile, 'utf8'))) {
       await build(lazyModuleBuildOptions(name, repositoryRoot, bundleDir));
     }
