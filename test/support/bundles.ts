@@ -6,18 +6,17 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { type FunctionDefinition, functionNamed } from '../../functions/routes';
 import { BASE_ENVIRONMENT, repositoryRoot } from '../../lib/constructs/inkpress-function';
-import { lazyModuleBuildOptions, lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
+import { lazyModulesRequiredBy } from '../../lib/constructs/lazy-modules';
 import { functionEnvironment } from '../../lib/constructs/service-functions';
-import { functionBundle } from './bundle-cache';
+import { buildLazyModule, functionBundle } from './bundle-cache';
 
 const run = promisify(execFile);
 
 /**
  * Builds each function's bundle once into `outDir`, as the stack does (its main bundle from
- * bundle-cache.ts), with its lazy modules; returns its `index.js`.
+ * bundle-cache.ts), with its lazy modules (the same); returns its `index.js`.
  */
 export function bundleBuilder(outDir: () => string) {
   const bundles = new Map<string, Promise<string>>();
@@ -28,7 +27,7 @@ export function bundleBuilder(outDir: () => string) {
     mkdirSync(bundleDir, { recursive: true });
     writeFileSync(outfile, (await functionBundle(definition)).source);
     for (const name of lazyModulesRequiredBy(readFileSync(outfile, 'utf8'))) {
-      await build(lazyModuleBuildOptions(name, repositoryRoot, bundleDir));
+      await buildLazyModule(name, bundleDir);
     }
     // The files it reads at run time, under their own name (the stack's afterBundling hook).
     for (const file of definition.bundledFiles ?? []) {
