@@ -4,6 +4,7 @@
  * ranges; entries stored before queue numbers are numbered by the local provisioning.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { MiddlewareStack } from '@smithy/types';
 import { backfillQueuePositions } from '../../functions/adapters/dynamodb/queue-positions';
 import { handler as listQueueHandler } from '../../functions/api/list-queued-articles';
 import { createAccount } from '../../functions/core/accounts';
@@ -106,6 +107,38 @@ describe('queue listing at any depth', () => {
     ]);
     expect(thirdLog?.commands).toEqual(firstLog?.commands);
     expect(thirdLog?.itemsRead).toBeLessThanOrEqual(2 + 31 + 20);
+  });
+
+  it('answers a page when an article leaves the queue between its two counter reads', async () => {
+    const accountId = await newAccount();
+    const [uuid] = await createMany(accountId, 1);
+    const client = dynamoDocumentClient();
+    const stack = client.middlewareStack as MiddlewareStack<object, object>;
+    let left = false;
+    // Right after the listing read the directory (one entry), the article is cancelled: the
+    // range's counts it reads next no longer hold that entry.
+    stack.add(
+      (next, context) => async (args) => {
+        const output = await next(args);
+        const key = (args.input as { Key?: { articleUuid?: string } }).Key;
+        if (!left && context.commandName === 'GetItemCommand' && key?.articleUuid === 'queue#directory') {
+          left = true;
+          const article = await deps.articleStore().get(accountId, uuid as string);
+          if (!article || !(await deps.articleStore().cancel(article, new Date().toISOString())))
+            throw new Error('the article was not cancelled');
+        }
+        return output;
+      },
+      { step: 'initialize', name: 'leaveQueueBetweenReads' },
+    );
+    try {
+      const page = await queuePage(accountId, 1);
+      expect(left).toBe(true);
+      expect(page.data).toEqual([]);
+      expect(page.meta).toMatchObject({ total: 0 });
+    } finally {
+      stack.remove('leaveQueueBetweenReads');
+    }
   });
 
   it('numbers entries stored before queue numbers, oldest first, once', async () => {

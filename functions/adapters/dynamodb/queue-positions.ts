@@ -154,15 +154,26 @@ export async function locateQueueOffset(
   accountId: string,
   offset: number,
 ): Promise<{ total: number; start?: { highestKey: string; skip: number } }> {
-  const directory = await getCounts(client, tableName, directoryKey(accountId), 'r');
-  const total = [...directory.values()].reduce((sum, count) => sum + count, 0);
-  if (offset >= total) return { total };
-  const found = descend(directory, offset);
-  const blocks = await getCounts(client, tableName, rangeKey(accountId, found.index), 'b');
-  const inRange = descend(blocks, found.skip);
-  const highestSeq = found.index * RANGE + (inRange.index + 1) * BLOCK - 1;
-  return { total, start: { highestKey: queueSortKeyOf(highestSeq), skip: inRange.skip } };
+  for (let attempt = 1; ; attempt++) {
+    const directory = await getCounts(client, tableName, directoryKey(accountId), 'r');
+    const total = [...directory.values()].reduce((sum, count) => sum + count, 0);
+    if (offset >= total) return { total };
+    // offset < total: the directory's counts reach it.
+    const found = descend(directory, offset) ?? { index: 0, skip: offset };
+    const blocks = await getCounts(client, tableName, rangeKey(accountId, found.index), 'b');
+    const inRange = descend(blocks, found.skip);
+    if (inRange) {
+      const highestSeq = found.index * RANGE + (inRange.index + 1) * BLOCK - 1;
+      return { total, start: { highestKey: queueSortKeyOf(highestSeq), skip: inRange.skip } };
+    }
+    // An entry left the range between the two reads (generated, cancelled): read both again.
+    // Past a few tries under such churn, an empty page rather than an error.
+    if (attempt === LOCATE_ATTEMPTS) return { total };
+  }
 }
+
+/** Reads of the two counter items before a listing gives up on a queue that keeps changing. */
+const LOCATE_ATTEMPTS = 5;
 
 /** The key condition of numbered entries up to `highestKey`, newest first. */
 export function numberedEntriesUpTo(accountId: string, highestKey: string) {
@@ -253,13 +264,16 @@ async function getCounts(
   return counts;
 }
 
-/** From the highest index down: the one holding entry `offset`, and how many of it come before. */
-function descend(counts: Map<number, number>, offset: number): { index: number; skip: number } {
+/**
+ * From the highest index down: the one holding entry `offset`, and how many of it come before;
+ * undefined when the counts do not reach `offset`.
+ */
+function descend(counts: Map<number, number>, offset: number): { index: number; skip: number } | undefined {
   let before = 0;
   for (const index of [...counts.keys()].sort((a, b) => b - a)) {
     const count = counts.get(index) ?? 0;
     if (before + count > offset) return { index, skip: offset - before };
     before += count;
   }
-  throw new Error('The queue counters do not cover this offset.');
+  return undefined;
 }
