@@ -230,7 +230,7 @@ async function retryLater(
   leaseId: string,
   reason: string,
 ): Promise<GenerationAttemptResult> {
-  const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1, deps.timings);
+  const retryInSeconds = generationRetryDelaySeconds(article.generationAttempts ?? 1, timingsOf(deps));
   const recheckAt = new Date(deps.clock().getTime() + retryInSeconds * 1000 + RETRY_DELIVERY_GRACE_MS);
   // The delivery first; if this fails, the sweeper re-sends after `recheckAt`. If storage is
   // down, the lease below cannot be given back: this throws, and the worker asks the delivery
@@ -254,8 +254,13 @@ async function failForGood(
   return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };
 }
 
+/** The attempt's lease and retry delays: the deployed ones unless the worker's configuration set others. */
+function timingsOf(deps: GenerateArticleDeps): GenerationTimings {
+  return deps.timings ?? GENERATION_TIMINGS;
+}
+
 function leaseUntil(deps: GenerateArticleDeps, now: Date): string {
-  return new Date(now.getTime() + (deps.timings ?? GENERATION_TIMINGS).leaseMs).toISOString();
+  return new Date(now.getTime() + timingsOf(deps).leaseMs).toISOString();
 }
 
 /**
@@ -270,7 +275,7 @@ function keepLease(
   leaseId: string,
   attempt: AbortController,
 ): () => void {
-  const renewMs = (deps.timings ?? GENERATION_TIMINGS).leaseMs / 3;
+  const renewMs = timingsOf(deps).leaseMs / 3;
   let heldUntil = Date.parse(article.leaseExpiresAt ?? leaseUntil(deps, deps.clock()));
   const timer = setInterval(() => {
     const until = leaseUntil(deps, deps.clock());
