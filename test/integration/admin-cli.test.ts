@@ -6,8 +6,8 @@
  * Each command runs `local/admin-cli.ts` compiled once for this file by esbuild (a new `node`
  * process, its arguments, environment, output and exit code as with `npm run admin`), not through
  * tsx, whose start-up cost more than the command (~1.4 s of CPU against ~0.4 s, 2026-11-28). The
- * command as `npm run --silent admin` runs it is run by local-supervision.test.ts. What a command
- * changed is read from the runtime's tables; `account show` itself is tested on its own.
+ * command as `npm run --silent admin` runs it is run by local-supervision-restart.test.ts. What a
+ * command changed is read from the runtime's tables; `account show` itself is tested on its own.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

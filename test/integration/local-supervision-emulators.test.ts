@@ -1,0 +1,177 @@
+/**
+ * `npm start` supervises its emulators, with real processes: killing DynamoDB Local or moto_server
+ * alone is noticed at once (503 JSON, nothing charged), the emulator comes back on the same port
+ * with the same data and nothing accepted is lost; an emulator that keeps dying ends the runtime
+ * with a clear message. The model is the fake OpenAI server, slowed down. (Restarts of the whole
+ * runtime: local-supervision-restart.test.ts.)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { priceOf } from '../../functions/core/pricing';
+import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import * as deps from '../support/deps';
+import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
+import {
+  acceptAll,
+  bearer,
+  createArticle,
+  eventually,
+  generatedUuids,
+  processesUsing,
+} from '../support/npm-start';
+
+const quiet = () => undefined;
+const PRICE = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 2, needBold: false });
+
+let fakeOpenAi: FakeOpenAi;
+const folders: string[] = [];
+
+beforeAll(async () => {
+  fakeOpenAi = await startFakeOpenAi();
+});
+
+afterAll(async () => {
+  await fakeOpenAi.close();
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function dataFolder(): string {
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'inkpress-supervision-'));
+  folders.push(folder);
+  return folder;
+}
+
+describe('an emulator dies under npm start', () => {
+  let dataDir: string;
+  let runtime: LocalRuntime;
+  const fatal: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = dataFolder();
+    Object.assign(process.env, {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: fakeOpenAi.baseURL,
+      OPENAI_MAX_RETRIES: '0',
+      // An attempt cut off from DynamoDB holds its lease and its delivery comes back once the
+      // lease ran out: 6 s here instead of the deployed 60 s (and a 2 s first retry, not 30 s).
+      INKPRESS_GENERATION_LEASE_SECONDS: '6',
+      INKPRESS_GENERATION_RETRY_SECONDS: '2',
+    });
+    runtime = await startLocalRuntime({
+      port: 0,
+      dataDir,
+      sweepSeconds: 0,
+      firstSweepAfterMs: 60_000,
+      pollWaitSeconds: 1,
+      log: quiet,
+      onFatal: (message) => fatal.push(message),
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
+  const credits = async () => (await deps.accountStore().get(runtime.accountId))?.credits;
+  const whenAvailable = () => eventually(async () => runtime.available, Boolean, 60_000);
+
+  async function expectRefusedWhileDown(): Promise<void> {
+    expect(runtime.available).toBe(false);
+    const response = await createArticle(runtime.baseUrl, runtime.token, 'while down');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({ message: 'Service temporarily unavailable.' });
+  }
+
+  it.each([
+    ['moto_server', 'moto'],
+    ['DynamoDB Local', 'dynamodb'],
+  ] as const)(
+    '%s: 503 while it is down, then back on the same port with nothing accepted lost',
+    async (_name, which) => {
+      fakeOpenAi.behaviour = { latencyMs: 500 };
+      const before = await generatedUuids(runtime.baseUrl, runtime.token);
+      const creditsBefore = await credits();
+      const keywords = Array.from({ length: 12 }, (_, n) => `${which}-death-${n}`);
+      const uuids = await acceptAll(runtime.baseUrl, runtime.token, keywords);
+      const { endpoints } = runtime;
+
+      const killed = runtime.emulatorPids[which];
+      process.kill(killed, 'SIGKILL');
+      await eventually(
+        async () => runtime.available,
+        (available) => !available,
+        5_000,
+      );
+      await expectRefusedWhileDown();
+
+      expect(await whenAvailable()).toBe(true);
+      expect(runtime.emulatorPids[which]).not.toBe(killed);
+      expect(runtime.endpoints).toEqual(endpoints);
+      await eventually(
+        () => generatedUuids(runtime.baseUrl, runtime.token),
+        (listed) => uuids.every((uuid) => listed.includes(uuid)),
+        150_000,
+      );
+      // Read again now that nothing is being generated: each article listed once.
+      expect((await generatedUuids(runtime.baseUrl, runtime.token)).sort()).toEqual(
+        [...before, ...uuids].sort(),
+      );
+      expect(await credits()).toBe((creditsBefore ?? 0) - uuids.length * PRICE);
+      expect(fatal).toEqual([]);
+    },
+    240_000,
+  );
+
+  it('a read in flight when DynamoDB Local dies gets a 503 (not a 500), and succeeds once it is back', async () => {
+    const list = () => fetch(`${runtime.baseUrl}/v1/websites/list`, { headers: bearer(runtime.token) });
+    const pid = runtime.emulatorPids.dynamodb;
+    // Stopped, DynamoDB Local holds the read without answering; then it dies under it. (A write
+    // already got the 503: its answer waits for DynamoDB Local to confirm what it stored.)
+    process.kill(pid, 'SIGSTOP');
+    let inFlight: Promise<Response>;
+    try {
+      inFlight = list();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+    const response = await inFlight;
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({ message: 'Service temporarily unavailable.' });
+
+    expect(await whenAvailable()).toBe(true);
+    expect((await list()).status).toBe(200);
+  }, 120_000);
+
+  it('stops with a clear message when moto_server keeps dying', async () => {
+    // Each kill is restored until moto_server has been restarted 3 times within a minute
+    // (the earlier test's restart may count); the next kill ends the runtime.
+    let kills = 0;
+    while (fatal.length === 0 && kills < 5) {
+      process.kill(runtime.emulatorPids.moto, 'SIGKILL');
+      kills++;
+      await eventually(
+        async () => ({ available: runtime.available, fatal: fatal.length }),
+        (state) => state.fatal > 0 || !state.available,
+        5_000,
+      );
+      await eventually(
+        async () => ({ available: runtime.available, fatal: fatal.length }),
+        (state) => state.fatal > 0 || state.available,
+        60_000,
+      );
+    }
+    expect(kills).toBeGreaterThanOrEqual(2);
+    expect(kills).toBeLessThanOrEqual(4);
+    expect(fatal).toEqual([
+      expect.stringMatching(
+        /^moto_server could not be kept running: 3 restarts within a minute\. Inkpress is stopping: accepted articles are kept in .* and sent to generation again at the next start\.$/,
+      ),
+    ]);
+    await expect(fetch(`${runtime.baseUrl}/v1/languages`)).rejects.toThrow();
+    expect(processesUsing(dataDir)).toEqual([]);
+  }, 180_000);
+});
