@@ -58,7 +58,7 @@ export function messageOf(error: unknown): string {
 
 /** A function's `handler` export, loaded from its entry file on first use, as Lambda does at a cold start. */
 export function loadHandler<H>(entry: string): H {
-  // require() rather than import(): tsx and ts-jest both compile TypeScript entries this way.
+  // require() rather than import(): tsx and Jest (swc) both compile TypeScript entries this way.
   const { handler } = require(path.join(repoRoot, entry)) as { handler?: unknown };
   if (typeof handler !== 'function') throw new Error(`${entry} does not export a handler function.`);
   return handler as H;

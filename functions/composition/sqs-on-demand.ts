@@ -6,7 +6,7 @@
  * at init; these functions get the client as a lazy module beside their bundle (`lazyModulesOf`
  * in lib/constructs/lazy-modules.ts). Nothing of SQS is imported here.
  *
- * require() rather than import(): ts-jest runs CommonJS, where import() needs an experimental VM flag.
+ * require() rather than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
  */
 import type { SqsGenerationQueue } from '../adapters/sqs/sqs-generation-queue';
 import type { WebhookQueue } from '../core/webhooks/ports';

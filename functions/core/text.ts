@@ -42,7 +42,7 @@ export function decodedText(value: string): string {
 }
 
 function textOfMarkup(value: string): string {
-  // require() rather than import(): ts-jest runs CommonJS, where import() needs an experimental VM flag.
+  // require() rather than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
   const { Parser }: { Parser: typeof HtmlParser } = require('htmlparser2');
   const parts: string[] = [];
   let hiddenDepth = 0;

@@ -166,7 +166,7 @@ function repeatedFieldNames(json: string, distinctNames: number): string[] {
 
 function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
   // Loaded by the first multipart body, not at init: most requests never use it. require() rather
-  // than import(): ts-jest runs CommonJS, where import() needs an experimental VM flag.
+  // than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
   const createParser: typeof busboy = require('busboy');
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
