@@ -2,7 +2,9 @@
  * `npm run --silent admin -- <command>`: accounts, credits and API tokens, with the account use
  * cases. It works on the deployed tables when all their names are in the environment, otherwise
  * on the local data folder: through the DynamoDB Local of a running `npm start` when there is
- * one, or through a DynamoDB Local started for this command only. Some names but not all, or
+ * one (with its resource prefix), through the DynamoDB Local at `INKPRESS_DYNAMODB_ENDPOINT`
+ * when that is set (the emulators `npm start` attaches to), or through a DynamoDB Local started
+ * for this command only. Some names but not all, or
  * names and INKPRESS_DATA_DIR, is a mistake it refuses, rather than guess which data is meant.
  * Exit codes: 0 done, 1 failed (one line on stderr), 2 wrong command line.
  */
@@ -25,7 +27,14 @@ import { toWireTime } from '../functions/core/wire';
 import { loadConfig } from '../functions/shared/config';
 import { lockDataFolder } from './data-lock';
 import { MissingPrerequisiteError, type RunningEmulator, startDynamoDbLocal } from './emulators';
-import { dataPaths, emulatorClientEnv, LOCAL_PREFIX, localDataDir, messageOf } from './local-config';
+import {
+  dataPaths,
+  emulatorClientEnv,
+  emulatorSettingsFromEnv,
+  LOCAL_PREFIX,
+  localDataDir,
+  messageOf,
+} from './local-config';
 import { provisionTables } from './provision';
 
 const USAGE = `Usage: npm run --silent admin -- <command>
@@ -38,7 +47,8 @@ const USAGE = `Usage: npm run --silent admin -- <command>
   token revoke --token TOKEN
 
 Works on the local data (INKPRESS_DATA_DIR, default .inkpress/) whether or not npm start is
-running. With ACCOUNTS_TABLE, API_TOKENS_TABLE and ARTICLES_TABLE set, it works on those
+running (with INKPRESS_DYNAMODB_ENDPOINT and INKPRESS_RESOURCE_PREFIX when npm start uses
+them and is not running). With ACCOUNTS_TABLE, API_TOKENS_TABLE and ARTICLES_TABLE set, it works on those
 deployed tables with the default AWS credentials; with only some of them set, or with
 INKPRESS_DATA_DIR set as well, it refuses to run.`;
 
@@ -202,12 +212,19 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
       `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: set all of ${variables.join(', ')} (the stack's *TableName outputs) to work on a deployment, or none of them to work on the local data.`,
     );
   }
+  let settings: ReturnType<typeof emulatorSettingsFromEnv>;
+  try {
+    settings = emulatorSettingsFromEnv(env);
+  } catch (error) {
+    throw new AdminError(messageOf(error));
+  }
   const dataDir = localDataDir();
   const lock = await lockDataFolder(dataDir, 'admin', 60_000);
   if (!('release' in lock)) {
     if (!lock.dynamodbEndpoint)
       throw new Error(`The data folder ${dataDir} is busy (${lock.kind}, pid ${lock.pid}); try again.`);
-    await useLocalTables(lock.dynamodbEndpoint);
+    // The running npm start's tables, whatever this shell's variables say.
+    await useLocalTables(lock.dynamodbEndpoint, lock.prefix ?? LOCAL_PREFIX);
     return async () => undefined;
   }
   let dynamodb: RunningEmulator | undefined;
@@ -216,8 +233,12 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
     await lock.release();
   };
   try {
+    if (settings.attach) {
+      await useLocalTables(settings.attach.dynamodb, settings.prefix);
+      return close;
+    }
     dynamodb = await startDynamoDbLocal({ dataDir: dataPaths(dataDir).dynamodb, fastStart: true });
-    await useLocalTables(dynamodb.endpoint);
+    await useLocalTables(dynamodb.endpoint, settings.prefix);
     return close;
   } catch (error) {
     await close();
@@ -225,11 +246,11 @@ async function openTables(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> 
   }
 }
 
-async function useLocalTables(endpoint: string): Promise<void> {
+async function useLocalTables(endpoint: string, prefix: string): Promise<void> {
   Object.assign(process.env, emulatorClientEnv({ dynamodb: endpoint }));
   const client = new DynamoDBClient();
   try {
-    Object.assign(process.env, (await provisionTables(client, { prefix: LOCAL_PREFIX })).env);
+    Object.assign(process.env, (await provisionTables(client, { prefix })).env);
   } finally {
     client.destroy();
   }

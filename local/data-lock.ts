@@ -3,7 +3,9 @@
  *
  * DynamoDB Local keeps its data in one SQLite file that two processes must not open at once, so
  * one process at a time owns the data folder: `runtime.json` names it and, once `npm start` is
- * up, its DynamoDB Local endpoint, which the admin CLI then uses instead of starting its own.
+ * up, its DynamoDB Local endpoint and resource prefix, which the admin CLI then uses instead of
+ * starting its own. (A runtime attached to emulators it did not start takes the folder too: it
+ * holds the local token, and the admin CLI and sam-env find the runtime through it.)
  *
  * The owner's child processes never outlive it: taking the folder starts a detached watcher
  * (`sh`) that, once the owner or the processes that launched it (tsx, npm's shell) are gone,
@@ -21,6 +23,8 @@ export interface Owner {
   kind: 'runtime' | 'admin';
   baseUrl?: string;
   dynamodbEndpoint?: string;
+  /** The prefix of the runtime's tables, queues and key (absent in records of older versions: `inkpress-local`). */
+  prefix?: string;
   /** The functions' environment (resources and emulator endpoints), for `npm run sam-env`. */
   functionEnvironment?: Record<string, string>;
 }
@@ -28,7 +32,9 @@ export interface Owner {
 export interface DataLock {
   watcherPid: number;
   /** Records what a running runtime offers (the admin CLI goes through its DynamoDB Local). */
-  publish(info: Required<Pick<Owner, 'baseUrl' | 'dynamodbEndpoint' | 'functionEnvironment'>>): void;
+  publish(
+    info: Required<Pick<Owner, 'baseUrl' | 'dynamodbEndpoint' | 'prefix' | 'functionEnvironment'>>,
+  ): void;
   /** Stops the watcher and frees the folder (after the emulators were stopped). */
   release(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 /**
  * The local runtime behind `npm start`: DynamoDB Local and moto_server as supervised child
- * processes with their data in the data folder, the resources provisioned idempotently, the
+ * processes with their data in the data folder (or emulators that run already, `attach`, which
+ * it never stops or restarts), the resources provisioned idempotently under its prefix, the
  * functions' environment set once in this process (as Lambda sets it before a handler loads),
  * and the API, the queue pollers (generation, webhooks) and the sweeper schedule running the
  * handlers of the route table.
@@ -23,6 +24,8 @@ import { lockDataFolder } from './data-lock';
 import { type SupervisedEmulator, superviseEmulators } from './emulator-supervisor';
 import { freePort, type RunningEmulator, startDynamoDbLocal, startMotoServer } from './emulators';
 import {
+  type AttachedEmulators,
+  checkResourcePrefix,
   dataPaths,
   emulatorClientEnv,
   LOCAL_PREFIX,
@@ -48,18 +51,41 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** Called when an emulator died and could not be restored (the runtime has stopped by then). */
   onFatal?: (message: string) => void;
+  /**
+   * Emulators that run already (`INKPRESS_DYNAMODB_ENDPOINT`, `INKPRESS_MOTO_ENDPOINT` for
+   * `npm start`): the runtime uses them instead of starting its own, and never stops or restarts
+   * them (docs/decisions.md, "Attaching the local runtime to emulators it did not start").
+   */
+  attach?: AttachedEmulators;
+  /**
+   * Prefix of the tables, queues, key alias and bucket (`INKPRESS_RESOURCE_PREFIX`); default
+   * `inkpress-local`. Runtimes with different prefixes share emulators without seeing each
+   * other's data.
+   */
+  prefix?: string;
 }
 
 export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
 
 /**
  * The functions' SDK clients are module singletons (as in a warm Lambda) that keep the endpoint
- * they were created with, so a second start in the same process reuses the emulator ports.
+ * they were created with, and the handlers read the resources' names at their cold start, so a
+ * second start in the same process reuses the emulator ports, and must use the same emulators
+ * and prefix as the first.
  */
 let previousEmulatorPorts: { dynamodb: number; moto: number } | undefined;
+let firstStart: string | undefined;
 
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const log = options.log ?? ((line: string) => console.log(line));
+  const prefix = checkResourcePrefix(options.prefix ?? LOCAL_PREFIX);
+  const { attach } = options;
+  const setup = `${prefix} ${attach ? `${attach.dynamodb} ${attach.moto}` : 'own emulators'}`;
+  if (firstStart !== undefined && firstStart !== setup) {
+    throw new Error(
+      'A second local runtime in the same process must use the same emulators and prefix as the first (the functions keep their clients and table names); start it in another process.',
+    );
+  }
   const dataDir = options.dataDir ?? localDataDir();
   const paths = dataPaths(dataDir);
   const lock = await lockDataFolder(dataDir, 'runtime', 30_000);
@@ -89,21 +115,32 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   };
 
   try {
-    const ports = previousEmulatorPorts ?? { dynamodb: await freePort(), moto: await freePort() };
+    const ports =
+      previousEmulatorPorts ??
+      (attach ? { dynamodb: 0, moto: 0 } : { dynamodb: await freePort(), moto: await freePort() });
     const supervised = (restart: () => Promise<RunningEmulator>) =>
       restart().then((current) => ({ current, restart }));
-    // DynamoDB Local first, the supervisor's restart order (restoring moto's queue reads the articles).
-    const started = await Promise.allSettled([
-      supervised(() =>
-        startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true }),
-      ),
-      supervised(() => startMotoServer({ port: ports.moto, stateDir: paths.moto })),
-    ]);
-    emulators = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    for (const result of started) if (result.status === 'rejected') throw result.reason;
-    previousEmulatorPorts = ports;
-    const [dynamodb, moto] = emulators.map(({ current }) => current) as [RunningEmulator, RunningEmulator];
-    const endpoints = { dynamodb: dynamodb.endpoint, moto: moto.endpoint };
+    if (attach) {
+      await Promise.all([
+        expectAnswer(attach.dynamodb, 'DynamoDB', 'INKPRESS_DYNAMODB_ENDPOINT'),
+        expectAnswer(attach.moto, 'SQS, KMS and S3', 'INKPRESS_MOTO_ENDPOINT'),
+      ]);
+    } else {
+      // DynamoDB Local first, the supervisor's restart order (restoring moto's queue reads the articles).
+      const started = await Promise.allSettled([
+        supervised(() =>
+          startDynamoDbLocal({ port: ports.dynamodb, dataDir: paths.dynamodb, fastStart: true }),
+        ),
+        supervised(() => startMotoServer({ port: ports.moto, stateDir: paths.moto })),
+      ]);
+      emulators = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      for (const result of started) if (result.status === 'rejected') throw result.reason;
+      previousEmulatorPorts = ports;
+    }
+    firstStart ??= setup;
+    const endpoints = attach
+      ? { dynamodb: attach.dynamodb, moto: attach.moto }
+      : { dynamodb: emulators[0]?.current.endpoint ?? '', moto: emulators[1]?.current.endpoint ?? '' };
 
     // The emulators' endpoints, region and credentials, for this process's clients and the functions'.
     Object.assign(process.env, emulatorClientEnv(endpoints));
@@ -111,7 +148,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     cleanups.push(() => {
       for (const client of Object.values(clients)) client.destroy();
     });
-    const resources = await provision(clients, { prefix: LOCAL_PREFIX });
+    const resources = await provision(clients, { prefix });
     // The functions' environment as deployed, plus local mode (POWERTOOLS_LOG_LEVEL: process-defaults.ts).
     Object.assign(process.env, resources.env, {
       INKPRESS_LOCAL_MODE: 'true',
@@ -163,10 +200,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
         log,
         intervalSeconds: options.sweepSeconds ?? localDefaults.sweepSeconds,
         firstRunAfterMs: options.firstSweepAfterMs ?? 2_000,
+        prefix,
       }),
     ];
     cleanups.push(() => Promise.all(eventSources.map((source) => source.stop())));
 
+    // Only the emulators it started (none when attached: it neither restarts nor stops those).
     const supervisor = superviseEmulators({
       emulators,
       log,
@@ -193,7 +232,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
 
     /** moto came back empty: the queues and key again, then the messages its queue held. */
     async function restoreQueue(): Promise<void> {
-      const restored = await provision(clients, { prefix: LOCAL_PREFIX });
+      const restored = await provision(clients, { prefix });
       if (restored.queueUrl !== resources.queueUrl || restored.keyId !== resources.keyId) {
         throw new Error('moto_server came back with another queue or key.');
       }
@@ -204,6 +243,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     lock.publish({
       baseUrl,
       dynamodbEndpoint: endpoints.dynamodb,
+      prefix,
       functionEnvironment: { ...emulatorClientEnv(endpoints), ...resources.env },
     });
     const pidOf = (port: number) =>
@@ -216,6 +256,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       accountId: account.accountId,
       accountCreated: account.created,
       endpoints,
+      /** True when the emulators were given (`attach`), not started by this runtime. */
+      attached: attach !== undefined,
+      prefix,
       resources,
       /** Process ids of the emulators and of the watcher that cleans up after this process, now. */
       get childPids() {
@@ -231,12 +274,25 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       /** Articles that were queued when the runtime last stopped, sent to generation again at this start. */
       resentAtStart,
       /** Things to tell the user at start-up (e.g. an emulator not limited to 127.0.0.1). */
-      warnings: [dynamodb, moto].flatMap((emulator) => emulator.warning ?? []),
+      warnings: emulators.flatMap(({ current }) => current.warning ?? []),
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Any HTTP answer from an emulator given to attach to; a clear message when nothing answers. */
+async function expectAnswer(endpoint: string, serves: string, variable: string): Promise<void> {
+  try {
+    const response = await fetch(endpoint, { signal: AbortSignal.timeout(10_000) });
+    await response.body?.cancel();
+  } catch (error) {
+    const reason = (error as { cause?: { code?: string } }).cause?.code ?? messageOf(error);
+    throw new Error(
+      `Nothing answers at ${endpoint}, the ${serves} emulator to attach to (${variable} for npm start): start it first (${reason}).`,
+    );
   }
 }
 

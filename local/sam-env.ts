@@ -2,7 +2,7 @@
  * `npm run --silent sam-env -- [--host NAME] [--model] [--out env.json]`: the `--env-vars` file of
  * `sam local invoke` (template synthesized with `-c samLocal=true`) that points every function at
  * the tables, queues, key and emulators of the running `npm start` (on `$INKPRESS_DATA_DIR`).
- * `--host` replaces 127.0.0.1 in its addresses, for a container that reaches this machine by
+ * `--host` replaces 127.0.0.1 (or localhost) in its addresses, for a container that reaches this machine by
  * another name (Docker Desktop: `host.docker.internal`; Linux: keep 127.0.0.1 and run SAM with
  * `--docker-network host`). The worker uses the offline writer; `--model` passes this shell's
  * `OPENAI_API_KEY` and `OPENAI_BASE_URL` instead. `--out` writes the file only when there is one to
@@ -40,7 +40,8 @@ export function samEnvFile(
     }
   }
   for (const [name, value] of Object.entries(parameters)) {
-    parameters[name] = value.replaceAll('//127.0.0.1:', `//${host}:`);
+    // Emulators given with INKPRESS_*_ENDPOINT may be named localhost.
+    parameters[name] = value.replace(/\/\/(?:127\.0\.0\.1|localhost):/g, `//${host}:`);
   }
   return { Parameters: parameters };
 }

@@ -21,7 +21,10 @@ export function startScheduler(options: {
   firstRunAfterMs: number;
   /** A run's time limit (the deployed sweeper's timeout unless a test sets another). */
   timeoutSeconds?: number;
+  /** The runtime's resource prefix, in the rule's ARN (default `inkpress-local`). */
+  prefix?: string;
 }) {
+  const ruleArn = `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${options.prefix ?? LOCAL_PREFIX}-sweeper`;
   const timeoutSeconds = options.timeoutSeconds ?? runtimeSettings.sweeperTimeoutSeconds;
   const { sweeper, log } = options;
   let running: Promise<void> | undefined;
@@ -37,7 +40,7 @@ export function startScheduler(options: {
       account: LOCAL_ACCOUNT_ID,
       time: `${at.toISOString().slice(0, 19)}Z`,
       region: LOCAL_REGION,
-      resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${LOCAL_PREFIX}-sweeper`],
+      resources: [ruleArn],
       detail: {},
     };
     let timer: NodeJS.Timeout | undefined;

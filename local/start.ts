@@ -6,7 +6,7 @@ import './process-defaults';
 import { envFlag } from '../functions/shared/env';
 import { startClassArchiveTraining } from './dynamodb-local-class-archive-training';
 import { MissingPrerequisiteError } from './emulators';
-import { localDefaults, messageOf } from './local-config';
+import { emulatorSettingsFromEnv, LOCAL_PREFIX, localDefaults, messageOf } from './local-config';
 import { startLocalRuntime } from './local-runtime';
 
 /** A whole-number setting from the environment; `fallback` when unset. */
@@ -26,7 +26,10 @@ function shellWord(text: string): string {
 async function main(): Promise<void> {
   const started = Date.now();
   const { OPENAI_API_KEY, OPENAI_BASE_URL } = process.env;
+  const { attach, prefix } = emulatorSettingsFromEnv(process.env);
   const runtime = await startLocalRuntime({
+    attach,
+    prefix,
     port: numberFromEnv('PORT', localDefaults.port),
     sweepSeconds: numberFromEnv('INKPRESS_SWEEP_SECONDS', localDefaults.sweepSeconds),
     authorizerCacheSeconds: numberFromEnv(
@@ -50,6 +53,17 @@ async function main(): Promise<void> {
   const dataDirSetting = process.env.INKPRESS_DATA_DIR?.trim()
     ? `INKPRESS_DATA_DIR=${shellWord(runtime.dataDir)} `
     : '';
+  // Emulators given to attach to, or a prefix of one's own: where the data is.
+  const resources =
+    attach || prefix !== LOCAL_PREFIX
+      ? [
+          `  Resources   ${prefix}-* in ${
+            attach
+              ? `DynamoDB at ${attach.dynamodb}, SQS/KMS/S3 at ${attach.moto} (started by you: Inkpress never stops them)`
+              : 'its own emulators'
+          }`,
+        ]
+      : [];
   const resent = `${resentAtStart} article(s) were waiting or being generated when Inkpress last stopped: sent to generation again.`;
   console.log(
     [
@@ -61,6 +75,7 @@ async function main(): Promise<void> {
       `  Account     ${accountId}`,
       `  Model       ${model}`,
       `  Data        ${runtime.dataDir}`,
+      ...resources,
       ...(resentAtStart > 0 ? ['', resent] : []),
       ...runtime.warnings.map((warning) => `\nWarning: ${warning}`),
       '',
