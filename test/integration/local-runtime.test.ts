@@ -648,7 +648,14 @@ describe('missing prerequisites', () => {
       [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), path.join('local', 'start.ts')],
       {
         cwd: path.resolve(__dirname, '..', '..'),
-        env: { ...process.env, PATH: pathDirs.join(':'), INKPRESS_DATA_DIR: folder, PORT: '0' },
+        // A machine with only those commands: no Python the global set-up resolved either.
+        env: {
+          ...process.env,
+          PATH: pathDirs.join(':'),
+          MOTO_PYTHON: undefined,
+          INKPRESS_DATA_DIR: folder,
+          PORT: '0',
+        },
         encoding: 'utf8',
         timeout: 60_000,
       },

@@ -3,7 +3,12 @@
  * endpoints in the standard AWS_ENDPOINT_URL_* variables (inherited by the test workers). When
  * one cannot start, the other is stopped before the run fails (Jest runs no teardown then).
  */
-import { type RunningEmulator, startDynamoDbLocal, startMotoServer } from '../../local/emulators';
+import {
+  type RunningEmulator,
+  resolvedPython,
+  startDynamoDbLocal,
+  startMotoServer,
+} from '../../local/emulators';
 import { emulatorClientEnv } from '../../local/local-config';
 
 /**
@@ -17,6 +22,10 @@ export default async function globalSetup(): Promise<void> {
   // the admin CLI), inherited by the workers and their child processes: 90 s, inside the 120 s
   // of the `beforeAll` hooks that start them.
   process.env.INKPRESS_EMULATOR_START_SECONDS ??= '90';
+  // Every moto_server the test files start (~20 in a run) skips the python3 shim of a version
+  // manager: the interpreter it resolves to, found once here.
+  const python = resolvedPython();
+  if (python) process.env.MOTO_PYTHON = python;
   const started = await Promise.allSettled([
     // The client compiler only, as `npm start`: this instance serves every integration file for
     // a few minutes: 42 s of CPU in a whole run against 60 s with the server compiler too, and
