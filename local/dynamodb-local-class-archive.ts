@@ -28,6 +28,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { envFlag } from '../functions/shared/env';
 import { repoRoot } from './local-config';
 
 const run = promisify(execFile);
@@ -60,6 +61,11 @@ export function classArchiveJvmOptions(archive: ClassArchive): string[] {
     `-XX:SharedArchiveFile=${archive.file}`,
     `-XX:ErrorFile=${path.join(os.tmpdir(), 'inkpress-dynamodb-local-hs_err_pid%p.log')}`,
   ];
+}
+
+/** `INKPRESS_DYNAMODB_CLASS_ARCHIVE=false`: starts never use the archive and nothing builds it. */
+export function classArchiveEnabled(): boolean {
+  return envFlag('INKPRESS_DYNAMODB_CLASS_ARCHIVE', true);
 }
 
 /** The real path (a worktree's node_modules may be a link): the archive records its class path. */
@@ -127,6 +133,8 @@ export type ClassArchiveOutcome =
   | 'busy'
   /** Not possible here (no `jar` tool, the JVM refused the archive, ...): starts stay as they were. */
   | 'failed'
+  /** Turned off (`INKPRESS_DYNAMODB_CLASS_ARCHIVE=false`). */
+  | 'off'
   | 'stopped';
 
 /**
@@ -141,6 +149,7 @@ export async function buildClassArchive(
   record: (archive: ClassArchive, signal: AbortSignal) => Promise<void>,
   options: { signal: AbortSignal; jvmOptions: string[]; log?: (line: string) => void },
 ): Promise<ClassArchiveOutcome> {
+  if (!classArchiveEnabled()) return 'off';
   const folder = classArchiveFolder(files);
   if (!folder) return 'failed';
   if (readyClassArchive(files)) return 'ready';

@@ -9,6 +9,7 @@ import { createServer, Socket } from 'node:net';
 import path from 'node:path';
 import {
   type ClassArchive,
+  classArchiveEnabled,
   classArchiveJvmOptions,
   discardClassArchive,
   readyClassArchive,
@@ -62,7 +63,7 @@ export function dynamoDbLocalInstall(): {
  * Without a Java compiler to build the launcher, the jar's own main runs and listens on every
  * interface: `warning` says so. Java is checked only when DynamoDB Local does not come up.
  * With a class archive built (`dynamodb-local-class-archive.ts`) the JVM maps its classes from it
- * (`classArchive: false` never does); a JVM that cannot start with it is started again without.
+ * (`classArchive: false` or `INKPRESS_DYNAMODB_CLASS_ARCHIVE=false` never does); a JVM that cannot start with it is started again without.
  * `recordClassArchive` is the training run's: the JVM writes that archive when it exits, and exits
  * when its standard input ends (the process that started it is gone).
  */
@@ -81,7 +82,7 @@ export async function startDynamoDbLocal(
   const { home, jar, launcher } = dynamoDbLocalInstall();
   const recording = 'classes' in launcher ? options.recordClassArchive : undefined;
   const archive =
-    'classes' in launcher && !recording && options.classArchive !== false
+    'classes' in launcher && !recording && options.classArchive !== false && classArchiveEnabled()
       ? readyClassArchive({
           home,
           jar,
