@@ -1,7 +1,10 @@
 /**
  * The admin CLI as a user runs it (a child process on a temporary INKPRESS_DATA_DIR): first
- * with no runtime (it starts DynamoDB Local on the data folder itself), then through the
- * DynamoDB Local of a running local runtime, whose API checks the tokens it prints.
+ * with no runtime (on the emulators INKPRESS_DYNAMODB_ENDPOINT names, under
+ * INKPRESS_RESOURCE_PREFIX; and with neither, on a DynamoDB Local it starts on the data folder
+ * itself), then through the running local runtime's DynamoDB Local and prefix, whose API checks
+ * the tokens it prints. The runtime and the CLI use the global set-up's emulators under a prefix
+ * of this file (test/support/attached-runtime.ts).
  *
  * Each command runs `local/admin-cli.ts` compiled once for this file by esbuild (a new `node`
  * process, its arguments, environment, output and exit code as with `npm run admin`), not through
@@ -9,12 +12,14 @@
  * command as `npm run --silent admin` runs it is run by local-supervision-restart.test.ts. What a
  * command changed is read from the runtime's tables; `account show` itself is tested on its own.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import { dataPaths } from '../../local/local-config';
+import type { LocalRuntime } from '../../local/local-runtime';
+import { sharedEmulators, startAttachedRuntime, uniquePrefix } from '../support/attached-runtime';
 import * as deps from '../support/deps';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -22,6 +27,13 @@ let cliDir: string;
 let cli: string;
 let dataDir: string;
 let runtime: LocalRuntime | undefined;
+/** The tables of this file in the shared emulators, as `npm start` with the same variables makes them. */
+const prefix = uniquePrefix('admin');
+const emulatorVariables = {
+  INKPRESS_DYNAMODB_ENDPOINT: sharedEmulators().dynamodb,
+  INKPRESS_MOTO_ENDPOINT: sharedEmulators().moto,
+  INKPRESS_RESOURCE_PREFIX: prefix,
+};
 
 interface CliResult {
   code: number;
@@ -29,10 +41,24 @@ interface CliResult {
   stderr: string;
 }
 
-/** As a developer runs it on the local data: the deployed tables' variables are not set. */
+/**
+ * As a developer runs it on the local data: the deployed tables' variables are not set, the
+ * emulators' are (as for the `npm start` of this data folder).
+ */
 function admin(...args: string[]): Promise<CliResult> {
+  return adminWithEnv({ ...localEnv(), ...emulatorVariables, INKPRESS_DATA_DIR: dataDir }, ...args);
+}
+
+/** This process's environment without the deployed tables' variables. */
+function localEnv(): NodeJS.ProcessEnv {
   const { ACCOUNTS_TABLE: _a, API_TOKENS_TABLE: _t, ARTICLES_TABLE: _r, ...env } = process.env;
-  return adminWithEnv({ ...env, INKPRESS_DATA_DIR: dataDir }, ...args);
+  return env;
+}
+
+function processesUsing(folder: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(folder));
 }
 
 function adminWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
@@ -112,9 +138,34 @@ it('account create --json prints only the account id and token, with no runtime 
   firstToken = created.token;
 }, 120_000);
 
+it('with no runtime running and no emulator set, it starts DynamoDB Local on the data folder for the command, and stops it', async () => {
+  const own = mkdtempSync(path.join(os.tmpdir(), 'inkpress-admin-own-'));
+  try {
+    const result = await adminWithEnv(
+      { ...localEnv(), INKPRESS_DATA_DIR: own },
+      'account',
+      'create',
+      '--name',
+      'Own',
+      '--credits',
+      '1',
+      '--json',
+    );
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(Object.keys(JSON.parse(result.stdout)).sort()).toEqual(['account_id', 'token']);
+    // Its tables are in the folder's DynamoDB data, and nothing runs on the folder any more.
+    const tables = dataPaths(own).dynamodb;
+    expect(existsSync(tables) && readdirSync(tables).some((file) => file.endsWith('.db'))).toBe(true);
+    expect(processesUsing(own)).toEqual([]);
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+  }
+}, 120_000);
+
 describe('with the local runtime running on the same data folder', () => {
   beforeAll(async () => {
-    runtime = await startLocalRuntime({
+    runtime = await startAttachedRuntime({
+      prefix,
       port: 0,
       dataDir,
       sweepSeconds: 0,

@@ -15,7 +15,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toolName } from '../../clients/mcp/tools';
 import { routes } from '../../functions/routes';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import type { LocalRuntime } from '../../local/local-runtime';
+import { startAttachedRuntime } from '../support/attached-runtime';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(
@@ -34,7 +35,7 @@ const serverLog: string[] = [];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-mcp-'));
-  runtime = await startLocalRuntime({ port: 0, dataDir, sweepSeconds: 0, log: () => undefined });
+  runtime = await startAttachedRuntime({ port: 0, dataDir, sweepSeconds: 0, log: () => undefined });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN],

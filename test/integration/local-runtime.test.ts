@@ -1,16 +1,18 @@
 /**
- * The local runtime behind `npm start`, started in-process on a free port with its own
- * emulators and a temporary data folder: API Gateway emulation, authorizer, queue poller,
- * schedule, persistence across a restart, and no child process left behind.
+ * The local runtime behind `npm start`, started in-process on a free port with a temporary data
+ * folder, attached to the global set-up's emulators under its own prefix
+ * (test/support/attached-runtime.ts): API Gateway emulation, authorizer, queue poller, schedule,
+ * and the missing prerequisites of `npm start`. What concerns the emulators it starts itself
+ * (their addresses, the data folder's lock, persistence across a restart, no child process left
+ * behind) is in local-runtime-emulators.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -26,10 +28,11 @@ import { AUTHENTICATION_HINTS } from '../../functions/core/authentication-hints'
 import { generationWorker, type RouteDefinition } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { createApiServer } from '../../local/api-server';
-import { dataPaths, loadHandler } from '../../local/local-config';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import { loadHandler } from '../../local/local-config';
+import type { LocalRuntime } from '../../local/local-runtime';
 import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
+import { startAttachedRuntime } from '../support/attached-runtime';
 import * as deps from '../support/deps';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
@@ -41,7 +44,7 @@ let runtime: LocalRuntime;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-runtime-'));
-  runtime = await startLocalRuntime({
+  runtime = await startAttachedRuntime({
     port: 0,
     dataDir,
     sweepSeconds: 0,
@@ -287,27 +290,6 @@ describe('the API on 127.0.0.1', () => {
     expect((await call('/v1/languages', { headers: bearer(used) })).status).toBe(200);
     expect((await call('/v1/languages', { headers: bearer(unused) })).status).toBe(401);
   });
-
-  it('has both emulators listen on 127.0.0.1 only', () => {
-    const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
-    if (ss.error) return; // no `ss` (not Linux): nothing to check with
-    const { dynamodb, moto } = runtime.emulatorPids;
-    const listening = (pid: number) =>
-      ss.stdout
-        .split('\n')
-        .filter((line) => line.includes(`pid=${pid},`))
-        .map((line) => line.trim().split(/\s+/)[3]);
-    for (const pid of [dynamodb, moto]) {
-      expect(listening(pid).length).toBeGreaterThan(0);
-      for (const address of listening(pid)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
-    }
-    expect(listening(dynamodb)).toEqual([new URL(runtime.endpoints.dynamodb).host]);
-    expect(listening(moto)).toEqual([new URL(runtime.endpoints.moto).host]);
-  });
-
-  it('refuses a second runtime on the same data folder', async () => {
-    await expect(startLocalRuntime({ port: 0, dataDir, log: quiet })).rejects.toThrow(/already running/);
-  });
 });
 
 describe('API Gateway proxy events', () => {
@@ -432,7 +414,7 @@ describe('the SQS event source', () => {
   it('deletes what succeeded, leaves failures for redelivery when their visibility ends, and lets moto move them to the DLQ', async () => {
     const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
     try {
-      const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-test-dlq' }));
+      const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${runtime.prefix}-poller-test-dlq` }));
       const dlqArn = (
         await sqs.send(
           new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
@@ -440,7 +422,7 @@ describe('the SQS event source', () => {
       ).Attributes?.QueueArn;
       const { QueueUrl } = await sqs.send(
         new CreateQueueCommand({
-          QueueName: 'poller-test',
+          QueueName: `${runtime.prefix}-poller-test`,
           Attributes: {
             // The worker sets a failed delivery's backoff; this double does not, so the queue's own applies.
             VisibilityTimeout: '1',
@@ -489,7 +471,7 @@ describe('the SQS event source', () => {
       expect(failed.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2']);
       expect(records[0]).toMatchObject({
         eventSource: 'aws:sqs',
-        eventSourceARN: expect.stringMatching(/^arn:aws:sqs:.*:poller-test$/),
+        eventSourceARN: expect.stringMatching(new RegExp(`^arn:aws:sqs:.*:${runtime.prefix}-poller-test$`)),
         awsRegion: 'us-east-1',
         md5OfBody: createHash('md5')
           .update(records[0]?.body ?? '')
@@ -505,7 +487,9 @@ describe('the SQS event source', () => {
   it('runs workerMaxConcurrency invocations of one message at once, never two of the same body', async () => {
     const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
     try {
-      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-concurrency-test' }));
+      const { QueueUrl } = await sqs.send(
+        new CreateQueueCommand({ QueueName: `${runtime.prefix}-poller-concurrency-test` }),
+      );
       const queueUrl = QueueUrl as string;
       const bodies = [...Array.from({ length: 14 }, (_, n) => `{"n":${n}}`), '{"n":0}', '{"n":0}'];
       for (const body of bodies)
@@ -538,7 +522,9 @@ describe('the SQS event source', () => {
   it('runs messages of the same body at once when told to (the webhook queue: a retry is not held behind its batch)', async () => {
     const sqs = new SQSClient({ endpoint: runtime.endpoints.moto });
     try {
-      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'poller-same-body-test' }));
+      const { QueueUrl } = await sqs.send(
+        new CreateQueueCommand({ QueueName: `${runtime.prefix}-poller-same-body-test` }),
+      );
       const queueUrl = QueueUrl as string;
       slowWorker.runs.length = 0;
       for (let n = 0; n < 2; n++)
@@ -684,46 +670,4 @@ describe('missing prerequisites', () => {
       'moto_server is required for local SQS and KMS: install it with `pip install "moto[server]"` (Python 3.9+).\n',
     );
   }, 60_000);
-});
-
-describe('stop and restart on the same data folder', () => {
-  it('leaves no child process, then keeps the token and the KMS key across the restart', async () => {
-    const kms = () => new KMSClient({ endpoint: runtime.endpoints.moto });
-    const encryptionContext = { accountId: runtime.accountId, websiteUuid: 'w-1' };
-    const before = kms();
-    const { CiphertextBlob } = await before.send(
-      new EncryptCommand({
-        KeyId: runtime.resources.keyId,
-        Plaintext: Buffer.from('site password'),
-        EncryptionContext: encryptionContext,
-      }),
-    );
-    before.destroy();
-    const { token, accountId, childPids } = runtime;
-    const paths = dataPaths(dataDir);
-    expect(statSync(paths.token).mode & 0o777).toBe(0o600);
-    expect(existsSync(paths.runtime)).toBe(true);
-
-    await runtime.stop();
-    for (const pid of childPids) expect(() => process.kill(pid, 0)).toThrow();
-    expect(processesUsing(dataDir)).toEqual([]);
-    expect(existsSync(paths.runtime)).toBe(false);
-
-    runtime = await startLocalRuntime({
-      port: 0,
-      dataDir,
-      sweepSeconds: 0,
-      firstSweepAfterMs: 60_000,
-      log: quiet,
-    });
-    expect(runtime).toMatchObject({ token, accountId, accountCreated: false });
-    const response = await call('/v1/languages', { headers: bearer(token) });
-    expect(response.status).toBe(200);
-    const after = kms();
-    const { Plaintext } = await after.send(
-      new DecryptCommand({ CiphertextBlob, EncryptionContext: encryptionContext }),
-    );
-    after.destroy();
-    expect(Buffer.from(Plaintext ?? new Uint8Array()).toString()).toBe('site password');
-  }, 120_000);
 });

@@ -10,7 +10,8 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createAccount } from '../../functions/core/accounts';
 import { routes } from '../../functions/routes';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import type { LocalRuntime } from '../../local/local-runtime';
+import { startAttachedRuntime } from '../support/attached-runtime';
 import * as deps from '../support/deps';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import { type ResponseValidator, responseValidator } from '../support/openapi-validator';
@@ -26,7 +27,7 @@ let validator: ResponseValidator;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-openapi-'));
   [site, receiver] = await Promise.all([startFakeWordPress(), startWebhookReceiver()]);
-  runtime = await startLocalRuntime({
+  runtime = await startAttachedRuntime({
     port: 0,
     dataDir,
     sweepSeconds: 0,

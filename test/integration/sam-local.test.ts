@@ -18,8 +18,9 @@ import { loadConfig } from '../../functions/shared/config';
 import { repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { InkpressStack } from '../../lib/inkpress-stack';
 import { runningRuntime } from '../../local/data-lock';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import type { LocalRuntime } from '../../local/local-runtime';
 import { samEnvFile } from '../../local/sam-env';
+import { startAttachedRuntime } from '../support/attached-runtime';
 import { bundleBuilder, invokeBundle } from '../support/bundles';
 import { apiEvent } from '../support/events';
 
@@ -33,15 +34,15 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-sam-'));
   outDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-sam-bundles-'));
   declaredByFunction = synthesizedDeclarations();
-  runtime = await startLocalRuntime({
+  runtime = await startAttachedRuntime({
     port: 0,
     dataDir,
     sweepSeconds: 0,
     firstSweepAfterMs: 600_000,
     log: () => undefined,
   });
-  // The stack's synthesis and the runtime's emulators (up to 90 s each under load; see
-  // emulators-global-setup.ts).
+  // The stack's synthesis (the runtime attaches to the global set-up's emulators under its own
+  // prefix, test/support/attached-runtime.ts).
 }, 240_000);
 
 afterAll(async () => {

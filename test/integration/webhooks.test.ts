@@ -12,7 +12,8 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { createAccount } from '../../functions/core/accounts';
 import { WEBHOOK_EVENT_TYPES } from '../../functions/core/webhooks/webhook';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import type { LocalRuntime } from '../../local/local-runtime';
+import { startAttachedRuntime } from '../support/attached-runtime';
 import * as deps from '../support/deps';
 import { type FakeWordPress, startFakeWordPress } from '../support/fake-wordpress';
 import {
@@ -29,7 +30,7 @@ let site: FakeWordPress;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-webhooks-'));
   [receiver, site] = await Promise.all([startWebhookReceiver(), startFakeWordPress()]);
-  runtime = await startLocalRuntime({
+  runtime = await startAttachedRuntime({
     port: 0,
     dataDir,
     sweepSeconds: 0,
