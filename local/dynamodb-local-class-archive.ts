@@ -56,12 +56,11 @@ export interface ClassArchive {
  * temporary folder rather than into node_modules (the JVM's working folder).
  */
 export function classArchiveJvmOptions(archive: ClassArchive): string[] {
-  return [
-    '-Xshare:auto',
-    `-XX:SharedArchiveFile=${archive.file}`,
-    `-XX:ErrorFile=${path.join(os.tmpdir(), 'inkpress-dynamodb-local-hs_err_pid%p.log')}`,
-  ];
+  return ['-Xshare:auto', `-XX:SharedArchiveFile=${archive.file}`, CRASH_REPORT_OPTION];
 }
+
+/** Where a JVM that crashes on an archive (mapping or writing it) leaves its report. */
+export const CRASH_REPORT_OPTION = `-XX:ErrorFile=${path.join(os.tmpdir(), 'inkpress-dynamodb-local-hs_err_pid%p.log')}`;
 
 /** `INKPRESS_DYNAMODB_CLASS_ARCHIVE=false`: starts never use the archive and nothing builds it. */
 export function classArchiveEnabled(): boolean {
@@ -174,11 +173,13 @@ export async function buildClassArchive(
     try {
       await record({ file: building, classPath }, options.signal);
       if (options.signal.aborted) return 'stopped';
-      if (!existsSync(building)) return fail('the training JVM wrote no archive');
+      // Not for good: the JVM may have been killed by the exit time-out on a very busy machine.
+      if (!existsSync(building)) throw new Error('the training JVM wrote no archive');
       const verified = await run(
         'java',
         [
           ...options.jvmOptions,
+          CRASH_REPORT_OPTION,
           '-Xshare:on',
           `-XX:SharedArchiveFile=${building}`,
           '-cp',

@@ -9,6 +9,7 @@ import { createServer, Socket } from 'node:net';
 import path from 'node:path';
 import {
   type ClassArchive,
+  CRASH_REPORT_OPTION,
   classArchiveEnabled,
   classArchiveJvmOptions,
   discardClassArchive,
@@ -93,7 +94,13 @@ export async function startDynamoDbLocal(
   // The archive's class path (see dynamodb-local-class-archive.ts) when one is used or recorded.
   const args = (port: number, cds: ClassArchive | undefined, classPath = cds ?? recording) => [
     ...(options.fastStart ? FAST_START_JVM_OPTIONS : []),
-    ...(recording ? [`-XX:ArchiveClassesAtExit=${recording.file}`, '-Dinkpress.stopAtEndOfInput=true'] : []),
+    ...(recording
+      ? [
+          `-XX:ArchiveClassesAtExit=${recording.file}`,
+          '-Dinkpress.stopAtEndOfInput=true',
+          CRASH_REPORT_OPTION,
+        ]
+      : []),
     ...(cds ? classArchiveJvmOptions(cds) : []),
     `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
     // An IPv4 socket: `ss` shows 127.0.0.1 instead of the IPv4-mapped [::ffff:127.0.0.1].

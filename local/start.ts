@@ -4,7 +4,10 @@
  */
 import './process-defaults';
 import { envFlag } from '../functions/shared/env';
-import { startClassArchiveTraining } from './dynamodb-local-class-archive-training';
+import {
+  type ClassArchiveTraining,
+  startClassArchiveTraining,
+} from './dynamodb-local-class-archive-training';
 import { MissingPrerequisiteError } from './emulators';
 import { emulatorSettingsFromEnv, LOCAL_PREFIX, localDefaults, messageOf } from './local-config';
 import { startLocalRuntime } from './local-runtime';
@@ -43,6 +46,24 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
+  // Before the banner, which tells whoever waits for it that a signal now stops Inkpress cleanly.
+  let training: ClassArchiveTraining | undefined;
+  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
+  // more than a second after the first one forces an immediate exit.
+  let stoppingSince: number | undefined;
+  const stop = (signal: string) => {
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince < 1_000) return;
+      console.log('[inkpress] Forced exit.');
+      process.exit(130);
+    }
+    stoppingSince = Date.now();
+    console.log(`\n[inkpress] ${signal}: stopping…`);
+    // stop() logs what failed and never throws; neither does the training's.
+    void Promise.all([runtime.stop(), training?.stop()]).then(() => process.exit(0));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
+
   const { baseUrl, token, accountId, resentAtStart } = runtime;
   const model = !OPENAI_API_KEY
     ? 'offline writer (no OPENAI_API_KEY set: articles are placeholder text)'
@@ -89,23 +110,7 @@ async function main(): Promise<void> {
   );
 
   // Later starts of DynamoDB Local take ~2 s less CPU with its class archive: built once, meanwhile.
-  const training = startClassArchiveTraining({ log: (line) => console.log(`[inkpress] ${line}`) });
-
-  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
-  // more than a second after the first one forces an immediate exit.
-  let stoppingSince: number | undefined;
-  const stop = (signal: string) => {
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince < 1_000) return;
-      console.log('[inkpress] Forced exit.');
-      process.exit(130);
-    }
-    stoppingSince = Date.now();
-    console.log(`\n[inkpress] ${signal}: stopping…`);
-    // stop() logs what failed and never throws; neither does the training's.
-    void Promise.all([runtime.stop(), training.stop()]).then(() => process.exit(0));
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
+  training = startClassArchiveTraining({ log: (line) => console.log(`[inkpress] ${line}`) });
 }
 
 main().catch((error: unknown) => {
