@@ -37,6 +37,8 @@ const startedAt = Date.now();
 const running: RunningEmulator[] = [];
 
 beforeAll(() => {
+  // This file tests the archive itself, also in a run that turned it off for everything else.
+  delete process.env.INKPRESS_DYNAMODB_CLASS_ARCHIVE;
   cache = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'inkpress-class-archive-cache-')));
   const { home, jar, launcher } = dynamoDbLocalInstall();
   if (!('classes' in launcher)) throw new Error(`no DynamoDB Local launcher: ${launcher.problem}`);
