@@ -51,7 +51,8 @@ i=0; while kill -0 "$OWNER" 2>/dev/null && [ $i -lt 20 ]; do sleep 1; i=$((i+1))
 pkill -f "$DATA/(dynamodb|moto)" && sleep 1 && pkill -9 -f "$DATA/(dynamodb|moto)"
 exit 0`;
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (one of another user counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -29,6 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { envFlag } from '../functions/shared/env';
+import { isAlive } from './data-lock';
 import { repoRoot } from './local-config';
 
 const run = promisify(execFile);
@@ -273,15 +274,6 @@ function takeLock(file: string): (() => void) | undefined {
     }
   }
   return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The real path, size and time of the `java` on PATH and of its libjvm; undefined without one. */

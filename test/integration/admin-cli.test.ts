@@ -12,7 +12,7 @@
  * command as `npm run --silent admin` runs it is run by local-supervision-restart.test.ts. What a
  * command changed is read from the runtime's tables; `account show` itself is tested on its own.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { dataPaths } from '../../local/local-config';
 import type { LocalRuntime } from '../../local/local-runtime';
 import { sharedEmulators, startAttachedRuntime, uniquePrefix } from '../support/attached-runtime';
 import * as deps from '../support/deps';
+import { processesUsing } from '../support/npm-start';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 let cliDir: string;
@@ -53,12 +54,6 @@ function admin(...args: string[]): Promise<CliResult> {
 function localEnv(): NodeJS.ProcessEnv {
   const { ACCOUNTS_TABLE: _a, API_TOKENS_TABLE: _t, ARTICLES_TABLE: _r, ...env } = process.env;
   return env;
-}
-
-function processesUsing(folder: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(folder));
 }
 
 function adminWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {

@@ -4,13 +4,14 @@
  * and a stop leaves no child process while the data (token, KMS key) survives a restart. The
  * rest of the runtime's behaviour is tested on the shared emulators in local-runtime.test.ts.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { dataPaths } from '../../local/local-config';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import { processesUsing } from '../support/npm-start';
 
 const quiet = () => undefined;
 let dataDir: string;
@@ -34,12 +35,6 @@ afterAll(async () => {
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const call = (pathname: string, init: RequestInit = {}) => fetch(`${runtime.baseUrl}${pathname}`, init);
-
-function processesUsing(folder: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(folder));
-}
 
 describe('the API on 127.0.0.1', () => {
   it('has both emulators listen on 127.0.0.1 only', () => {

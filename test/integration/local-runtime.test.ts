@@ -37,6 +37,7 @@ import * as deps from '../support/deps';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
 import * as slowWorker from '../support/local-fixtures/slow-worker';
+import { processesUsing } from '../support/npm-start';
 
 const quiet = () => undefined;
 let dataDir: string;
@@ -78,12 +79,6 @@ async function eventually<T>(
     if (done(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-}
-
-function processesUsing(folder: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(folder));
 }
 
 describe('the API on 127.0.0.1', () => {
