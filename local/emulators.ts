@@ -7,14 +7,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import path from 'node:path';
-import {
-  type ClassArchive,
-  CRASH_REPORT_OPTION,
-  classArchiveEnabled,
-  classArchiveJvmOptions,
-  discardClassArchive,
-  readyClassArchive,
-} from './dynamodb-local-class-archive';
 import { repoRoot } from './local-config';
 
 export interface RunningEmulator {
@@ -42,12 +34,12 @@ export function freePort(): Promise<number> {
 }
 
 /** JVM flags that cut DynamoDB Local's start-up by about a third (client compiler only). */
-export const FAST_START_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+const FAST_START_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 const LAUNCHER_CLASS = 'DynamoDbLocalLoopback';
 const LAUNCHER_SOURCE = path.join(__dirname, 'dynamodb-local-loopback.java');
 
 /** Where DynamoDB Local is installed, and its 127.0.0.1 launcher (or why there is none). */
-export function dynamoDbLocalInstall(): {
+function dynamoDbLocalInstall(): {
   home: string;
   jar: string;
   launcher: { classes: string } | { problem: string };
@@ -63,73 +55,30 @@ export function dynamoDbLocalInstall(): {
  * `dataDir`, or in memory without it. `fastStart` trades peak throughput for start-up time.
  * Without a Java compiler to build the launcher, the jar's own main runs and listens on every
  * interface: `warning` says so. Java is checked only when DynamoDB Local does not come up.
- * With a class archive built (`dynamodb-local-class-archive.ts`) the JVM maps its classes from it
- * (`classArchive: false` or `INKPRESS_DYNAMODB_CLASS_ARCHIVE=false` never does); a JVM that cannot start with it is started again without.
- * `recordClassArchive` is the training run's: the JVM writes that archive when it exits, and exits
- * when its standard input ends (the process that started it is gone).
  */
 export async function startDynamoDbLocal(
-  options: {
-    port?: number;
-    dataDir?: string;
-    fastStart?: boolean;
-    startTimeoutMs?: number;
-    /** false: never with the class archive; a folder: the archive kept there (tests). */
-    classArchive?: boolean | { cache: string };
-    recordClassArchive?: ClassArchive;
-  } = {},
+  options: { port?: number; dataDir?: string; fastStart?: boolean; startTimeoutMs?: number } = {},
 ): Promise<RunningEmulator> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const { home, jar, launcher } = dynamoDbLocalInstall();
-  const recording = 'classes' in launcher ? options.recordClassArchive : undefined;
-  const archive =
-    'classes' in launcher && !recording && options.classArchive !== false && classArchiveEnabled()
-      ? readyClassArchive({
-          home,
-          jar,
-          launcherClasses: launcher.classes,
-          cache: typeof options.classArchive === 'object' ? options.classArchive.cache : undefined,
-        })
-      : undefined;
-  // The archive's class path (see dynamodb-local-class-archive.ts) when one is used or recorded.
-  const args = (port: number, cds: ClassArchive | undefined, classPath = cds ?? recording) => [
+  const args = (port: number) => [
     ...(options.fastStart ? FAST_START_JVM_OPTIONS : []),
-    ...(recording
-      ? [
-          `-XX:ArchiveClassesAtExit=${recording.file}`,
-          '-Dinkpress.stopAtEndOfInput=true',
-          CRASH_REPORT_OPTION,
-        ]
-      : []),
-    ...(cds ? classArchiveJvmOptions(cds) : []),
     `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
     // An IPv4 socket: `ss` shows 127.0.0.1 instead of the IPv4-mapped [::ffff:127.0.0.1].
     '-Djava.net.preferIPv4Stack=true',
-    ...(classPath
-      ? ['-cp', classPath.classPath.join(path.delimiter), LAUNCHER_CLASS]
-      : 'classes' in launcher
-        ? ['-cp', [jar, launcher.classes].join(path.delimiter), LAUNCHER_CLASS]
-        : ['-jar', jar, '-disableTelemetry']),
+    ...('classes' in launcher
+      ? ['-cp', [jar, launcher.classes].join(path.delimiter), LAUNCHER_CLASS]
+      : ['-jar', jar, '-disableTelemetry']),
     ...['-port', String(port), '-sharedDb'],
     ...(options.dataDir ? ['-dbPath', path.resolve(options.dataDir)] : ['-inMemory']),
   ];
-  const start = (cds: ClassArchive | undefined) =>
-    startEmulator(
+  try {
+    const emulator = await startEmulator(
       'DynamoDB Local',
       options.port,
-      (port) =>
-        spawn('java', args(port, cds), {
-          cwd: home,
-          stdio: recording ? ['pipe', 'ignore', 'ignore'] : 'ignore',
-        }),
+      (port) => spawn('java', args(port), { cwd: home, stdio: 'ignore' }),
       options.startTimeoutMs,
     );
-  try {
-    const emulator = await start(archive).catch((error: unknown) => {
-      if (!(archive && error instanceof StartUpError)) throw error;
-      discardClassArchive(archive); // e.g. written over since: rebuilt by the next training
-      return start(undefined);
-    });
     if ('classes' in launcher) return emulator;
     const warning = `DynamoDB Local listens on all network interfaces, not only 127.0.0.1: ${launcher.problem}`;
     return { ...emulator, warning };

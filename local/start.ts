@@ -4,10 +4,6 @@
  */
 import './process-defaults';
 import { envFlag } from '../functions/shared/env';
-import {
-  type ClassArchiveTraining,
-  startClassArchiveTraining,
-} from './dynamodb-local-class-archive-training';
 import { MissingPrerequisiteError } from './emulators';
 import { emulatorSettingsFromEnv, LOCAL_PREFIX, localDefaults, messageOf } from './local-config';
 import { startLocalRuntime } from './local-runtime';
@@ -47,7 +43,6 @@ async function main(): Promise<void> {
     },
   });
   // Before the banner, which tells whoever waits for it that a signal now stops Inkpress cleanly.
-  let training: ClassArchiveTraining | undefined;
   // Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
   // more than a second after the first one forces an immediate exit.
   let stoppingSince: number | undefined;
@@ -59,8 +54,7 @@ async function main(): Promise<void> {
     }
     stoppingSince = Date.now();
     console.log(`\n[inkpress] ${signal}: stopping…`);
-    // stop() logs what failed and never throws; neither does the training's.
-    void Promise.all([runtime.stop(), training?.stop()]).then(() => process.exit(0));
+    void runtime.stop().then(() => process.exit(0)); // stop() logs what failed and never throws
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
 
@@ -108,9 +102,6 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-
-  // Later starts of DynamoDB Local take ~2 s less CPU with its class archive: built once, meanwhile.
-  training = startClassArchiveTraining({ log: (line) => console.log(`[inkpress] ${line}`) });
 }
 
 main().catch((error: unknown) => {

@@ -2,10 +2,7 @@
  * Starts DynamoDB Local and moto_server once for all integration tests and exports their
  * endpoints in the standard AWS_ENDPOINT_URL_* variables (inherited by the test workers). When
  * one cannot start, the other is stopped before the run fails (Jest runs no teardown then).
- * Then DynamoDB Local's class archive is built in the background if it is missing, so that the
- * local runtimes the tests start later (and later runs) start DynamoDB Local with less CPU.
  */
-import { startClassArchiveTraining } from '../../local/dynamodb-local-class-archive-training';
 import {
   type RunningEmulator,
   resolvedPython,
@@ -45,6 +42,4 @@ export default async function globalSetup(): Promise<void> {
   const [dynamodb, moto] = running as [RunningEmulator, RunningEmulator];
   Object.assign(process.env, emulatorClientEnv({ dynamodb: dynamodb.endpoint, moto: moto.endpoint }));
   (globalThis as { inkpressEmulators?: unknown }).inkpressEmulators = [dynamodb, moto];
-  (globalThis as { inkpressClassArchiveTraining?: unknown }).inkpressClassArchiveTraining =
-    startClassArchiveTraining();
 }
