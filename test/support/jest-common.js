@@ -52,6 +52,6 @@ module.exports = {
       '<rootDir>/functions/shared/bundling/jmespath-unused.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  setupFiles: ['<rootDir>/test/support/quiet-env.ts'],
+  setupFiles: ['<rootDir>/test/support/quiet-env.ts', '<rootDir>/test/support/release-async-storage.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/support/settle-background-work.ts'],
 };
