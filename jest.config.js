@@ -23,8 +23,9 @@ module.exports = {
   testTimeout: 60_000,
   // Longest files first, with measured durations when Jest has none recorded (a fresh clone).
   testSequencer: '<rootDir>/test/support/test-sequencer.js',
-  // Two files at a time on 2 cores (Jest's default there is one, cores - 1): the integration files
-  // spend most of their time waiting on child processes and emulators, and each has its own
-  // tables and queues (a random prefix) or its own data folder, emulators and ports.
-  maxWorkers: Math.max(2, os.availableParallelism() - 1),
+  // One file more than there are cores (Jest's default is one fewer): the integration files spend
+  // much of their time waiting on child processes, emulators and timers, and each has its own
+  // tables and queues (a random prefix) or its own data folder, emulators and ports. A fresh
+  // clone on 2 cores, 2026-11-28: 206 s with three, 248 s with two (docs/local-development.md).
+  maxWorkers: os.availableParallelism() + 1,
 };
