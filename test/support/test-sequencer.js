@@ -49,6 +49,7 @@ const MEASURED_SECONDS = {
   'test/integration/site-profile.test.ts': 3,
   'test/unit/core/hostile-text.test.ts': 3,
   'test/integration/connection-doctor.test.ts': 3,
+  'test/infra/bundle-cache.test.ts': 3,
   'test/unit/use-cases/site-index.test.ts': 2,
   'test/integration/sample-events.test.ts': 2,
   'test/integration/final-failure-metrics.test.ts': 2,
