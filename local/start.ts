@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     },
   });
   // Before the banner, which tells whoever waits for it that a signal now stops Inkpress cleanly.
-  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx), so only a signal
+  // Ctrl-C reaches this process twice (from the terminal and relayed by npm), so only a signal
   // more than a second after the first one forces an immediate exit.
   let stoppingSince: number | undefined;
   const stop = (signal: string) => {

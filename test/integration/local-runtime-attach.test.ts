@@ -16,6 +16,7 @@ import { currentOwner, type Owner } from '../../local/data-lock';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
 import { samEnvFile } from '../../local/sam-env';
 import { sharedEmulators, startAttachedRuntime, uniquePrefix } from '../support/attached-runtime';
+import { NPM_START_ARGS } from '../support/npm-start';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 /** The environment before the runtime of this file set its own variables (for the child process). */
@@ -62,27 +63,23 @@ async function expectEmulatorsRunning(prefix: string): Promise<void> {
 
 const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
 
-/** `npm start` (local/start.ts through tsx) on the shared emulators, until its banner is printed. */
+/** `npm start` on the shared emulators, until its banner is printed. */
 async function startNpmStart(prefix: string, dataDir: string) {
   const { dynamodb, moto } = sharedEmulators();
-  const child = spawn(
-    process.execPath,
-    [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'local/start.ts'],
-    {
-      cwd: repoRoot,
-      env: {
-        ...baseEnv,
-        INKPRESS_DATA_DIR: dataDir,
-        PORT: '0',
-        INKPRESS_DYNAMODB_ENDPOINT: dynamodb,
-        INKPRESS_MOTO_ENDPOINT: moto,
-        INKPRESS_RESOURCE_PREFIX: prefix,
-        INKPRESS_SWEEP_SECONDS: '0',
-        INKPRESS_LOG_REQUESTS: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, NPM_START_ARGS, {
+    cwd: repoRoot,
+    env: {
+      ...baseEnv,
+      INKPRESS_DATA_DIR: dataDir,
+      PORT: '0',
+      INKPRESS_DYNAMODB_ENDPOINT: dynamodb,
+      INKPRESS_MOTO_ENDPOINT: moto,
+      INKPRESS_RESOURCE_PREFIX: prefix,
+      INKPRESS_SWEEP_SECONDS: '0',
+      INKPRESS_LOG_REQUESTS: 'false',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => {
@@ -285,4 +282,29 @@ describe('attached to emulators it did not start', () => {
     await expectEmulatorsRunning(runtime.prefix);
     await expectEmulatorsRunning(otherPrefix);
   }, 60_000);
+});
+
+describe('npm start too busy to handle a SIGTERM at once', () => {
+  it('still stops cleanly once it runs again, and leaves the emulators it did not start running', async () => {
+    const prefix = uniquePrefix('busy');
+    const dataDir = folder('busy');
+    const busy = await startNpmStart(prefix, dataDir);
+    const runtimePid = currentOwner(dataDir)?.pid ?? 0;
+    try {
+      // The process running Inkpress gets no CPU for half a second, as on a machine under load.
+      process.kill(runtimePid, 'SIGSTOP');
+      busy.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.kill(runtimePid, 'SIGCONT');
+      expect(await busy.exited).toBe(0);
+      await expectEmulatorsRunning(prefix);
+    } finally {
+      if (busy.child.exitCode === null) busy.child.kill('SIGKILL');
+      try {
+        process.kill(runtimePid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, 90_000);
 });

@@ -37,7 +37,7 @@ import * as deps from '../support/deps';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
 import * as slowWorker from '../support/local-fixtures/slow-worker';
-import { processesUsing } from '../support/npm-start';
+import { NPM_START_ARGS, processesUsing } from '../support/npm-start';
 
 const quiet = () => undefined;
 let dataDir: string;
@@ -624,23 +624,19 @@ describe('the sweeper schedule', () => {
 describe('missing prerequisites', () => {
   const startWithPath = (pathDirs: string[]) => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'inkpress-prereq-'));
-    const result = spawnSync(
-      process.execPath,
-      [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), path.join('local', 'start.ts')],
-      {
-        cwd: path.resolve(__dirname, '..', '..'),
-        // A machine with only those commands: no Python the global set-up resolved either.
-        env: {
-          ...process.env,
-          PATH: pathDirs.join(':'),
-          MOTO_PYTHON: undefined,
-          INKPRESS_DATA_DIR: folder,
-          PORT: '0',
-        },
-        encoding: 'utf8',
-        timeout: 60_000,
+    const result = spawnSync(process.execPath, NPM_START_ARGS, {
+      cwd: path.resolve(__dirname, '..', '..'),
+      // A machine with only those commands: no Python the global set-up resolved either.
+      env: {
+        ...process.env,
+        PATH: pathDirs.join(':'),
+        MOTO_PYTHON: undefined,
+        INKPRESS_DATA_DIR: folder,
+        PORT: '0',
       },
-    );
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     const leftovers = processesUsing(folder);
     rmSync(folder, { recursive: true, force: true });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr, leftovers };

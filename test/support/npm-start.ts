@@ -4,10 +4,19 @@
  * still use a data folder.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FakeOpenAi } from './fake-openai-server';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
+
+/** The arguments `npm start` gives `node` (package.json's script): the tests run what it runs. */
+export const NPM_START_ARGS: readonly string[] = (() => {
+  const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+  const [program, ...args] = String(packageJson.scripts.start).split(' ');
+  if (program !== 'node') throw new Error(`npm start no longer runs node: ${packageJson.scripts.start}`);
+  return args;
+})();
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -92,24 +101,20 @@ export interface NpmStart {
 export async function npmStart(dataDir: string, fakeOpenAi: FakeOpenAi): Promise<NpmStart> {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('AWS_')) env[name] = value;
-  const child = spawn(
-    process.execPath,
-    [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'local/start.ts'],
-    {
-      cwd: repoRoot,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...env,
-        PORT: '0',
-        INKPRESS_DATA_DIR: dataDir,
-        INKPRESS_SWEEP_SECONDS: '5',
-        INKPRESS_LOG_REQUESTS: 'false',
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: fakeOpenAi.baseURL,
-      },
+  const child = spawn(process.execPath, NPM_START_ARGS, {
+    cwd: repoRoot,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...env,
+      PORT: '0',
+      INKPRESS_DATA_DIR: dataDir,
+      INKPRESS_SWEEP_SECONDS: '5',
+      INKPRESS_LOG_REQUESTS: 'false',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: fakeOpenAi.baseURL,
     },
-  );
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
