@@ -52,7 +52,7 @@ pkill -f "$DATA/(dynamodb|moto)" && sleep 1 && pkill -9 -f "$DATA/(dynamodb|moto
 exit 0`;
 
 /** Whether a process with this pid exists (one of another user counts). */
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

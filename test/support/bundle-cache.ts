@@ -24,6 +24,7 @@ import { type BuildOptions, build, version as esbuildVersion, type Metafile } fr
 import { allFunctions, type FunctionDefinition } from '../../functions/routes';
 import { functionBuildOptions, repositoryRoot } from '../../lib/constructs/inkpress-function';
 import { lazyModuleBuildOptions } from '../../lib/constructs/lazy-modules';
+import { isAlive } from '../../local/data-lock';
 
 export interface FunctionBundle {
   /** The bundle's text (its `index.js`). */
@@ -216,15 +217,6 @@ function lockIsStale(lock: string): boolean {
     return (owner > 0 && !isAlive(owner)) || age > LOCK_STALE_MS;
   } catch {
     return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
