@@ -5,27 +5,19 @@
  * rest of the runtime's behaviour is tested on the shared emulators in local-runtime.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { dataPaths } from '../../local/local-config';
 import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
-import { processesUsing } from '../support/npm-start';
+import { startInTemporaryFolder } from '../support/attached-runtime';
+import { bearer, processesUsing } from '../support/npm-start';
 
 const quiet = () => undefined;
 let dataDir: string;
 let runtime: LocalRuntime;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-runtime-'));
-  runtime = await startLocalRuntime({
-    port: 0,
-    dataDir,
-    sweepSeconds: 0,
-    firstSweepAfterMs: 500,
-    log: quiet,
-  });
+  ({ dataDir, runtime } = await startInTemporaryFolder(startLocalRuntime));
 }, 120_000);
 
 afterAll(async () => {
@@ -33,7 +25,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const call = (pathname: string, init: RequestInit = {}) => fetch(`${runtime.baseUrl}${pathname}`, init);
 
 describe('the API on 127.0.0.1', () => {

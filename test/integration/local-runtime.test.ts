@@ -32,26 +32,19 @@ import { loadHandler } from '../../local/local-config';
 import type { LocalRuntime } from '../../local/local-runtime';
 import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
-import { startAttachedRuntime } from '../support/attached-runtime';
+import { startAttachedRuntime, startInTemporaryFolder } from '../support/attached-runtime';
 import * as deps from '../support/deps';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
 import * as slowWorker from '../support/local-fixtures/slow-worker';
-import { NPM_START_ARGS, processesUsing } from '../support/npm-start';
+import { bearer, NPM_START_ARGS, processesUsing } from '../support/npm-start';
 
 const quiet = () => undefined;
 let dataDir: string;
 let runtime: LocalRuntime;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-runtime-'));
-  runtime = await startAttachedRuntime({
-    port: 0,
-    dataDir,
-    sweepSeconds: 0,
-    firstSweepAfterMs: 500,
-    log: quiet,
-  });
+  ({ dataDir, runtime } = await startInTemporaryFolder(startAttachedRuntime));
 }, 120_000);
 
 afterAll(async () => {
@@ -59,7 +52,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const call = (pathname: string, init: RequestInit = {}) => fetch(`${runtime.baseUrl}${pathname}`, init);
 
 async function json(response: Response): Promise<unknown> {

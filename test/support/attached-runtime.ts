@@ -5,8 +5,11 @@
  * Files that test the emulators themselves (ports, restarts, child processes) start their own.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AttachedEmulators } from '../../local/local-config';
-import { type LocalRuntimeOptions, startLocalRuntime } from '../../local/local-runtime';
+import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from '../../local/local-runtime';
 
 /** Read when this module loads, before any runtime of the file points the variables elsewhere. */
 const shared = {
@@ -33,4 +36,22 @@ export function uniquePrefix(label = 'rt'): string {
 /** `startLocalRuntime` on the shared emulators, with its own prefix (unless given one). */
 export function startAttachedRuntime(options: Omit<LocalRuntimeOptions, 'attach'>) {
   return startLocalRuntime({ prefix: uniquePrefix(), ...options, attach: sharedEmulators() });
+}
+
+/**
+ * A runtime started by `start` (`startLocalRuntime` or `startAttachedRuntime`) in a new temporary
+ * data folder, quiet, with no periodic sweep and a first one half a second after the start.
+ */
+export async function startInTemporaryFolder(
+  start: (options: LocalRuntimeOptions) => Promise<LocalRuntime>,
+): Promise<{ dataDir: string; runtime: LocalRuntime }> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-runtime-'));
+  const runtime = await start({
+    port: 0,
+    dataDir,
+    sweepSeconds: 0,
+    firstSweepAfterMs: 500,
+    log: () => undefined,
+  });
+  return { dataDir, runtime };
 }
