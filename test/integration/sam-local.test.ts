@@ -58,7 +58,11 @@ function synthesizedDeclarations(): Map<string, Record<string, string>> {
   // Without CDK's built-in CloudFormation validation (~10 s of CPU, only ever warns): `npm run synth`
   // (`.ci/run`'s synth step) runs it.
   const app = new App({
-    context: { samLocal: 'true', 'aws:cdk:bundling-stacks': [] },
+    context: {
+      samLocal: 'true',
+      'aws:cdk:bundling-stacks': [],
+      'aws:cdk:disable-creation-stack-traces': true,
+    },
     builtinCloudFormationValidation: false,
   });
   const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
