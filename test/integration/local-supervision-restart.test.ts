@@ -22,6 +22,7 @@ import {
   eventually,
   generatedUuids,
   killProcessGroup,
+  type NpmStart,
   npmStart,
   outlineCalls,
   processesUsing,
@@ -64,9 +65,25 @@ async function creditsOf(dataDir: string, accountId: string): Promise<number | u
   }
 }
 
-describe('kill -9 of the whole npm start process group, then a start on the same data', () => {
-  it('generates every accepted article once and charges it once', async () => {
-    const dataDir = dataFolder();
+/**
+ * One data folder through three starts: the second test kills the runtime the first one started
+ * last (each start is ~8 s of CPU: DynamoDB Local, moto_server and the runtime), or starts its
+ * own when the first failed before it had one.
+ */
+describe('npm start killed with kill -9, then started again on the same data', () => {
+  let dataDir: string;
+  /** The `npm start` still running at the end of a test, for the next one. */
+  let running: NpmStart | undefined;
+
+  beforeAll(() => {
+    dataDir = dataFolder();
+  });
+
+  afterAll(async () => {
+    if (running) await killProcessGroup(running.child);
+  });
+
+  it('of the whole process group: the next start generates every accepted article once and charges it once', async () => {
     // Slow enough that at the kill some articles are being generated and the others wait.
     fakeOpenAi.behaviour = { latencyMs: 1_500 };
     const first = await npmStart(dataDir, fakeOpenAi);
@@ -82,37 +99,26 @@ describe('kill -9 of the whole npm start process group, then a start on the same
     fakeOpenAi.behaviour = { latencyMs: 100 };
     const callsBeforeRestart = fakeOpenAi.requests.length;
     const second = await npmStart(dataDir, fakeOpenAi);
-    try {
-      expect(second.token).toBe(first.token);
-      await eventually(
-        () => generatedUuids(second.baseUrl, second.token),
-        (listed) => uuids.every((uuid) => listed.includes(uuid)),
-        120_000,
-      );
-      if (process.env.DEBUG_SUPERVISION) console.log(second.output());
-      expect((await generatedUuids(second.baseUrl, second.token)).sort()).toEqual([...uuids].sort());
-      expect(second.output()).toMatch(
-        /\d+ article\(s\) were waiting or being generated when Inkpress last stopped/,
-      );
-      expect(await creditsOf(dataDir, second.accountId)).toBe(START_CREDITS - uuids.length * PRICE);
-      // After the restart, no article's generation started twice.
-      expect(Math.max(...outlineCalls(fakeOpenAi, keywords, callsBeforeRestart))).toBeLessThanOrEqual(1);
-    } finally {
-      await killProcessGroup(second.child);
-    }
-    const leftovers = await eventually(
-      async () => processesUsing(dataDir),
-      (left) => left.length === 0,
-      10_000,
+    running = second;
+    expect(second.token).toBe(first.token);
+    await eventually(
+      () => generatedUuids(second.baseUrl, second.token),
+      (listed) => uuids.every((uuid) => listed.includes(uuid)),
+      120_000,
     );
-    expect(leftovers).toEqual([]);
+    if (process.env.DEBUG_SUPERVISION) console.log(second.output());
+    expect((await generatedUuids(second.baseUrl, second.token)).sort()).toEqual([...uuids].sort());
+    expect(second.output()).toMatch(
+      /\d+ article\(s\) were waiting or being generated when Inkpress last stopped/,
+    );
+    expect(await creditsOf(dataDir, second.accountId)).toBe(START_CREDITS - uuids.length * PRICE);
+    // After the restart, no article's generation started twice.
+    expect(Math.max(...outlineCalls(fakeOpenAi, keywords, callsBeforeRestart))).toBeLessThanOrEqual(1);
   }, 240_000);
-});
 
-describe('kill -9 of the runtime process alone', () => {
-  it('leaves no emulator behind, and the next start finds the data folder free', async () => {
-    const dataDir = dataFolder();
-    const first = await npmStart(dataDir, fakeOpenAi);
+  it('of the runtime process alone: no emulator is left behind, and the next start finds the data folder free', async () => {
+    const killed = running ?? (await npmStart(dataDir, fakeOpenAi));
+    running = undefined;
     expect(processesUsing(dataDir)).toHaveLength(2); // DynamoDB Local and moto_server
     process.kill(currentOwner(dataDir)?.pid ?? 0, 'SIGKILL');
     const leftovers = await eventually(
@@ -121,12 +127,12 @@ describe('kill -9 of the runtime process alone', () => {
       15_000,
     );
     expect(leftovers).toEqual([]);
-    const second = await npmStart(dataDir, fakeOpenAi);
+    const next = await npmStart(dataDir, fakeOpenAi);
     try {
-      expect(second.token).toBe(first.token);
+      expect(next.token).toBe(killed.token);
       // The admin command the banner prints, run as printed in another terminal (no Inkpress
       // variables there), reaches this data folder.
-      const printed = /Admin CLI \(in another terminal\): (.+)\n/.exec(second.output())?.[1] ?? '';
+      const printed = /Admin CLI \(in another terminal\): (.+)\n/.exec(next.output())?.[1] ?? '';
       expect(printed).toContain(`INKPRESS_DATA_DIR=${dataDir} `);
       const terminal: NodeJS.ProcessEnv = {};
       for (const [name, value] of Object.entries(process.env)) {
@@ -135,9 +141,16 @@ describe('kill -9 of the runtime process alone', () => {
       const shown = JSON.parse(
         execFileSync('sh', ['-c', printed], { cwd: repoRoot, env: terminal, encoding: 'utf8' }),
       );
-      expect(shown.account_id).toBe(second.accountId);
+      expect(shown.account_id).toBe(next.accountId);
     } finally {
-      await killProcessGroup(second.child);
+      await killProcessGroup(next.child);
     }
-  }, 120_000);
+    // A kill -9 of the whole process group leaves nothing running either.
+    const afterGroupKill = await eventually(
+      async () => processesUsing(dataDir),
+      (left) => left.length === 0,
+      10_000,
+    );
+    expect(afterGroupKill).toEqual([]);
+  }, 180_000);
 });

@@ -11,7 +11,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /** Seconds per file, measured in a fresh clone's `npm test` (2026-11-28, 2 cores). */
 const MEASURED_SECONDS = {
-  'test/integration/local-supervision-restart.test.ts': 40,
+  'test/integration/local-supervision-restart.test.ts': 32,
   'test/integration/local-supervision-emulators.test.ts': 39,
   'test/integration/websites-publishing.test.ts': 28,
   'test/integration/admin-cli.test.ts': 22,
