@@ -4,7 +4,7 @@
  * (test/support/attached-runtime.ts): API Gateway emulation, authorizer, queue poller, schedule,
  * and the missing prerequisites of `npm start`. What concerns the emulators it starts itself
  * (their addresses, the data folder's lock, persistence across a restart, no child process left
- * behind) is in local-runtime-emulators.test.ts.
+ * behind) is in local-supervision-emulators.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';

@@ -1,15 +1,23 @@
 /**
- * `npm start` supervises its emulators, with real processes: killing DynamoDB Local or moto_server
- * alone is noticed at once (503 JSON, nothing charged), the emulator comes back on the same port
- * with the same data and nothing accepted is lost; an emulator that keeps dying ends the runtime
- * with a clear message. The model is the fake OpenAI server, slowed down. (Restarts of the whole
- * runtime: local-supervision-restart.test.ts.)
+ * The local runtime with the emulators it starts itself (as `npm start` without
+ * INKPRESS_DYNAMODB_ENDPOINT), with real processes, one runtime through the whole file: both
+ * emulators listen on 127.0.0.1 only and there is one runtime per data folder; killing DynamoDB
+ * Local or moto_server alone is noticed at once (503 JSON, nothing charged), the emulator comes back
+ * on the same port with the same data and nothing accepted is lost; a stop leaves no child process
+ * while the data (token, KMS key) survives a restart; an emulator that keeps dying ends the runtime
+ * with a clear message. The model is the fake OpenAI server, slowed down. The tests run in order on
+ * that runtime (each start of one is ~8 s of CPU). (Restarts of the whole runtime:
+ * local-supervision-restart.test.ts; the rest of the runtime's behaviour, on the shared emulators:
+ * local-runtime.test.ts.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { priceOf } from '../../functions/core/pricing';
-import { type LocalRuntime, startLocalRuntime } from '../../local/local-runtime';
+import { dataPaths } from '../../local/local-config';
+import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from '../../local/local-runtime';
 import * as deps from '../support/deps';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai-server';
 import {
@@ -42,10 +50,19 @@ function dataFolder(): string {
   return folder;
 }
 
-describe('an emulator dies under npm start', () => {
+describe('the emulators of a local runtime that starts its own', () => {
   let dataDir: string;
   let runtime: LocalRuntime;
   const fatal: string[] = [];
+  const runtimeOptions = (): LocalRuntimeOptions => ({
+    port: 0,
+    dataDir,
+    sweepSeconds: 0,
+    firstSweepAfterMs: 60_000,
+    pollWaitSeconds: 1,
+    log: quiet,
+    onFatal: (message) => fatal.push(message),
+  });
 
   beforeAll(async () => {
     dataDir = dataFolder();
@@ -58,15 +75,7 @@ describe('an emulator dies under npm start', () => {
       INKPRESS_GENERATION_LEASE_SECONDS: '6',
       INKPRESS_GENERATION_RETRY_SECONDS: '2',
     });
-    runtime = await startLocalRuntime({
-      port: 0,
-      dataDir,
-      sweepSeconds: 0,
-      firstSweepAfterMs: 60_000,
-      pollWaitSeconds: 1,
-      log: quiet,
-      onFatal: (message) => fatal.push(message),
-    });
+    runtime = await startLocalRuntime(runtimeOptions());
   }, 120_000);
 
   afterAll(async () => {
@@ -83,6 +92,27 @@ describe('an emulator dies under npm start', () => {
     expect(response.headers.get('retry-after')).toBe('5');
     expect(await response.json()).toEqual({ message: 'Service temporarily unavailable.' });
   }
+
+  it('has both emulators listen on 127.0.0.1 only', () => {
+    const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+    if (ss.error) return; // no `ss` (not Linux): nothing to check with
+    const { dynamodb, moto } = runtime.emulatorPids;
+    const listening = (pid: number) =>
+      ss.stdout
+        .split('\n')
+        .filter((line) => line.includes(`pid=${pid},`))
+        .map((line) => line.trim().split(/\s+/)[3]);
+    for (const pid of [dynamodb, moto]) {
+      expect(listening(pid).length).toBeGreaterThan(0);
+      for (const address of listening(pid)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+    }
+    expect(listening(dynamodb)).toEqual([new URL(runtime.endpoints.dynamodb).host]);
+    expect(listening(moto)).toEqual([new URL(runtime.endpoints.moto).host]);
+  });
+
+  it('refuses a second runtime on the same data folder', async () => {
+    await expect(startLocalRuntime({ port: 0, dataDir, log: quiet })).rejects.toThrow(/already running/);
+  });
 
   it.each([
     ['moto_server', 'moto'],
@@ -146,9 +176,44 @@ describe('an emulator dies under npm start', () => {
     expect((await list()).status).toBe(200);
   }, 120_000);
 
+  it('a stop leaves no child process, and the token and the KMS key survive the restart', async () => {
+    const kms = () => new KMSClient({ endpoint: runtime.endpoints.moto });
+    const encryptionContext = { accountId: runtime.accountId, websiteUuid: 'w-1' };
+    const before = kms();
+    const { CiphertextBlob } = await before.send(
+      new EncryptCommand({
+        KeyId: runtime.resources.keyId,
+        Plaintext: Buffer.from('site password'),
+        EncryptionContext: encryptionContext,
+      }),
+    );
+    before.destroy();
+    const { token, accountId, childPids } = runtime;
+    const paths = dataPaths(dataDir);
+    expect(statSync(paths.token).mode & 0o777).toBe(0o600);
+    expect(existsSync(paths.runtime)).toBe(true);
+
+    await runtime.stop();
+    for (const pid of childPids) expect(() => process.kill(pid, 0)).toThrow();
+    expect(processesUsing(dataDir)).toEqual([]);
+    expect(existsSync(paths.runtime)).toBe(false);
+
+    runtime = await startLocalRuntime(runtimeOptions());
+    expect(runtime).toMatchObject({ token, accountId, accountCreated: false });
+    const response = await fetch(`${runtime.baseUrl}/v1/languages`, { headers: bearer(token) });
+    expect(response.status).toBe(200);
+    const after = kms();
+    const { Plaintext } = await after.send(
+      new DecryptCommand({ CiphertextBlob, EncryptionContext: encryptionContext }),
+    );
+    after.destroy();
+    expect(Buffer.from(Plaintext ?? new Uint8Array()).toString()).toBe('site password');
+    expect(fatal).toEqual([]);
+  }, 120_000);
+
   it('stops with a clear message when moto_server keeps dying', async () => {
-    // Each kill is restored until moto_server has been restarted 3 times within a minute
-    // (the earlier test's restart may count); the next kill ends the runtime.
+    // Each kill is restored until moto_server has been restarted 3 times within a minute (by
+    // the runtime started again above, whose count starts at 0); the next kill ends the runtime.
     let kills = 0;
     while (fatal.length === 0 && kills < 5) {
       process.kill(runtime.emulatorPids.moto, 'SIGKILL');

@@ -12,7 +12,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 /** Seconds per file, measured in a fresh clone's `npm test` (2026-11-28, 2 cores). */
 const MEASURED_SECONDS = {
   'test/integration/local-supervision-restart.test.ts': 32,
-  'test/integration/local-supervision-emulators.test.ts': 39,
+  'test/integration/local-supervision-emulators.test.ts': 45,
   'test/integration/websites-publishing.test.ts': 28,
   'test/integration/admin-cli.test.ts': 22,
   'test/integration/articles.test.ts': 19,
@@ -21,7 +21,6 @@ const MEASURED_SECONDS = {
   'test/integration/local-runtime.test.ts': 16,
   'test/integration/websites.test.ts': 15,
   'test/infra/bundles.test.ts': 15,
-  'test/integration/local-runtime-emulators.test.ts': 14,
   'test/integration/generation-storage-outage.test.ts': 13,
   'test/infra/lazy-modules.test.ts': 13,
   'test/integration/sam-local.test.ts': 11,
