@@ -4,6 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { allFunctions } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { InkpressStack } from '../../lib/inkpress-stack';
+import { TEMPLATE_ONLY_CONTEXT } from '../support/template-only-context';
 
 type FunctionResource = {
   Properties: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } };
@@ -13,8 +14,7 @@ type FunctionResource = {
  * The template synthesized with a context, once per context for the file (a synth takes seconds
  * and the tests only read it); a synth that throws is not kept, so each such test synthesizes.
  * Without CDK's built-in CloudFormation validation (its WebAssembly engine costs ~10 s of CPU per
- * test file and only ever warns): `npm run synth` (`.ci/run`'s synth step) runs it. Without the
- * creation stack trace of every construct, as cdk.json sets for `cdk synth` (docs/decisions.md).
+ * test file and only ever warns): `npm run synth` (`.ci/run`'s synth step) runs it.
  */
 const templates = new Map<string, Template>();
 function synthesized(context: Record<string, string>): Template {
@@ -22,7 +22,7 @@ function synthesized(context: Record<string, string>): Template {
   const existing = templates.get(key);
   if (existing) return existing;
   const app = new App({
-    context: { ...context, 'aws:cdk:bundling-stacks': [], 'aws:cdk:disable-creation-stack-traces': true },
+    context: { ...context, ...TEMPLATE_ONLY_CONTEXT },
     builtinCloudFormationValidation: false,
   });
   const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));

@@ -26,6 +26,7 @@ import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime
 import { RATE_PER_ADDRESS } from '../../lib/constructs/api-firewall';
 import { ANSWERED_METHODS, STAGE_NAME, THROTTLING } from '../../lib/constructs/inkpress-api';
 import { InkpressStack, MODEL_SECRET_PLACEHOLDER } from '../../lib/inkpress-stack';
+import { TEMPLATE_ONLY_CONTEXT } from '../support/template-only-context';
 
 type Json = Record<string, unknown>;
 interface CfnResource {
@@ -48,7 +49,7 @@ const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'cdk.js
 // Without CDK's built-in CloudFormation validation: its WebAssembly engine costs ~10 s of CPU per
 // test file and only ever warns; `npm run synth` (`.ci/run`'s synth step) runs it.
 const app = new App({
-  context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+  context: { ...cdkJson.context, ...TEMPLATE_ONLY_CONTEXT },
   builtinCloudFormationValidation: false,
 });
 const stack = new InkpressStack(app, 'Inkpress');
@@ -764,7 +765,7 @@ describe('web ACL on the API stage', () => {
 
   it('is dropped with -c waf=false, and cdk-nag accepts that with a reason', () => {
     const withoutWaf = new App({
-      context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], waf: 'false' },
+      context: { ...cdkJson.context, ...TEMPLATE_ONLY_CONTEXT, waf: 'false' },
       builtinCloudFormationValidation: false,
     });
     const stackWithoutWaf = new InkpressStack(withoutWaf, 'Inkpress');

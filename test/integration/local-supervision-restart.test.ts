@@ -117,10 +117,11 @@ describe('npm start killed with kill -9, then started again on the same data', (
   }, 240_000);
 
   it('of the runtime process alone: no emulator is left behind, and the next start finds the data folder free', async () => {
-    const killed = running ?? (await npmStart(dataDir, fakeOpenAi));
-    running = undefined;
+    running ??= await npmStart(dataDir, fakeOpenAi);
+    const killed = running;
     expect(processesUsing(dataDir)).toHaveLength(2); // DynamoDB Local and moto_server
     process.kill(currentOwner(dataDir)?.pid ?? 0, 'SIGKILL');
+    running = undefined; // its process is gone: nothing for afterAll to kill
     const leftovers = await eventually(
       async () => processesUsing(dataDir),
       (left) => left.length === 0,

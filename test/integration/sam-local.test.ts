@@ -23,6 +23,7 @@ import { samEnvFile } from '../../local/sam-env';
 import { startAttachedRuntime } from '../support/attached-runtime';
 import { bundleBuilder, invokeBundle } from '../support/bundles';
 import { apiEvent } from '../support/events';
+import { TEMPLATE_ONLY_CONTEXT } from '../support/template-only-context';
 
 const tsxCli = require.resolve('tsx/cli');
 let dataDir: string;
@@ -58,11 +59,7 @@ function synthesizedDeclarations(): Map<string, Record<string, string>> {
   // Without CDK's built-in CloudFormation validation (~10 s of CPU, only ever warns): `npm run synth`
   // (`.ci/run`'s synth step) runs it.
   const app = new App({
-    context: {
-      samLocal: 'true',
-      'aws:cdk:bundling-stacks': [],
-      'aws:cdk:disable-creation-stack-traces': true,
-    },
+    context: { samLocal: 'true', ...TEMPLATE_ONLY_CONTEXT },
     builtinCloudFormationValidation: false,
   });
   const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
