@@ -19,10 +19,16 @@ moto.core.utils.unix_time, two datetimes per call, twice per waiting message on 
 ReceiveMessage and DeleteMessage (and on every send before the change above), so with 10,000
 messages waiting each call took ~80 ms and a 10,000-article backlog ~40 minutes to create
 (`npm run bench:backlog`, docs/operations.md). The scans stay linear, as moto has them.
+
+And it lists moto's services once, not on every request: to find the service a request is for,
+moto's server listed its own package folder and stat()ed each of its ~160 entries per request,
+about a quarter of its CPU for an SQS or KMS call (docs/decisions.md). It also leaves out the
+log line per request, which nobody reads (the launcher's output goes nowhere).
 """
 import collections.abc
 import hashlib
 import itertools
+import logging
 import os
 import secrets
 import sys
@@ -30,6 +36,7 @@ import time
 import uuid
 
 try:
+    import moto.backends as moto_backends
     import moto.kms.models as kms_models
     import moto.sqs.models as sqs_models
     from moto.server import main
@@ -111,6 +118,13 @@ def sqs_unix_time_millis(dt=None):
 
 sqs_models.unix_time = sqs_unix_time
 sqs_models.unix_time_millis = sqs_unix_time_millis
+
+# The folders of moto's package do not change while it runs: read them once.
+_moto_modules = tuple(moto_backends.list_of_moto_modules())
+moto_backends.list_of_moto_modules = lambda: _moto_modules
+
+# Errors still reach the (discarded) output; the per-request access log does not.
+logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
