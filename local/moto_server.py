@@ -119,9 +119,11 @@ def sqs_unix_time_millis(dt=None):
 sqs_models.unix_time = sqs_unix_time
 sqs_models.unix_time_millis = sqs_unix_time_millis
 
-# The folders of moto's package do not change while it runs: read them once.
-_moto_modules = tuple(moto_backends.list_of_moto_modules())
-moto_backends.list_of_moto_modules = lambda: _moto_modules
+# The folders of moto's package do not change while it runs: read them once (a moto without
+# this function is left as it is).
+if callable(getattr(moto_backends, "list_of_moto_modules", None)):
+    _moto_modules = tuple(moto_backends.list_of_moto_modules())
+    moto_backends.list_of_moto_modules = lambda: _moto_modules
 
 # Errors still reach the (discarded) output; the per-request access log does not.
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
