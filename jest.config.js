@@ -23,6 +23,9 @@ module.exports = {
   testTimeout: 60_000,
   // Longest files first, with measured durations when Jest has none recorded (a fresh clone).
   testSequencer: '<rootDir>/test/support/test-sequencer.js',
+  // Jest's own, and a line as each file starts when the output is piped (CI), where Jest's
+  // reporter prints a file only when it ends (test/support/progress-reporter.js).
+  reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
   // One file more than there are cores (Jest's default is one fewer): the integration files spend
   // much of their time waiting on child processes, emulators and timers, and each has its own
   // tables and queues (a random prefix) or its own data folder, emulators and ports. A fresh

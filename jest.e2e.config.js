@@ -10,5 +10,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/e2e/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/e2e/support/global-teardown.ts',
   maxWorkers: 1,
+  // Jest's own, and a line as each file starts when the output is piped (CI), where Jest's
+  // reporter prints a file only when it ends (test/support/progress-reporter.js).
+  reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
   testTimeout: 120_000,
 };
