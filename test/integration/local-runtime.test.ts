@@ -32,7 +32,7 @@ import { loadHandler } from '../../local/local-config';
 import type { LocalRuntime } from '../../local/local-runtime';
 import { invokeWorker, startQueuePoller } from '../../local/queue-poller';
 import { startScheduler } from '../../local/scheduler';
-import { startAttachedRuntime, startInTemporaryFolder } from '../support/attached-runtime';
+import { startInTemporaryFolder } from '../support/attached-runtime';
 import * as deps from '../support/deps';
 import { received as sweeperEvents } from '../support/local-fixtures/recording-sweeper';
 import { received as workerEvents } from '../support/local-fixtures/recording-worker';
@@ -44,7 +44,7 @@ let dataDir: string;
 let runtime: LocalRuntime;
 
 beforeAll(async () => {
-  ({ dataDir, runtime } = await startInTemporaryFolder(startAttachedRuntime));
+  ({ dataDir, runtime } = await startInTemporaryFolder());
 }, 120_000);
 
 afterAll(async () => {

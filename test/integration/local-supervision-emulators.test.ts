@@ -33,7 +33,6 @@ const quiet = () => undefined;
 const PRICE = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 2, needBold: false });
 
 let fakeOpenAi: FakeOpenAi;
-const folders: string[] = [];
 
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
@@ -41,14 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fakeOpenAi.close();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-
-function dataFolder(): string {
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'inkpress-supervision-'));
-  folders.push(folder);
-  return folder;
-}
 
 describe('the emulators of a local runtime that starts its own', () => {
   let dataDir: string;
@@ -65,7 +57,7 @@ describe('the emulators of a local runtime that starts its own', () => {
   });
 
   beforeAll(async () => {
-    dataDir = dataFolder();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-supervision-'));
     Object.assign(process.env, {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: fakeOpenAi.baseURL,
@@ -80,6 +72,7 @@ describe('the emulators of a local runtime that starts its own', () => {
 
   afterAll(async () => {
     await runtime?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const credits = async () => (await deps.accountStore().get(runtime.accountId))?.credits;

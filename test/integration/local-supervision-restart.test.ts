@@ -33,7 +33,6 @@ const PRICE = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 2, needBold: false })
 const START_CREDITS = localDefaults.account.credits;
 
 let fakeOpenAi: FakeOpenAi;
-const folders: string[] = [];
 
 beforeAll(async () => {
   fakeOpenAi = await startFakeOpenAi();
@@ -41,14 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fakeOpenAi.close();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-
-function dataFolder(): string {
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'inkpress-supervision-'));
-  folders.push(folder);
-  return folder;
-}
 
 /** Credits of an account, read from the DynamoDB Local of the running `npm start`. */
 async function creditsOf(dataDir: string, accountId: string): Promise<number | undefined> {
@@ -76,11 +68,12 @@ describe('npm start killed with kill -9, then started again on the same data', (
   let running: NpmStart | undefined;
 
   beforeAll(() => {
-    dataDir = dataFolder();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-supervision-'));
   });
 
   afterAll(async () => {
     if (running) await killProcessGroup(running.child);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('of the whole process group: the next start generates every accepted article once and charges it once', async () => {

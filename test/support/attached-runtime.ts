@@ -39,14 +39,12 @@ export function startAttachedRuntime(options: Omit<LocalRuntimeOptions, 'attach'
 }
 
 /**
- * A runtime started by `start` (`startLocalRuntime` or `startAttachedRuntime`) in a new temporary
- * data folder, quiet, with no periodic sweep and a first one half a second after the start.
+ * An attached runtime in a new temporary data folder, quiet, with no periodic sweep and a first
+ * one half a second after the start.
  */
-export async function startInTemporaryFolder(
-  start: (options: LocalRuntimeOptions) => Promise<LocalRuntime>,
-): Promise<{ dataDir: string; runtime: LocalRuntime }> {
+export async function startInTemporaryFolder(): Promise<{ dataDir: string; runtime: LocalRuntime }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'inkpress-runtime-'));
-  const runtime = await start({
+  const runtime = await startAttachedRuntime({
     port: 0,
     dataDir,
     sweepSeconds: 0,

@@ -36,10 +36,6 @@ class ProgressReporter {
       `[${String(seconds).padStart(4)} s] started ${path.relative(this.rootDir, test.path)}\n`,
     );
   }
-
-  getLastError() {
-    return undefined;
-  }
 }
 
 module.exports = ProgressReporter;
