@@ -28,7 +28,6 @@ import {
   generatedUuids,
   processesUsing,
 } from '../support/npm-start';
-import { UNLIMITED_RATE } from '../support/test-resources';
 
 const quiet = () => undefined;
 const PRICE = priceOf({ aiModel: 'gpt-3.5-turbo', h2Count: 2, needBold: false });
@@ -67,8 +66,6 @@ describe('the emulators of a local runtime that starts its own', () => {
       // lease ran out: 6 s here instead of the deployed 60 s (and a 2 s first retry, not 30 s).
       INKPRESS_GENERATION_LEASE_SECONDS: '6',
       INKPRESS_GENERATION_RETRY_SECONDS: '2',
-      // The tests' polls of the article list and bursts of creates never meet a rate limit.
-      ...UNLIMITED_RATE,
     });
     runtime = await startLocalRuntime(runtimeOptions());
   }, 120_000);

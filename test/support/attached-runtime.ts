@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AttachedEmulators } from '../../local/local-config';
 import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from '../../local/local-runtime';
-import { UNLIMITED_RATE } from './test-resources';
 
 /** Read when this module loads, before any runtime of the file points the variables elsewhere. */
 const shared = {
@@ -34,13 +33,8 @@ export function uniquePrefix(label = 'rt'): string {
   return `${label}-${randomBytes(4).toString('hex')}`;
 }
 
-/**
- * `startLocalRuntime` on the shared emulators, with its own prefix (unless given one) and no rate
- * limit a test's calls could meet: with `npm start`'s 10 requests a second (burst 20), a file that
- * walks every route on a fast machine got a 429 (openapi.test.ts, in band).
- */
+/** `startLocalRuntime` on the shared emulators, with its own prefix (unless given one). */
 export function startAttachedRuntime(options: Omit<LocalRuntimeOptions, 'attach'>) {
-  Object.assign(process.env, UNLIMITED_RATE);
   return startLocalRuntime({ prefix: uniquePrefix(), ...options, attach: sharedEmulators() });
 }
 

@@ -10,6 +10,7 @@ import {
   startMotoServer,
 } from '../../local/emulators';
 import { emulatorClientEnv } from '../../local/local-config';
+import { UNLIMITED_RATE } from './unlimited-rate';
 
 /**
  * Longer than `npm start`'s 30 s: DynamoDB Local took 26 s to listen on this 2-core machine shared
@@ -22,6 +23,9 @@ export default async function globalSetup(): Promise<void> {
   // the admin CLI), inherited by the workers and their child processes: 90 s, inside the 120 s
   // of the `beforeAll` hooks that start them.
   process.env.INKPRESS_EMULATOR_START_SECONDS ??= '90';
+  // No rate limit a test's calls could meet, for the local runtimes and `npm start`s the files start
+  // too (rate-limit.test.ts sets its own).
+  Object.assign(process.env, UNLIMITED_RATE);
   // Every moto_server the test files start (~20 in a run) skips the python3 shim of a version
   // manager: the interpreter it resolves to, found once here.
   const python = resolvedPython();

@@ -7,7 +7,6 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FakeOpenAi } from './fake-openai-server';
-import { UNLIMITED_RATE } from './test-resources';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -114,8 +113,6 @@ export async function npmStart(dataDir: string, fakeOpenAi: FakeOpenAi): Promise
       INKPRESS_LOG_REQUESTS: 'false',
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: fakeOpenAi.baseURL,
-      // Its polls of the article list and bursts of creates never meet a rate limit.
-      ...UNLIMITED_RATE,
     },
   });
   let output = '';

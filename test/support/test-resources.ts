@@ -8,16 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type ProvisionedResources, provision } from '../../local/provision';
-
-/**
- * A per-account rate limit so high that no test's burst of requests meets it (rate-limit.test.ts
- * sets its own): every handler still takes its token, one UpdateItem, from the real RateLimits
- * table. Also set for the local runtimes the test files start (attached-runtime.ts).
- */
-export const UNLIMITED_RATE = {
-  INKPRESS_RATE_LIMIT_PER_SECOND: '1000000',
-  INKPRESS_RATE_LIMIT_BURST: '1000000',
-};
+import { UNLIMITED_RATE } from './unlimited-rate';
 
 /** Private site addresses (the fakes listen on 127.0.0.1), and no rate limit met. */
 const TEST_DEFAULTS = { INKPRESS_ALLOW_PRIVATE_URLS: 'true', ...UNLIMITED_RATE };
