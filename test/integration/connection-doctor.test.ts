@@ -8,6 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,50 @@ async function faultServer(
   answer: (response: import('node:http').ServerResponse) => void,
 ): Promise<LocalHttpServer> {
   return startLocalHttpServer((_request, response) => answer(response));
+}
+
+/** Answers a request in place of the site (true), or lets it through to the fake plugin (false). */
+type Fault = (route: string, request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** A proxy in front of the fake plugin that answers some routes itself (`fault`). */
+async function faultProxy(fault: Fault): Promise<LocalHttpServer> {
+  const target = new URL(site.url);
+  const proxy = await startLocalHttpServer((request, response, body) => {
+    const route = new URL(request.url ?? '/', 'http://proxy').searchParams.get('rest_route') ?? '';
+    if (fault(route, request, response)) return;
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.url,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.end(body);
+  });
+  return { url: `${proxy.url}${target.pathname.replace(/\/+$/, '')}`, close: () => proxy.close() };
+}
+
+const sendJson = (response: ServerResponse, status: number, body: unknown, headers = {}) =>
+  response
+    .writeHead(status, { 'Content-Type': 'application/json; charset=UTF-8', ...headers })
+    .end(typeof body === 'string' ? body : JSON.stringify(body));
+
+async function createThrough(url: string, fields: Record<string, string> = {}) {
+  const response = await createWebsiteHandler(
+    apiEvent('create-website', {
+      accountId: await newAccount(),
+      ...multipartBody({ url, login: 'inkpress', password: PASSWORD, ...fields }),
+    }),
+  );
+  const body = JSON.parse(response.body);
+  validator.check('POST', '/v1/websites/create', response.statusCode, body);
+  return { status: response.statusCode, body };
 }
 
 describe('POST /v1/websites/check against the fake plugin', () => {
@@ -382,6 +427,42 @@ describe('POST /v1/websites/check against faults', () => {
         expect.objectContaining({ code: 'tls_invalid', message: expect.stringContaining('SELF_SIGNED') }),
       ]);
     });
+  });
+});
+
+describe('POST /v1/websites/check and create through a fault proxy in front of the plugin', () => {
+  const proxies: LocalHttpServer[] = [];
+  afterEach(async () => {
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  });
+  const proxied = async (fault: Fault) => {
+    const proxy = await faultProxy(fault);
+    proxies.push(proxy);
+    return proxy.url;
+  };
+
+  it('login_paused, not a 500, when the plugin pauses the login with an absurd Retry-After', async () => {
+    const url = await proxied((route, _request, response) => {
+      if (!/^\/inkpress\/v1\/(status|categories)$/.test(route)) return false;
+      sendJson(
+        response,
+        429,
+        { code: 'inkpress_login_throttled' },
+        { 'Retry-After': '99999999999999999999' },
+      );
+      return true;
+    });
+    const { status, report } = await check({ url });
+    expect(status).toBe(200);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'login_paused',
+        message: expect.stringContaining('did not say until when'),
+      }),
+    ]);
+    const created = await createThrough(url);
+    expect(created.status).toBe(422);
+    expect(created.body.problems).toEqual([expect.objectContaining({ code: 'login_paused' })]);
   });
 });
 

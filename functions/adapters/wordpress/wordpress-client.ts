@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { decodedText, escapeHtml, safeText } from '../../core/text';
 import {
+  believedRetryAfter,
   type CmsCategory,
   type CmsClient,
   CmsError,
@@ -554,11 +555,14 @@ function parsedOrUndefined(text: string): unknown {
   }
 }
 
-/** Retry-After in seconds (delta-seconds only, as the plugin sends it); undefined otherwise. */
-function parseRetryAfter(header: string | string[] | undefined): number | undefined {
+/**
+ * Retry-After in seconds (delta-seconds only, as the plugin sends it); undefined otherwise, and
+ * for a value past MAX_RETRY_AFTER_SECONDS (`99999999999999999999` is no date).
+ */
+export function parseRetryAfter(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
-  return Number(value);
+  if (value === undefined || !/^\s*\d{1,10}\s*$/.test(value)) return undefined;
+  return believedRetryAfter(Number(value));
 }
 
 function describeType(response: OutboundResponse): string {

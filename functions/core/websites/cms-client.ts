@@ -166,6 +166,22 @@ export function isSiteOwnCode(code: string | undefined): boolean {
   return code !== undefined && /^(?:inkpress|rest)_[a-z0-9_]+$/.test(code);
 }
 
+/**
+ * The longest pause a site's Retry-After is believed for (the plugin pauses a login for 15
+ * minutes): a longer one, or one that is not a finite number, counts as not said.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
+
+/** A site's Retry-After in seconds when it is believable (see MAX_RETRY_AFTER_SECONDS); undefined otherwise. */
+export function believedRetryAfter(seconds: number | undefined): number | undefined {
+  return seconds !== undefined &&
+    Number.isFinite(seconds) &&
+    seconds >= 0 &&
+    seconds <= MAX_RETRY_AFTER_SECONDS
+    ? seconds
+    : undefined;
+}
+
 export class CmsError extends Error {
   override readonly name = 'CmsError';
   constructor(

@@ -10,7 +10,7 @@
  * told apart (`role_missing`, `role_too_powerful`).
  */
 import { type ConnectionProblem, SiteProblemsError, ValidationError } from '../errors';
-import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
+import { believedRetryAfter, type CmsClient, CmsError, type SiteAccess } from './cms-client';
 import { isOlderThan, PLUGIN_VERSION_NEEDED } from './plugin-version';
 import type { ConnectionProbes, LoginHeaders, SiteObstacle } from './ports';
 import { registrationError } from './site-failures';
@@ -257,10 +257,12 @@ async function refusedLogin(
 
 function paused(deps: Pick<DoctorDeps, 'now'>, retryAfterSeconds: number | undefined): Problem {
   const now = deps.now?.() ?? new Date();
+  // An unbelievable Retry-After (past a day, not finite) is one the site did not say.
+  const seconds = believedRetryAfter(retryAfterSeconds);
   const until =
-    retryAfterSeconds === undefined
+    seconds === undefined
       ? undefined
-      : new Date(now.getTime() + retryAfterSeconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+      : new Date(now.getTime() + seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
   return problem(
     'login_paused',
     until === undefined

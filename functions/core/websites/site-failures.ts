@@ -1,6 +1,6 @@
 /** What a failed call to a site means: for a client registering it, and for the website's flags. */
 import { ValidationError } from '../errors';
-import type { CmsError } from './cms-client';
+import { believedRetryAfter, type CmsError } from './cms-client';
 import type { WebsiteHealth } from './ports';
 
 /**
@@ -44,7 +44,7 @@ export function registrationError(error: CmsError): ValidationError {
 }
 
 function throttledMessage(retryAfterSeconds: number | undefined): string {
-  return `The site has paused logins for this user for now, after repeated failed logins: try again ${waitOf(retryAfterSeconds)}.`;
+  return `The site has paused logins for this user for now, after repeated failed logins: try again ${waitOf(believedRetryAfter(retryAfterSeconds))}.`;
 }
 
 /** "in a minute", "in 12 minutes" (rounded up), or "later" when the wait is unknown. */

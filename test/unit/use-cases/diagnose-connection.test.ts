@@ -358,6 +358,22 @@ describe('connection doctor', () => {
     ]);
   });
 
+  it.each([1e20, Number.POSITIVE_INFINITY])(
+    'login_paused with an unbelievable Retry-After (%s s) says the site did not say until when',
+    async (retryAfter) => {
+      const fakes = createFakes('2026-03-01T10:00:00.000Z');
+      fakes.cms.failWith(new CmsError('throttled', 'paused', 429, 'inkpress_login_throttled', retryAfter));
+      const report = await check(fakes);
+      expect(report.problems).toEqual([
+        expect.objectContaining({
+          code: 'login_paused',
+          message: expect.stringContaining('it did not say until when'),
+          fix: expect.stringContaining('Wait 15 minutes'),
+        }),
+      ]);
+    },
+  );
+
   it("counts refused logins toward the account's cap like a create, then refuses to try again", async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(0);

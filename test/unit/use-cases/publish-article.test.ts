@@ -355,6 +355,9 @@ describe('publishArticle', () => {
       return Date.parse(fakes.articles.row(article)?.article.publishRetryAt ?? '') - fakes.clock().getTime();
     };
     expect(await nextAttemptIn(2 * 60 * 60)).toBe(60 * 60_000 + DUE_SLACK_MS);
+    // A site's absurd Retry-After cannot make the retry's date invalid.
+    expect(await nextAttemptIn(1e20)).toBe(60 * 60_000 + DUE_SLACK_MS);
+    expect(await nextAttemptIn(Number.POSITIVE_INFINITY)).toBe(60 * 60_000 + DUE_SLACK_MS);
     expect(await nextAttemptIn(10)).toBe(publishRetryDelayMs(1));
   });
 

@@ -62,6 +62,7 @@ describe('registrationError', () => {
     [61, 'try again in 2 minutes.'],
     [30, 'try again in a minute.'],
     [undefined, 'try again later.'],
+    [1e20, 'try again later.'],
   ])('says logins for the user are paused (Retry-After %s)', (retryAfter, end) => {
     const error = new CmsError('throttled', 'paused', 429, 'inkpress_throttled', retryAfter);
     expect(registrationError(error).fieldErrors).toEqual({

@@ -698,6 +698,19 @@ describe('error mapping', () => {
     expect(error).toMatchObject({ reason: 'throttled', httpStatus: 429, retryAfterSeconds: 873 });
   });
 
+  it.each(['99999999999999999999', '86401', 'Wed, 21 Oct 2099 07:28:00 GMT'])(
+    'paused logins with a Retry-After of %s: the site did not say until when',
+    async (retryAfter) => {
+      answer = (_request, response) =>
+        response
+          .writeHead(429, { 'Content-Type': 'application/json; charset=UTF-8', 'Retry-After': retryAfter })
+          .end(JSON.stringify({ code: 'inkpress_login_throttled' }));
+      const error = await failureOf(client.status(site()));
+      expect(error).toMatchObject({ reason: 'throttled', httpStatus: 429 });
+      expect(error.retryAfterSeconds).toBeUndefined();
+    },
+  );
+
   it.each([
     ['HTML with 200 (a page where JSON was expected)', 200, 'text/html; charset=UTF-8', '<html>Home</html>'],
     ['HTML with 404 (REST broken)', 404, 'text/html', '<html>Not found</html>'],
