@@ -466,6 +466,80 @@ describe('POST /v1/websites/check and create through a fault proxy in front of t
   });
 });
 
+describe('a hostile site echoing the password', () => {
+  const proxies: LocalHttpServer[] = [];
+  afterEach(async () => {
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  });
+  const proxied = async (fault: Fault) => {
+    const proxy = await faultProxy(fault);
+    proxies.push(proxy);
+    return proxy.url;
+  };
+  const password = 'hunter2 secret pass';
+  const leaks = (body: unknown) => {
+    const text = JSON.stringify(body);
+    return [password, encodeURIComponent(password), 'hunter2%20secret'].filter((form) => text.includes(form));
+  };
+
+  it("a REST refusal quoting it is not repeated in a create's problems, nor in a check", async () => {
+    const url = await proxied((route, _request, response) => {
+      if (!route.startsWith('/inkpress/v1')) return false;
+      sendJson(response, 403, { code: 'rest_forbidden', message: `Forbidden for ${password}` });
+      return true;
+    });
+    const created = await createThrough(url, { password });
+    expect(created.status).toBe(422);
+    expect(created.body.problems).not.toEqual([]);
+    expect(leaks(created.body)).toEqual([]);
+    expect(leaks((await check({ url, password })).body)).toEqual([]);
+  });
+
+  it('a redirect whose path holds it is not repeated (message nor fix)', async () => {
+    const url = await proxied((route, request, response) => {
+      if (!route.startsWith('/inkpress/v1')) return false;
+      const here = `http://${request.headers.host}`;
+      response
+        .writeHead(302, { Location: `${here}/${encodeURIComponent(password)}/?rest_route=${route}` })
+        .end();
+      return true;
+    });
+    const created = await createThrough(url, { password });
+    expect(created.status).toBe(422);
+    expect(created.body.problems).toEqual([expect.objectContaining({ code: 'redirected' })]);
+    expect(leaks(created.body)).toEqual([]);
+    const { report, body } = await check({ url, password });
+    expect(report.problems).toEqual([expect.objectContaining({ code: 'redirected' })]);
+    expect(leaks(body)).toEqual([]);
+  });
+
+  it("WordPress core's users/me naming the user after the application password is not repeated", async () => {
+    const url = await proxied((route, _request, response) => {
+      if (!route.startsWith('/wp/v2/users/me')) return false;
+      sendJson(response, 200, { username: APP_PASSWORD, roles: ['author'], capabilities: { read: true } });
+      return true;
+    });
+    const { report, body } = await check({ url, login: 'someone', password: APP_PASSWORD });
+    expect(report.problems).toEqual([expect.objectContaining({ code: 'role_missing' })]);
+    expect(JSON.stringify(body)).not.toContain(APP_PASSWORD);
+  });
+
+  it('a plugin_version with markup is not shown', async () => {
+    const url = await proxied((route, _request, response) => {
+      if (route !== '/inkpress/v1/probe') return false;
+      sendJson(response, 200, {
+        plugin_version: '<script>alert(1)</script>9.9.9',
+        auth_headers: { authorization: true, x_inkpress_authorization: true },
+      });
+      return true;
+    });
+    const { report, body } = await check({ url });
+    expect(report).toMatchObject({ connected: 1, plugin_version: null });
+    expect(report.problems).toEqual([expect.objectContaining({ code: 'plugin_outdated' })]);
+    expect(JSON.stringify(body)).not.toContain('<script>');
+  });
+});
+
 describe('the probes with a short timeout', () => {
   it('timeout: a server that never answers', async () => {
     const silent = await startLocalHttpServer(() => {

@@ -4,7 +4,7 @@
  * works with and without pretty permalinks) and every failure becomes a named CmsError.
  */
 import * as z from 'zod/mini';
-import { decodedText, escapeHtml, safeText } from '../../core/text';
+import { safeText } from '../../core/text';
 import {
   believedRetryAfter,
   type CmsCategory,
@@ -18,6 +18,7 @@ import {
   isSiteOwnCode,
   type SiteAccess,
 } from '../../core/websites/cms-client';
+import { repeatsCredentials } from '../../core/websites/credential-echo';
 import type { SiteIndexSource } from '../../core/websites/ports';
 import type { SiteIndexPage, SiteIndexQuery } from '../../core/websites/site-index';
 import { guardedRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from './guarded-http';
@@ -208,7 +209,7 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
       if (error instanceof OutboundError) {
         const reason = error.failure === 'blocked' ? 'blocked' : 'unreachable';
         // The message may name where the site redirected to, which the site chose.
-        const message = repeatsCredentials(error.message, site, encoded)
+        const message = repeatsCredentials(error.message, site)
           ? 'The site redirected to an address that repeats the site password (not shown)'
           : error.message;
         if (!error.requestSent) throw new CmsNotSentError(reason, message);
@@ -219,7 +220,7 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
       throw error;
     }
     // Looked for in error answers only: a 2xx in the plugin's shape is taken as it is.
-    return interpret(response, route, schema, (text) => repeatsCredentials(text, site, encoded));
+    return interpret(response, route, schema, (text) => repeatsCredentials(text, site));
   }
 }
 
@@ -280,52 +281,6 @@ function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string):
         }
       : {}),
   };
-}
-
-/** Shorter passwords are looked for only as part of the login pair (they occur in text by chance). */
-const MIN_PASSWORD_LOOKED_FOR = 6;
-
-/**
- * Whether a site's answer (or what we say of it) repeats the credentials (a site or proxy echoing the request back): the
- * Basic pair, `login:password`, or a password long enough not to occur by chance, as sent or
- * escaped for HTML or JSON, in any way the answer may be read (`readings`). Its words then stay
- * out of our answers and logs.
- */
-function repeatsCredentials(text: string, site: SiteAccess, encoded: string): boolean {
-  const secrets = [encoded, `${site.login}:${site.password}`];
-  if (site.password.length >= MIN_PASSWORD_LOOKED_FOR) secrets.push(site.password);
-  const forms = secrets.flatMap((secret) => [
-    secret,
-    escapeHtml(secret),
-    JSON.stringify(secret).slice(1, -1),
-  ]);
-  return readings(text).some((reading) => forms.some((form) => reading.includes(form)));
-}
-
-const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g;
-const JSON_ESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-
-/**
- * A site's text as sent, with JSON escapes read (PHP's `json_encode` writes `\/` and `\u00e9`),
- * as a page shows either (tags and comments dropped, entities decoded), and URL-decoded.
- */
-function readings(text: string): string[] {
-  const unescaped = text.replace(JSON_ESCAPE, (_escape, hex: string | undefined, character: string) =>
-    hex ? String.fromCharCode(Number.parseInt(hex, 16)) : (JSON_ESCAPED[character] ?? character),
-  );
-  const asSent = [text, unescaped];
-  return [...asSent, ...asSent.map(decodedText), ...asSent.map(urlDecoded)];
-}
-
-/** Each run of `%XX` decoded on its own (a stray `%` elsewhere must not stop it), `+` as a space. */
-function urlDecoded(text: string): string {
-  return text.replace(/\+/g, ' ').replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-    try {
-      return decodeURIComponent(run);
-    } catch {
-      return run;
-    }
-  });
 }
 
 /**

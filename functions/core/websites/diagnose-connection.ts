@@ -11,7 +11,8 @@
  */
 import { type ConnectionProblem, SiteProblemsError, ValidationError } from '../errors';
 import { believedRetryAfter, type CmsClient, CmsError, type SiteAccess } from './cms-client';
-import { isOlderThan, PLUGIN_VERSION_NEEDED } from './plugin-version';
+import { repeatsCredentials } from './credential-echo';
+import { isOlderThan, PLUGIN_VERSION_NEEDED, versionOf } from './plugin-version';
 import type { ConnectionProbes, LoginHeaders, SiteObstacle } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl } from './site-url';
@@ -112,10 +113,10 @@ export async function diagnoseConnection(
     problems.push(...(await loginProblems(deps, site, refusal, found.headers, budget)));
     return { connected: false, pluginVersion: found.pluginVersion, problems };
   }
-  if (found.pluginVersion !== null) return { connected: true, pluginVersion: found.pluginVersion, problems };
+  if (!found.versionFromLogin) return { connected: true, pluginVersion: found.pluginVersion, problems };
   // A plugin without the probe route: the login that just worked tells its version.
   const pluginVersion = await deps.cms.status(site).then(
-    (status) => status.pluginVersion,
+    (status) => shownVersion(site, status.pluginVersion),
     () => null,
   );
   const told = problems.map((found) => (found.code === 'plugin_outdated' ? outdated(pluginVersion) : found));
@@ -162,7 +163,13 @@ export async function withDiagnosis<T>(
 
 type Probed =
   | { stop: true; problems: Problem[]; pluginVersion: string | null }
-  | { problems: Problem[]; pluginVersion: string | null; headers: LoginHeaders | undefined };
+  | {
+      problems: Problem[];
+      pluginVersion: string | null;
+      headers: LoginHeaders | undefined;
+      /** A plugin without the probe route: its version is told by a login that works. */
+      versionFromLogin: boolean;
+    };
 
 /** The anonymous probe: what keeps Inkpress from the plugin, its version, the login headers. */
 async function probeSite(
@@ -172,19 +179,21 @@ async function probeSite(
 ): Promise<Probed> {
   const probe = await deps.probes.probePlugin(site.url, budget.next(PROBE_MS));
   if (probe.kind === 'obstacle') {
-    return { stop: true, problems: [obstacleProblem(site.url, probe.obstacle)], pluginVersion: null };
+    return { stop: true, problems: [obstacleProblem(site, probe.obstacle)], pluginVersion: null };
   }
   if (probe.kind === 'plugin_without_probe') {
-    return { problems: [outdated(null)], pluginVersion: null, headers: undefined };
+    return { problems: [outdated(null)], pluginVersion: null, headers: undefined, versionFromLogin: true };
   }
   const problems: Problem[] = [];
-  if (isOlderThan(probe.version, PLUGIN_VERSION_NEEDED)) problems.push(outdated(probe.version));
+  const version = shownVersion(site, probe.version);
+  if (version === null) problems.push(notAVersion());
+  else if (isOlderThan(version, PLUGIN_VERSION_NEEDED)) problems.push(outdated(version));
   if (!probe.headers.authorization) {
     problems.push(headerStripped(probe.headers.custom));
     // Neither header arrives: a login would arrive as no login at all, and prove nothing.
-    if (!probe.headers.custom) return { stop: true, problems, pluginVersion: probe.version };
+    if (!probe.headers.custom) return { stop: true, problems, pluginVersion: version };
   }
-  return { problems, pluginVersion: probe.version, headers: probe.headers };
+  return { problems, pluginVersion: version, headers: probe.headers, versionFromLogin: false };
 }
 
 /** What a login the plugin did not accept means. */
@@ -201,7 +210,7 @@ async function loginProblems(
     case 'throttled':
       return [paused(deps, error.retryAfterSeconds)];
     case 'plugin_missing':
-      return [obstacleProblem(site.url, { kind: 'plugin_missing', detail: error.message })];
+      return [obstacleProblem(site, { kind: 'plugin_missing', detail: error.message })];
     case 'blocked':
       throw registrationError(error);
     case 'unreachable':
@@ -210,7 +219,7 @@ async function loginProblems(
       return [
         problem(
           'site_error',
-          `The login through the plugin failed: ${error.message}.`,
+          `The login through the plugin failed: ${said(site, error.message)}.`,
           'Try again in a few minutes; if it keeps failing, send this message to whoever runs the site.',
         ),
       ];
@@ -231,19 +240,22 @@ async function refusedLogin(
     const who = await deps.probes.coreUser(site, budget.next(PROBE_MS));
     if (who.kind === 'user') {
       const excess = who.capabilities.filter((capability) => TOO_POWERFUL.includes(capability));
-      const roles = who.roles.length > 0 ? who.roles.join(', ') : 'none';
+      const roles = who.roles.length > 0 ? said(site, who.roles.join(', ')) : 'none';
+      // The user's name as WordPress gives it, unless it repeats the credentials.
+      const name = repeatsCredentials(who.login, site) ? 'a user' : clip(who.login);
+      const user = name === 'a user' ? 'the user' : name;
       if (excess.length > 0) {
         return problem(
           'role_too_powerful',
-          `The application password logs in as ${who.login}, who has more power than the Inkpress Editor role (roles: ${roles}; ${excess.slice(0, 4).join(', ')}${excess.length > 4 ? ', ...' : ''}), so the plugin refuses it.`,
+          `The application password logs in as ${name}, who has more power than the Inkpress Editor role (roles: ${roles}; ${excess.slice(0, 4).join(', ')}${excess.length > 4 ? ', ...' : ''}), so the plugin refuses it.`,
           `Create a user with only the Inkpress Editor role (Users > Add New on the site) and register its login and one of its application passwords instead.`,
         );
       }
       if (!who.roles.includes(EDITOR_ROLE)) {
         return problem(
           'role_missing',
-          `The application password logs in as ${who.login}, who does not have the Inkpress Editor role (roles: ${roles}), so the plugin refuses it.`,
-          `Give ${who.login} the Inkpress Editor role in Users on the site (and no other role), then check again.`,
+          `The application password logs in as ${name}, who does not have the Inkpress Editor role (roles: ${roles}), so the plugin refuses it.`,
+          `Give ${user} the Inkpress Editor role in Users on the site (and no other role), then check again.`,
         );
       }
     }
@@ -282,6 +294,33 @@ function outdated(version: string | null): Problem {
   );
 }
 
+/** A probe whose plugin_version is no version (or repeats the credentials): nothing of it is shown. */
+function notAVersion(): Problem {
+  return problem(
+    'plugin_outdated',
+    `The Inkpress Connector plugin on the site reports a version that is not a version number (not shown), so Inkpress cannot tell that it is ${PLUGIN_VERSION_NEEDED} or later.`,
+    `Install the Inkpress Connector plugin, version ${PLUGIN_VERSION_NEEDED} or later, under Plugins on the site (replacing the copy there), then check again.`,
+  );
+}
+
+/** The plugin's version as the doctor shows it: version-shaped and no echo of the credentials, or null. */
+function shownVersion(site: SiteAccess, reported: string): string | null {
+  const version = versionOf(reported);
+  return version === undefined || repeatsCredentials(version, site) ? null : version;
+}
+
+/** What the site says that a problem repeats: none of it when it repeats the credentials; bounded. */
+function said(site: SiteAccess, text: string): string {
+  return repeatsCredentials(text, site)
+    ? "(the site's words repeated the site password and are not shown)"
+    : clip(text);
+}
+
+/** At most 300 characters of a site's words. */
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}...` : text;
+}
+
 function headerStripped(fallbackWorks: boolean): Problem {
   return fallbackWorks
     ? problem(
@@ -296,45 +335,55 @@ function headerStripped(fallbackWorks: boolean): Problem {
       );
 }
 
-/** The problem an obstacle in front of the plugin is. */
-function obstacleProblem(url: string, obstacle: SiteObstacle): Problem {
+/** The problem an obstacle in front of the plugin is; what the site said is repeated only through `said`. */
+function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
+  const { url } = site;
   const host = new URL(url).host;
+  const detail = 'detail' in obstacle ? said(site, obstacle.detail) : '';
   switch (obstacle.kind) {
     case 'blocked':
-      throw registrationError(new CmsError('blocked', obstacle.detail));
+      throw registrationError(new CmsError('blocked', detail));
     case 'unresolved':
       return problem(
         'dns_unresolved',
-        `The name ${new URL(url).hostname} does not resolve to an address (${obstacle.detail}).`,
+        `The name ${new URL(url).hostname} does not resolve to an address (${detail}).`,
         'Check the spelling of the address, or add the DNS record (A or AAAA) of the site at your DNS provider, then check again.',
       );
     case 'tls':
       return problem(
         'tls_invalid',
-        `The HTTPS certificate of ${host} is not valid: ${obstacle.detail}.`,
+        `The HTTPS certificate of ${host} is not valid: ${detail}.`,
         `Install a valid certificate for ${host} (your host can issue a free Let's Encrypt one), then check again.`,
       );
     case 'timeout':
       return problem(
         'timeout',
-        `The site did not answer in time (${obstacle.detail}).`,
+        `The site did not answer in time (${detail}).`,
         'Make sure the site is up and that no firewall silently drops requests from Inkpress, then check again.',
       );
     case 'unreachable':
       return problem(
         'unreachable',
-        `The site could not be reached: ${obstacle.detail}.`,
+        `The site could not be reached: ${detail}.`,
         'Make sure the web server is running and accepts connections at this address, then check again.',
       );
     case 'redirected': {
+      const noRedirect = `Make the site answer at ${url} without a redirect, or register the address it answers at.`;
+      if (repeatsCredentials(obstacle.location, site)) {
+        return problem(
+          'redirected',
+          `${url} redirects (HTTP ${obstacle.status}) to an address that repeats the site password (not shown), and Inkpress does not follow a site's redirects with its password.`,
+          noRedirect,
+        );
+      }
       const instead = registerInstead(url, obstacle.location);
       const target = new URL(obstacle.location);
       return problem(
         'redirected',
-        `${url} redirects (HTTP ${obstacle.status}) to ${target.origin}${target.pathname}, and Inkpress does not follow a site's redirects with its password.`,
+        `${url} redirects (HTTP ${obstacle.status}) to ${clip(`${target.origin}${target.pathname}`)}, and Inkpress does not follow a site's redirects with its password.`,
         instead !== undefined && instead !== url
           ? `Register ${instead} instead, the address the site answers at.`
-          : `Make the site answer at ${url} without a redirect, or register the address it answers at.`,
+          : noRedirect,
       );
     }
     case 'challenge': {
@@ -348,25 +397,25 @@ function obstacleProblem(url: string, obstacle: SiteObstacle): Problem {
     case 'rest_blocked':
       return problem(
         'rest_api_blocked',
-        `WordPress's REST API is disabled or blocked on this site: ${obstacle.detail}.`,
+        `WordPress's REST API is disabled or blocked on this site: ${detail}.`,
         'Allow the REST API for the path /?rest_route=/inkpress/v1/ (in the security plugin or setting that turns it off), then check again.',
       );
     case 'server_error':
       return problem(
         'server_error',
-        `The site answered with a server error: ${obstacle.detail}.`,
+        `The site answered with a server error: ${detail}.`,
         "Look at the site's PHP error log (or ask your host) and fix the error, then check again.",
       );
     case 'not_wordpress':
       return problem(
         'not_wordpress',
-        `The address does not answer like a WordPress site: ${obstacle.detail}.`,
+        `The address does not answer like a WordPress site: ${detail}.`,
         'Register the address of the WordPress site itself (the one whose /wp-admin/ is its dashboard).',
       );
     case 'plugin_missing':
       return problem(
         'plugin_missing',
-        `WordPress answers, but the Inkpress Connector plugin does not (${obstacle.detail}).`,
+        `WordPress answers, but the Inkpress Connector plugin does not (${detail}).`,
         'Install and activate the Inkpress Connector plugin under Plugins on the site, then check again.',
       );
   }

@@ -23,3 +23,12 @@ export function isOlderThan(version: string, needed: string): boolean {
   }
   return false;
 }
+
+/** A version as a plugin release writes it (`1.5.0`, `1.5`, `1.5.0-beta.2`, `1.5.0+build`). */
+const VERSION_SHAPE = /^\d{1,5}(?:\.\d{1,5}){0,3}(?:[-+][0-9A-Za-z.-]{1,40})?$/;
+
+/** `reported` when it has the shape of a version (bounded), undefined otherwise (markup, prose). */
+export function versionOf(reported: string): string | undefined {
+  const version = reported.trim();
+  return VERSION_SHAPE.test(version) ? version : undefined;
+}

@@ -401,6 +401,94 @@ describe('connection doctor', () => {
     ]);
   });
 
+  describe('never repeats the credentials a site echoes', () => {
+    const password = 'hunter2 secret';
+    const leaks = (report: unknown) => {
+      const text = JSON.stringify(report);
+      return [password, encodeURIComponent(password), 'hunter2%20secret'].some((form) => text.includes(form));
+    };
+
+    it.each<[string, SiteObstacle]>([
+      [
+        'a REST refusal whose message holds it',
+        {
+          kind: 'rest_blocked',
+          status: 403,
+          detail: `the REST API answered HTTP 403 (rest_forbidden: no access for ${password})`,
+        },
+      ],
+      [
+        'a redirect whose path holds it',
+        {
+          kind: 'redirected',
+          status: 302,
+          location: `https://blog.example.com/${encodeURIComponent(password)}/?rest_route=/inkpress/v1/probe`,
+        },
+      ],
+      ['a server error quoting it', { kind: 'server_error', status: 500, detail: `HTTP 500 (${password})` }],
+    ])('%s', async (_case, obstacle) => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'obstacle', obstacle };
+      const report = await check(fakes, { password });
+      expect(report.problems).toHaveLength(1);
+      expect(report.problems[0]?.message).toMatch(/not shown/);
+      expect(leaks(report)).toBe(false);
+    });
+
+    it("WordPress core naming the user after the application password (role_missing's message and fix)", async () => {
+      const fakes = createFakes();
+      fakes.probes.user = {
+        kind: 'user',
+        login: APP_PASSWORD,
+        roles: ['author', APP_PASSWORD],
+        capabilities: [],
+      };
+      fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+      const report = await check(fakes, { password: APP_PASSWORD });
+      expect(report.problems).toEqual([
+        expect.objectContaining({
+          code: 'role_missing',
+          fix: 'Give the user the Inkpress Editor role in Users on the site (and no other role), then check again.',
+        }),
+      ]);
+      expect(JSON.stringify(report)).not.toContain(APP_PASSWORD);
+    });
+
+    it('a login failure quoting it (site_error)', async () => {
+      const fakes = createFakes();
+      fakes.cms.failWith(new CmsError('plugin_error', `The plugin answered 500 (${password})`, 500));
+      const report = await check(fakes, { password });
+      expect(codes(report.problems)).toEqual(['site_error']);
+      expect(leaks(report)).toBe(false);
+    });
+  });
+
+  it.each(['<script>alert(1)</script>9.9.9', '9.9.9 <b>', `1.${'9'.repeat(300)}`, 'latest'])(
+    'a plugin_version that is no version (%s) is not shown, and named as not a version',
+    async (version) => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'plugin', version, headers: { authorization: true, custom: true } };
+      const report = await check(fakes);
+      expect(report).toMatchObject({ connected: 1, plugin_version: null });
+      expect(report.problems).toEqual([
+        expect.objectContaining({
+          code: 'plugin_outdated',
+          message: expect.stringContaining('not a version number'),
+        }),
+      ]);
+      expect(JSON.stringify(report)).not.toContain(version);
+    },
+  );
+
+  it.each(['1.5.0', '1.5', '1.5.0-beta.2', '2.0.0+build.7'])(
+    'shows a version-shaped plugin_version (%s)',
+    async (version) => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'plugin', version, headers: { authorization: true, custom: true } };
+      expect(await check(fakes)).toMatchObject({ connected: 1, plugin_version: version, problems: [] });
+    },
+  );
+
   it('tells an application password by its shape', () => {
     expect(isApplicationPassword(APP_PASSWORD)).toBe(true);
     expect(isApplicationPassword('abcdEFGHijklMNOPqrstUVWX')).toBe(true);
