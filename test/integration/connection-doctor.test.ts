@@ -464,6 +464,46 @@ describe('POST /v1/websites/check and create through a fault proxy in front of t
     expect(created.status).toBe(422);
     expect(created.body.problems).toEqual([expect.objectContaining({ code: 'login_paused' })]);
   });
+
+  it.each<[string, string, number, unknown, string]>([
+    [
+      'status answers 200 with the wrong types',
+      '/inkpress/v1/status',
+      200,
+      { user: { id: 'x' }, plugin_version: 1 },
+      'site_error',
+    ],
+    [
+      'categories answer 200 with the wrong types',
+      '/inkpress/v1/categories',
+      200,
+      { categories: [{ id: 'one' }] },
+      'site_error',
+    ],
+    [
+      'the login route answers 403 rest_forbidden',
+      '/inkpress/v1/status',
+      403,
+      { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.' },
+      'rest_api_blocked',
+    ],
+  ])(
+    'the probe found the plugin, then %s: not plugin_missing',
+    async (_case, faulty, status, answer, code) => {
+      const url = await proxied((route, _request, response) => {
+        if (route !== faulty) return false;
+        sendJson(response, status, answer);
+        return true;
+      });
+      const { report } = await check({ url });
+      expect(report).toMatchObject({ connected: 0, plugin_version: '1.5.0' });
+      expect(codes(report)).toEqual([code]);
+      const created = await createThrough(url);
+      expect(created.status).toBe(422);
+      expect(created.body.problems.map((found: { code: string }) => found.code)).toEqual([code]);
+      expect(JSON.stringify(created.body)).not.toMatch(/Install and activate/);
+    },
+  );
 });
 
 describe('a hostile site echoing the password', () => {

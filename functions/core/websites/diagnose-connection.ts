@@ -57,6 +57,9 @@ export const CHECK_BUDGET_MS = 22_000;
 export const FAILURE_DIAGNOSIS_BUDGET_MS = 6_000;
 const PROBE_MS = 8_000;
 
+const REST_BLOCKED_FIX =
+  'Allow the REST API for the path /?rest_route=/inkpress/v1/ (in the security plugin or setting that turns it off), then check again.';
+
 /** Where the site owner learns which of the causes of a refused login it is. */
 const SETTINGS_PAGE = 'Settings > Inkpress Connector';
 const AUTH_FALLBACK_HEADER = 'X-Inkpress-Authorization';
@@ -210,7 +213,7 @@ async function loginProblems(
     case 'throttled':
       return [paused(deps, error.retryAfterSeconds)];
     case 'plugin_missing':
-      return [obstacleProblem(site, { kind: 'plugin_missing', detail: error.message })];
+      return [notThePlugin(site, error, true)];
     case 'blocked':
       throw registrationError(error);
     case 'unreachable':
@@ -224,6 +227,37 @@ async function loginProblems(
         ),
       ];
   }
+}
+
+/**
+ * A login whose answer was not the plugin's (`plugin_missing` to the client). Once the plugin
+ * answered the probe it is there: a 2xx Inkpress cannot read is the site's error, a 401/403
+ * without the plugin's code a REST API refused before the plugin saw the request.
+ */
+function notThePlugin(site: SiteAccess, error: CmsError, pluginFound: boolean): Problem {
+  const status = error.httpStatus;
+  if (status !== undefined && status >= 200 && status < 300) {
+    return problem(
+      'site_error',
+      `The plugin's login answer (HTTP ${status}) is not one Inkpress can read: ${said(site, error.message)}.`,
+      `Make sure the Inkpress Connector plugin is an unmodified release (${PLUGIN_VERSION_NEEDED} or later) and that no other plugin, cache or proxy rewrites the answers of /?rest_route=/inkpress/v1/, then check again.`,
+    );
+  }
+  if (status === 401 || status === 403) {
+    return problem(
+      'rest_api_blocked',
+      `WordPress's REST API refused the login's request before the plugin saw it (HTTP ${status}${error.code ? `, ${said(site, error.code)}` : ''}).`,
+      REST_BLOCKED_FIX,
+    );
+  }
+  if (pluginFound) {
+    return problem(
+      'site_error',
+      `The plugin answers its probe route, but its login route did not answer: ${said(site, error.message)}.`,
+      'Deactivate and activate the Inkpress Connector plugin under Plugins on the site, and make sure no rule blocks /?rest_route=/inkpress/v1/status, then check again.',
+    );
+  }
+  return obstacleProblem(site, { kind: 'plugin_missing', detail: error.message });
 }
 
 /**
@@ -398,7 +432,7 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
       return problem(
         'rest_api_blocked',
         `WordPress's REST API is disabled or blocked on this site: ${detail}.`,
-        'Allow the REST API for the path /?rest_route=/inkpress/v1/ (in the security plugin or setting that turns it off), then check again.',
+        REST_BLOCKED_FIX,
       );
     case 'server_error':
       return problem(

@@ -23,6 +23,19 @@ export function registrationError(error: CmsError): ValidationError {
     case 'throttled':
       return ValidationError.forField('login', throttledMessage(error.retryAfterSeconds));
     case 'plugin_missing':
+      // A 2xx or a refusal that is not the plugin's is no proof that the plugin is missing.
+      if (error.httpStatus !== undefined && error.httpStatus < 300) {
+        return ValidationError.forField(
+          'url',
+          `The site answered, but not like the Inkpress Connector plugin (${error.message}).`,
+        );
+      }
+      if (error.httpStatus === 401 || error.httpStatus === 403) {
+        return ValidationError.forField(
+          'url',
+          `The site refused the request without an answer of the Inkpress Connector plugin (${error.message}): install and activate the plugin, or allow /?rest_route=/inkpress/v1/ in the security plugin or setting that closes WordPress's REST API.`,
+        );
+      }
       return ValidationError.forField(
         'url',
         'The Inkpress Connector plugin was not found on this site: install and activate it, then try again.',

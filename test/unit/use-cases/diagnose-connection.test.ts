@@ -489,6 +489,41 @@ describe('connection doctor', () => {
     },
   );
 
+  it.each<[string, CmsError, string]>([
+    [
+      'a status answer with the wrong types',
+      new CmsError('plugin_missing', "The site's answer on status is not the plugin's", 200),
+      'site_error',
+    ],
+    [
+      'a security refusal of the login route',
+      new CmsError(
+        'plugin_missing',
+        'The site refused the request without the plugin (rest_forbidden)',
+        403,
+        'rest_forbidden',
+      ),
+      'rest_api_blocked',
+    ],
+    [
+      'no login route where the probe route answers',
+      new CmsError(
+        'plugin_missing',
+        'The site has no inkpress/v1 routes (rest_no_route)',
+        404,
+        'rest_no_route',
+      ),
+      'site_error',
+    ],
+  ])('the probe found the plugin, then %s: not plugin_missing', async (_case, failure, code) => {
+    const fakes = createFakes();
+    fakes.cms.failWith(failure);
+    const report = await check(fakes);
+    expect(report).toMatchObject({ connected: 0, plugin_version: '1.5.0' });
+    expect(codes(report.problems)).toEqual([code]);
+    expect(JSON.stringify(report)).not.toMatch(/Install and activate/);
+  });
+
   it('tells an application password by its shape', () => {
     expect(isApplicationPassword(APP_PASSWORD)).toBe(true);
     expect(isApplicationPassword('abcdEFGHijklMNOPqrstUVWX')).toBe(true);

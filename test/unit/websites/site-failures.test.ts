@@ -46,6 +46,26 @@ describe('registrationError', () => {
     });
   });
 
+  it("does not call a 2xx the site answered without the plugin's shape a missing plugin", () => {
+    const error = new CmsError('plugin_missing', "The site's answer on status is not the plugin's", 200);
+    expect(registrationError(error).fieldErrors).toEqual({
+      url: [
+        "The site answered, but not like the Inkpress Connector plugin (The site's answer on status is not the plugin's).",
+      ],
+    });
+  });
+
+  it("names a closed REST API beside a missing plugin for a refusal without the plugin's code", () => {
+    const error = new CmsError(
+      'plugin_missing',
+      'The site refused the request without the plugin (rest_forbidden)',
+      403,
+    );
+    expect(registrationError(error).fieldErrors.url?.[0]).toMatch(
+      /install and activate the plugin, or allow \/\?rest_route=\/inkpress\/v1\/ in the security plugin/,
+    );
+  });
+
   it('gives every refused login the same message on login and password, naming every cause', () => {
     const message =
       'login failed: check the user name, the password, and that the user has only the Inkpress Editor role';
