@@ -371,6 +371,16 @@ describe('POST /v1/websites/check against faults', () => {
     expect(codes((await check({ url })).report)).toEqual(['server_error']);
   });
 
+  it('site_error, not unreachable: an answer larger than the probe reads', async () => {
+    const url = await serve((response) =>
+      response.writeHead(200, { 'Content-Type': 'text/html' }).end('x'.repeat(3 * 1024 * 1024)),
+    );
+    const { report } = await check({ url });
+    expect(report.problems).toEqual([
+      expect.objectContaining({ code: 'site_error', message: expect.stringContaining('larger than 1 MB') }),
+    ]);
+  });
+
   it('dns_unresolved: a name that cannot resolve (.invalid)', async () => {
     const { report } = await check({ url: 'http://doctor-check.inkpress.invalid' });
     expect(report.problems).toEqual([

@@ -153,6 +153,8 @@ function failureObstacle(error: OutboundError): SiteObstacle {
       return { kind: 'tls', detail: error.message };
     case 'timeout':
       return { kind: 'timeout', detail: error.message };
+    case 'too_large':
+      return { kind: 'too_large', limitBytes: MAX_PROBE_BYTES };
     default:
       return { kind: 'unreachable', detail: error.message };
   }

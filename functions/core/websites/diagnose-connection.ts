@@ -350,6 +350,11 @@ function said(site: SiteAccess, text: string): string {
     : clip(text);
 }
 
+/** `1 MB`, `512 KB`. */
+function megabytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
 /** At most 300 characters of a site's words. */
 function clip(text: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}...` : text;
@@ -400,6 +405,12 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
         'unreachable',
         `The site could not be reached: ${detail}.`,
         'Make sure the web server is running and accepts connections at this address, then check again.',
+      );
+    case 'too_large':
+      return problem(
+        'site_error',
+        `The site's answer at ${url}/?rest_route=/inkpress/v1/probe is larger than ${megabytes(obstacle.limitBytes)}, where the plugin answers a few hundred bytes of JSON: something else answers there (a large page, a file or an endless stream).`,
+        `Open ${url}/?rest_route=/inkpress/v1/probe in a browser and find the plugin, theme or server rule that answers it instead of WordPress's REST API; make it let the REST API answer, then check again.`,
       );
     case 'redirected': {
       const noRedirect = `Make the site answer at ${url} without a redirect, or register the address it answers at.`;

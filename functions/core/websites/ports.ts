@@ -113,6 +113,8 @@ export type SiteObstacle =
   | { kind: 'timeout'; detail: string }
   /** No HTTP answer otherwise (connection refused or reset, not HTTP). */
   | { kind: 'unreachable'; detail: string }
+  /** An answer larger than the probe reads (`limitBytes`): a page, a file or an endless stream, not the REST API's JSON. */
+  | { kind: 'too_large'; limitBytes: number }
   /** A redirect (not followed): `location` is absolute. */
   | { kind: 'redirected'; status: number; location: string }
   /** An HTML challenge or block page of a firewall; `vendor` when its page or headers name it. */

@@ -74,6 +74,12 @@ describe('connection doctor', () => {
       /web server is running/,
     ],
     [
+      'site_error',
+      { kind: 'too_large', limitBytes: 1024 * 1024 },
+      'larger than 1 MB',
+      /Open https:\/\/blog\.example\.com\/\?rest_route=\/inkpress\/v1\/probe in a browser/,
+    ],
+    [
       'challenge_page',
       { kind: 'challenge', status: 403, vendor: 'Cloudflare' },
       'Cloudflare answered with an HTML challenge page (HTTP 403)',
