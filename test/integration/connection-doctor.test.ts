@@ -371,6 +371,15 @@ describe('POST /v1/websites/check against faults', () => {
     expect(codes((await check({ url })).report)).toEqual(['server_error']);
   });
 
+  it('redirected to a file: address names the scheme (not "null/etc/passwd")', async () => {
+    const url = await serve((response) => response.writeHead(302, { Location: 'file:///etc/passwd' }).end());
+    const { report } = await check({ url });
+    expect(report.problems).toEqual([
+      expect.objectContaining({ code: 'redirected', message: expect.stringContaining('to a file: address') }),
+    ]);
+    expect(JSON.stringify(report)).not.toContain('null/');
+  });
+
   it('site_error, not unreachable: an answer larger than the probe reads', async () => {
     const url = await serve((response) =>
       response.writeHead(200, { 'Content-Type': 'text/html' }).end('x'.repeat(3 * 1024 * 1024)),

@@ -421,8 +421,15 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
           noRedirect,
         );
       }
-      const instead = registerInstead(url, obstacle.location);
       const target = new URL(obstacle.location);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        return problem(
+          'redirected',
+          `${url} redirects (HTTP ${obstacle.status}) to a ${clip(target.protocol)} address, which is no web address: Inkpress calls only http and https addresses.`,
+          noRedirect,
+        );
+      }
+      const instead = registerInstead(url, obstacle.location);
       return problem(
         'redirected',
         `${url} redirects (HTTP ${obstacle.status}) to ${clip(`${target.origin}${target.pathname}`)}, and Inkpress does not follow a site's redirects with its password.`,

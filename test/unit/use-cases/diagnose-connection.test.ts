@@ -156,6 +156,22 @@ describe('connection doctor', () => {
     expect(loginCalls(fakes)).toBe(0);
   });
 
+  it.each([
+    ['file:///etc/passwd', 'file:'],
+    ['gopher://127.0.0.1:70/_INFO', 'gopher:'],
+  ])('redirected to %s: names the scheme, not "null"', async (location, scheme) => {
+    const fakes = createFakes();
+    fakes.probes.plugin = { kind: 'obstacle', obstacle: { kind: 'redirected', status: 302, location } };
+    const report = await check(fakes);
+    expect(report.problems).toEqual([
+      {
+        code: 'redirected',
+        message: `https://blog.example.com redirects (HTTP 302) to a ${scheme} address, which is no web address: Inkpress calls only http and https addresses.`,
+        fix: 'Make the site answer at https://blog.example.com without a redirect, or register the address it answers at.',
+      },
+    ]);
+  });
+
   it('a redirect that drops the query keeps the registered path on the new origin', () => {
     expect(registerInstead('http://example.com/blog', 'https://example.com/')).toBe(
       'https://example.com/blog',
