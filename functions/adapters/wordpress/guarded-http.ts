@@ -192,6 +192,9 @@ function redirected(
 const TLS_FAILURE =
   /^(?:CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH|EPROTO$)/;
 
+/** A connection cut while TLS was being set up (after the handshake the same codes are network errors). */
+const HANDSHAKE_CUT = new Set(['ECONNRESET', 'EPIPE']);
+
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
@@ -233,6 +236,8 @@ function sendOnce(
     };
     /** Once connected, the request is on its way: a failure after that may follow its effect. */
     let connected = false;
+    /** TCP is up but (over TLS) the handshake is not done: a reset now is the TLS layer's failure. */
+    let handshaking = false;
     const fail = (failure: OutboundFailure, message: string) => {
       if (settle(true)) reject(new OutboundError(failure, message, connected));
     };
@@ -258,10 +263,14 @@ function sendOnce(
         () => fail('timeout', `Could not connect to ${url.host} in time`),
         policy.connectTimeoutMs,
       );
-      socket.once('connect', () => clearTimeout(connectTimer));
+      socket.once('connect', () => {
+        clearTimeout(connectTimer);
+        handshaking = url.protocol === 'https:';
+      });
       // Over TLS the request is written once the handshake is done: a failed handshake sent nothing.
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
         connected = true;
+        handshaking = false;
       });
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
@@ -270,6 +279,14 @@ function sendOnce(
         fail(
           'tls',
           `HTTPS to ${url.host} failed: its certificate is not valid for it, or it does not speak TLS (${code})`,
+        );
+        return;
+      }
+      if (handshaking && HANDSHAKE_CUT.has(code)) {
+        // The server took the connection and closed it on our TLS hello: no TLS on this port.
+        fail(
+          'tls',
+          `HTTPS to ${url.host} failed: the server closed the connection during the TLS handshake, as a port that does not speak TLS does (${code})`,
         );
         return;
       }

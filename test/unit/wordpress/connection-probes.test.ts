@@ -2,8 +2,13 @@
  * The connection doctor's probes (connection-probes.ts) against local servers: what each kind of
  * answer, or the lack of one, is named as.
  */
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { WordPressConnectionProbes } from '../../../functions/adapters/wordpress/connection-probes';
+import { guardedRequest, OutboundError } from '../../../functions/adapters/wordpress/guarded-http';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { DEFAULT_SITE_LIMITS } from '../../../functions/adapters/wordpress/wordpress-client';
 import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
@@ -46,5 +51,69 @@ describe('an answer larger than the probe reads', () => {
     await expect(probes.probePlugin(server.url, 5_000)).resolves.toMatchObject({
       obstacle: { kind: 'too_large' },
     });
+  });
+});
+
+describe('https to a port that does not speak TLS', () => {
+  let tcp: TcpServer;
+  afterEach(async () => {
+    await new Promise((resolve) => tcp.close(resolve));
+  });
+
+  it.each([
+    ['closes the connection on the TLS hello', (socket: import('node:net').Socket) => socket.end()],
+    [
+      'resets the connection on the TLS hello',
+      (socket: import('node:net').Socket) => socket.resetAndDestroy(),
+    ],
+  ])('a server that %s is tls, not unreachable', async (_case, onHello) => {
+    tcp = createTcpServer((socket) => socket.once('data', () => onHello(socket)));
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+    await expect(probes.probePlugin(url, 5_000)).resolves.toEqual({
+      kind: 'obstacle',
+      obstacle: {
+        kind: 'tls',
+        detail: expect.stringMatching(/during the TLS handshake.*\((ECONNRESET|EPIPE)\)$/),
+      },
+    });
+  });
+});
+
+describe('a connection reset over https', () => {
+  /** https.request made to emit the socket's events in `steps`, then `error`. */
+  function resetAfter(steps: ('connect' | 'secureConnect')[]) {
+    return jest.spyOn(https, 'request').mockImplementation((() => {
+      const request = Object.assign(new EventEmitter(), {
+        destroy: () => request,
+        end: () => {
+          const socket = Object.assign(new EventEmitter(), { connecting: true });
+          request.emit('socket', socket);
+          for (const step of steps) socket.emit(step);
+          request.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+        },
+      });
+      return request;
+    }) as unknown as typeof https.request);
+  }
+  const policy = { ...DEFAULT_SITE_LIMITS, allowPrivate: true, resolve: systemResolver };
+  const failureOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => (error instanceof OutboundError ? error.failure : error),
+    );
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('during the handshake is tls', async () => {
+    resetAfter(['connect']);
+    const request = { method: 'GET' as const, url: 'https://127.0.0.1:9/', headers: {} };
+    expect(await failureOf(guardedRequest(request, policy))).toBe('tls');
+  });
+
+  it('after the handshake is a network failure, not tls', async () => {
+    resetAfter(['connect', 'secureConnect']);
+    const request = { method: 'GET' as const, url: 'https://127.0.0.1:9/', headers: {} };
+    expect(await failureOf(guardedRequest(request, policy))).toBe('network');
   });
 });
