@@ -239,7 +239,7 @@ const CHALLENGE_WORDS =
 
 interface Firewall {
   name: string;
-  /** Seen in a page only the firewall's challenge or block shows (not on every answer it passes on). */
+  /** Seen in a page (or header) only the firewall's challenge or block shows (not on every answer it passes on). */
   page: boolean;
 }
 
@@ -249,8 +249,8 @@ interface Firewall {
  */
 function firewallOf(headers: IncomingHttpHeaders, text: string): Firewall | undefined {
   const server = headerOf(headers, 'server') ?? '';
-  for (const { name, page, header } of FIREWALLS) {
-    if (page.test(text)) return { name, page: true };
+  for (const { name, page, challengeHeader, header } of FIREWALLS) {
+    if (page.test(text) || challengeHeader?.(headers)) return { name, page: true };
     if (header(headers, server)) return { name, page: false };
   }
   return undefined;
@@ -258,12 +258,19 @@ function firewallOf(headers: IncomingHttpHeaders, text: string): Firewall | unde
 
 const FIREWALLS: {
   name: string;
+  /** Marks of its challenge or block page. */
   page: RegExp;
+  /** A header only its challenge or block carries. */
+  challengeHeader?: (headers: IncomingHttpHeaders) => boolean;
+  /** Headers on every answer it passes on. */
   header: (headers: IncomingHttpHeaders, server: string) => boolean;
 }[] = [
   {
     name: 'Cloudflare',
-    page: /cf-chl|cf_chl_|challenge-platform|Attention Required! \| Cloudflare|cf-error-details|<title>Just a moment\.\.\.<\/title>/i,
+    // Not `challenge-platform`: its bot-detection script (/cdn-cgi/challenge-platform/scripts/jsd/main.js)
+    // is on the site's own pages too.
+    page: /cf-chl|cf_chl_|Attention Required! \| Cloudflare|cf-error-details|<title>Just a moment\.\.\.<\/title>/i,
+    challengeHeader: (headers) => /challenge/i.test(headerOf(headers, 'cf-mitigated') ?? ''),
     header: (headers, server) => headers['cf-ray'] !== undefined || /cloudflare/i.test(server),
   },
   {

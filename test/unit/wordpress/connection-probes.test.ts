@@ -117,3 +117,55 @@ describe('a connection reset over https', () => {
     expect(await failureOf(guardedRequest(request, policy))).toBe('network');
   });
 });
+
+describe('Cloudflare', () => {
+  const CLOUDFLARE = { Server: 'cloudflare', 'CF-RAY': '8f1c2a9e8b3d4c5e-CDG' };
+  /** The bot-detection script Cloudflare adds to a site's own pages. */
+  const JSD =
+    "<script>(function(){var a=document.createElement('script');a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';document.head.appendChild(a);})();</script>";
+  const wordpressPage = (title: string) =>
+    `<!DOCTYPE html><html><head><title>${title}</title><link rel="stylesheet" href="/wp-content/themes/x/style.css"></head><body>${title}${JSD}</body></html>`;
+
+  it.each([
+    [200, 'My blog'],
+    [404, 'Page not found - My blog'],
+  ])(
+    'a WordPress page (%i) with its bot-detection script is a page at a REST address, not a challenge',
+    async (status, title) => {
+      answer = (_request, response) =>
+        response
+          .writeHead(status, { 'Content-Type': 'text/html; charset=UTF-8', ...CLOUDFLARE })
+          .end(wordpressPage(title));
+      await expect(probes.probePlugin(server.url, 5_000)).resolves.toMatchObject({
+        obstacle: { kind: 'rest_blocked', status },
+      });
+    },
+  );
+
+  it.each([
+    [
+      'its "Just a moment..." page',
+      {},
+      '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body></body></html>',
+    ],
+    ['its _cf_chl_opt script', {}, '<html><script>window._cf_chl_opt={cvId: "3"};</script></html>'],
+    ['cf-mitigated: challenge', { 'cf-mitigated': 'challenge' }, '<html><body>One moment</body></html>'],
+  ])('a challenge is recognised by %s', async (_mark, headers, page) => {
+    answer = (_request, response) =>
+      response.writeHead(403, { 'Content-Type': 'text/html', ...CLOUDFLARE, ...headers }).end(page);
+    await expect(probes.probePlugin(server.url, 5_000)).resolves.toEqual({
+      kind: 'obstacle',
+      obstacle: { kind: 'challenge', status: 403, vendor: 'Cloudflare' },
+    });
+  });
+
+  it('a challenge on a 200 (a managed challenge answered with success) is recognised by its header', async () => {
+    answer = (_request, response) =>
+      response
+        .writeHead(200, { 'Content-Type': 'text/html', ...CLOUDFLARE, 'cf-mitigated': 'challenge' })
+        .end('<html><body>Verifying</body></html>');
+    await expect(probes.probePlugin(server.url, 5_000)).resolves.toMatchObject({
+      obstacle: { kind: 'challenge', vendor: 'Cloudflare' },
+    });
+  });
+});
