@@ -484,6 +484,29 @@ describe('POST /v1/websites/check and create through a fault proxy in front of t
     expect(created.body.problems).toEqual([expect.objectContaining({ code: 'login_paused' })]);
   });
 
+  it("challenge_page, not site_error, when a firewall's challenge meets only the login", async () => {
+    const url = await proxied((route, _request, response) => {
+      if (!/^\/inkpress\/v1\/(status|categories)$/.test(route)) return false;
+      response
+        .writeHead(403, {
+          'Content-Type': 'text/html; charset=UTF-8',
+          Server: 'cloudflare',
+          'CF-RAY': '8f1c-CDG',
+        })
+        .end('<!DOCTYPE html><html><head><title>Just a moment...</title></head><body></body></html>');
+      return true;
+    });
+    const { report } = await check({ url });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'challenge_page',
+        message: expect.stringContaining('Cloudflare answered'),
+      }),
+    ]);
+    const created = await createThrough(url);
+    expect(created.body.problems).toEqual([expect.objectContaining({ code: 'challenge_page' })]);
+  });
+
   it.each<[string, string, number, unknown, string]>([
     [
       'status answers 200 with the wrong types',

@@ -5,7 +5,6 @@
  * are never followed (a redirect is a finding); an answer that is not the expected JSON is named
  * (a firewall's challenge page, a REST API turned off, a server error, not WordPress).
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
 import type { SiteAccess } from '../../core/websites/cms-client';
 import type { ConnectionProbes, CoreUserProbe, PluginProbe, SiteObstacle } from '../../core/websites/ports';
@@ -16,6 +15,7 @@ import {
   type OutboundResponse,
   REDIRECT_STATUSES,
 } from './guarded-http';
+import { failureObstacle, headerOf, pageObstacle } from './site-answers';
 
 const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector; connection check)';
 /**
@@ -136,27 +136,14 @@ export class WordPressConnectionProbes implements ConnectionProbes {
         },
       );
     } catch (error) {
-      if (error instanceof OutboundError) return { obstacle: failureObstacle(error) };
+      if (error instanceof OutboundError) {
+        const obstacle = failureObstacle(error, { limitBytes: MAX_PROBE_BYTES, route });
+        // No redirect is followed here: every failure is the site's.
+        return { obstacle: obstacle ?? { kind: 'unreachable', detail: error.message } };
+      }
       throw error;
     }
     return read(response);
-  }
-}
-
-function failureObstacle(error: OutboundError): SiteObstacle {
-  switch (error.failure) {
-    case 'blocked':
-      return { kind: 'blocked', detail: error.message };
-    case 'unresolved':
-      return { kind: 'unresolved', detail: error.message };
-    case 'tls':
-      return { kind: 'tls', detail: error.message };
-    case 'timeout':
-      return { kind: 'timeout', detail: error.message };
-    case 'too_large':
-      return { kind: 'too_large', limitBytes: MAX_PROBE_BYTES };
-    default:
-      return { kind: 'unreachable', detail: error.message };
   }
 }
 
@@ -199,132 +186,6 @@ function jsonObstacle(status: number, json: unknown): SiteObstacle {
     status,
     detail: `HTTP ${status} with JSON that is not the plugin's (${said})`,
   };
-}
-
-/** A page (or anything not JSON) where the REST API's JSON was expected. */
-function pageObstacle(
-  status: number,
-  headers: IncomingHttpHeaders,
-  text: string,
-  type: string,
-): SiteObstacle {
-  const kind = type === '' ? 'no content type' : type;
-  const vendor = firewallOf(headers, text);
-  const challengeWords = CHALLENGE_WORDS.test(text);
-  if (vendor?.page || ((vendor !== undefined || challengeWords) && BLOCK_STATUSES.has(status))) {
-    return { kind: 'challenge', status, vendor: vendor?.name };
-  }
-  if (status >= 500) return { kind: 'server_error', status, detail: `HTTP ${status} with ${kind}` };
-  if ([401, 403, 406, 429, 451].includes(status)) {
-    return {
-      kind: 'rest_blocked',
-      status,
-      detail: `HTTP ${status} with ${kind} instead of the REST API's JSON (a web server rule or security layer refuses REST requests)`,
-    };
-  }
-  if (isWordPress(headers, text)) {
-    return {
-      kind: 'rest_blocked',
-      status,
-      detail: `WordPress answers REST API addresses with a page (HTTP ${status} ${kind}): the REST API is turned off`,
-    };
-  }
-  return { kind: 'not_wordpress', status, detail: `HTTP ${status} with ${kind} for a REST API address` };
-}
-
-/** Statuses firewalls answer a challenge or block with. */
-const BLOCK_STATUSES = new Set([403, 406, 429, 503]);
-const CHALLENGE_WORDS =
-  /captcha|challenge-form|are you (?:a )?human|checking your browser|verify you are human|access denied|request (?:was )?blocked|web application firewall/i;
-
-interface Firewall {
-  name: string;
-  /** Seen in a page (or header) only the firewall's challenge or block shows (not on every answer it passes on). */
-  page: boolean;
-}
-
-/**
- * Which firewall an answer names: its challenge or block page, or (weaker: it also passes the
- * site's own pages on) its headers.
- */
-function firewallOf(headers: IncomingHttpHeaders, text: string): Firewall | undefined {
-  const server = headerOf(headers, 'server') ?? '';
-  for (const { name, page, challengeHeader, header } of FIREWALLS) {
-    if (page.test(text) || challengeHeader?.(headers)) return { name, page: true };
-    if (header(headers, server)) return { name, page: false };
-  }
-  return undefined;
-}
-
-const FIREWALLS: {
-  name: string;
-  /** Marks of its challenge or block page. */
-  page: RegExp;
-  /** A header only its challenge or block carries. */
-  challengeHeader?: (headers: IncomingHttpHeaders) => boolean;
-  /** Headers on every answer it passes on. */
-  header: (headers: IncomingHttpHeaders, server: string) => boolean;
-}[] = [
-  {
-    name: 'Cloudflare',
-    // Not `challenge-platform`: its bot-detection script (/cdn-cgi/challenge-platform/scripts/jsd/main.js)
-    // is on the site's own pages too.
-    page: /cf-chl|cf_chl_|Attention Required! \| Cloudflare|cf-error-details|<title>Just a moment\.\.\.<\/title>/i,
-    challengeHeader: (headers) => /challenge/i.test(headerOf(headers, 'cf-mitigated') ?? ''),
-    header: (headers, server) => headers['cf-ray'] !== undefined || /cloudflare/i.test(server),
-  },
-  {
-    name: 'Sucuri',
-    page: /Sucuri WebSite Firewall|sucuri_cloudproxy|cloudproxy@sucuri/i,
-    header: (headers, server) =>
-      headers['x-sucuri-id'] !== undefined ||
-      headers['x-sucuri-block'] !== undefined ||
-      /sucuri/i.test(server),
-  },
-  {
-    name: 'Wordfence',
-    page: /Generated by Wordfence|Your access to this site has been limited by the site owner/i,
-    header: () => false,
-  },
-  {
-    name: 'Imperva',
-    page: /Incapsula incident ID|_Incapsula_Resource/i,
-    header: (headers) =>
-      headers['x-iinfo'] !== undefined || /imperva|incapsula/i.test(headerOf(headers, 'x-cdn') ?? ''),
-  },
-  {
-    name: 'SiteGround',
-    page: /sgcaptcha/i,
-    header: () => false,
-  },
-  {
-    name: 'ModSecurity',
-    page: /Mod_Security|ModSecurity/i,
-    header: () => false,
-  },
-  {
-    name: 'Akamai',
-    page: /errors\.edgesuite\.net/i,
-    header: (_headers, server) => /AkamaiGHost/i.test(server),
-  },
-  {
-    name: 'DDoS-Guard',
-    page: /ddos-guard/i,
-    header: (_headers, server) => /ddos-guard/i.test(server),
-  },
-];
-
-/** WordPress's marks on a page: its REST API link header, or its asset paths. */
-function isWordPress(headers: IncomingHttpHeaders, text: string): boolean {
-  return (
-    /api\.w\.org/i.test(headerOf(headers, 'link') ?? '') ||
-    /wp-content\/|wp-includes\/|api\.w\.org/i.test(text)
-  );
-}
-
-function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function parsed(text: string): unknown {

@@ -22,6 +22,7 @@ import { repeatsCredentials } from '../../core/websites/credential-echo';
 import type { SiteIndexSource } from '../../core/websites/ports';
 import type { SiteIndexPage, SiteIndexQuery } from '../../core/websites/site-index';
 import { guardedRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from './guarded-http';
+import { failureObstacle, pageObstacle } from './site-answers';
 import { siteIndexPageOf, siteIndexRoute, siteIndexSchema } from './site-index-page';
 
 const NAMESPACE = 'inkpress/v1';
@@ -212,10 +213,19 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
         const message = repeatsCredentials(error.message, site)
           ? 'The site redirected to an address that repeats the site password (not shown)'
           : error.message;
-        if (!error.requestSent) throw new CmsNotSentError(reason, message);
-        throw error.failure === 'timeout' || error.failure === 'network'
-          ? new CmsNoAnswerError(reason, message)
-          : new CmsError(reason, message);
+        const failed = !error.requestSent
+          ? new CmsNotSentError(reason, message)
+          : error.failure === 'timeout' || error.failure === 'network'
+            ? new CmsNoAnswerError(reason, message)
+            : new CmsError(reason, message);
+        if (reason !== 'blocked') {
+          failed.obstacle = failureObstacle(error, {
+            limitBytes: this.policy.maxResponseBytes,
+            route: `${NAMESPACE}/${route}`,
+            message,
+          });
+        }
+        throw failed;
       }
       throw error;
     }
@@ -349,7 +359,7 @@ function interpret<T extends z.ZodMiniType>(
     const firewallHint = REFUSED_AS_A_PAGE.has(status)
       ? ': a firewall or security plugin in front of WordPress may be blocking Inkpress (allow requests to /?rest_route=/inkpress/v1/)'
       : '';
-    throw new CmsError(
+    const failed = new CmsError(
       'unreachable',
       status >= 500
         ? `The site answered ${status} (server error)`
@@ -358,6 +368,10 @@ function interpret<T extends z.ZodMiniType>(
           : `The site answered ${status} with ${type} instead of JSON${firewallHint}`,
       status,
     );
+    // What the page is (a firewall's challenge, a server error, ...), as the doctor's probe names it.
+    const mediaType = type === 'no content type' ? '' : type.toLowerCase();
+    failed.obstacle = pageObstacle(status, response.headers, response.body.toString('utf8'), mediaType);
+    throw failed;
   }
   const success = status >= 200 && status < 300 ? schema.safeParse(json) : undefined;
   if (success?.success) return success.data;
@@ -433,7 +447,16 @@ function interpret<T extends z.ZodMiniType>(
   if (status >= 500 && code?.startsWith('inkpress_')) {
     throw new CmsError('plugin_error', `The plugin answered ${status} (${code})${siteSays}`, status, code);
   }
-  throw new CmsError('unreachable', `The site answered ${status} (${code ?? 'error'})`, status, code);
+  const failed = new CmsError(
+    'unreachable',
+    `The site answered ${status} (${code ?? 'error'})`,
+    status,
+    code,
+  );
+  if (status >= 500) {
+    failed.obstacle = { kind: 'server_error', status, detail: `HTTP ${status} (${code ?? 'JSON'})` };
+  }
+  throw failed;
 }
 
 /**

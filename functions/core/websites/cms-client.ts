@@ -182,6 +182,34 @@ export function believedRetryAfter(seconds: number | undefined): number | undefi
     : undefined;
 }
 
+/**
+ * What answered a probe of a site instead of the plugin's JSON, or why nothing did: each kind
+ * is something the connection doctor saw, never a guess (core/websites/diagnose-connection.ts).
+ */
+export type SiteObstacle =
+  /** The address may not be called (private, loopback, reserved): a 422 on `url`, as registration says. */
+  | { kind: 'blocked'; detail: string }
+  /** The host name has no address. */
+  | { kind: 'unresolved'; detail: string }
+  /** HTTPS failed: a certificate not valid for the host (self-signed, expired, another name), or no TLS. */
+  | { kind: 'tls'; detail: string }
+  | { kind: 'timeout'; detail: string }
+  /** No HTTP answer otherwise (connection refused or reset, not HTTP). */
+  | { kind: 'unreachable'; detail: string }
+  /** An answer to `route` larger than the call reads (`limitBytes`): a page, a file or an endless stream, not the REST API's JSON. */
+  | { kind: 'too_large'; limitBytes: number; route: string }
+  /** A redirect (not followed): `location` is absolute. */
+  | { kind: 'redirected'; status: number; location: string }
+  /** An HTML challenge or block page of a firewall; `vendor` when its page or headers name it. */
+  | { kind: 'challenge'; status: number; vendor: string | undefined }
+  /** WordPress's REST API refused or is off (a JSON refusal that is not the plugin's, or a page for a REST address). */
+  | { kind: 'rest_blocked'; status: number; detail: string }
+  | { kind: 'server_error'; status: number; detail: string }
+  /** An answer that is neither WordPress's REST API nor a recognised block. */
+  | { kind: 'not_wordpress'; status: number; detail: string }
+  /** WordPress's REST API answers, without the plugin's routes. */
+  | { kind: 'plugin_missing'; detail: string };
+
 export class CmsError extends Error {
   override readonly name = 'CmsError';
   constructor(
@@ -196,6 +224,12 @@ export class CmsError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * What answered instead of the plugin, or kept it from answering, named as the connection
+   * doctor's probe names it (a firewall's page, a timeout, ...), when the client could tell.
+   */
+  obstacle?: SiteObstacle;
 }
 
 /**

@@ -217,16 +217,34 @@ async function loginProblems(
     case 'blocked':
       throw registrationError(error);
     case 'unreachable':
+      // What the client saw instead of the plugin (a firewall's page, a timeout), named as the probe names it.
+      if (error.obstacle && NAMED_ON_LOGIN.has(error.obstacle.kind))
+        return [obstacleProblem(site, error.obstacle)];
+      return [siteError(site, error)];
     case 'plugin_error':
     case 'invalid_request':
-      return [
-        problem(
-          'site_error',
-          `The login through the plugin failed: ${said(site, error.message)}.`,
-          'Try again in a few minutes; if it keeps failing, send this message to whoever runs the site.',
-        ),
-      ];
+      return [siteError(site, error)];
   }
+}
+
+/** Obstacles a login's failure is named by as the probe's are (a redirect or a foreign page after the probe found the plugin are not). */
+const NAMED_ON_LOGIN = new Set<SiteObstacle['kind']>([
+  'unresolved',
+  'tls',
+  'timeout',
+  'unreachable',
+  'too_large',
+  'challenge',
+  'rest_blocked',
+  'server_error',
+]);
+
+function siteError(site: SiteAccess, error: CmsError): Problem {
+  return problem(
+    'site_error',
+    `The login through the plugin failed: ${said(site, error.message)}.`,
+    'Try again in a few minutes; if it keeps failing, send this message to whoever runs the site.',
+  );
 }
 
 /**
@@ -409,8 +427,8 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
     case 'too_large':
       return problem(
         'site_error',
-        `The site's answer at ${url}/?rest_route=/inkpress/v1/probe is larger than ${megabytes(obstacle.limitBytes)}, where the plugin answers a few hundred bytes of JSON: something else answers there (a large page, a file or an endless stream).`,
-        `Open ${url}/?rest_route=/inkpress/v1/probe in a browser and find the plugin, theme or server rule that answers it instead of WordPress's REST API; make it let the REST API answer, then check again.`,
+        `The site's answer at ${url}/?rest_route=/${obstacle.route} is larger than ${megabytes(obstacle.limitBytes)}, where the plugin answers a few kilobytes of JSON: something else answers there (a large page, a file or an endless stream).`,
+        `Open ${url}/?rest_route=/${obstacle.route} in a browser and find the plugin, theme or server rule that answers it instead of WordPress's REST API; make it let the REST API answer, then check again.`,
       );
     case 'redirected': {
       const noRedirect = `Make the site answer at ${url} without a redirect, or register the address it answers at.`;

@@ -5,7 +5,7 @@
  */
 import { SiteProblemsError, ValidationError } from '../../../functions/core/errors';
 import { checkConnection } from '../../../functions/core/websites/check-connection';
-import { CmsError } from '../../../functions/core/websites/cms-client';
+import { CmsError, CmsNoAnswerError } from '../../../functions/core/websites/cms-client';
 import { createWebsite } from '../../../functions/core/websites/create-website';
 import {
   isApplicationPassword,
@@ -75,7 +75,7 @@ describe('connection doctor', () => {
     ],
     [
       'site_error',
-      { kind: 'too_large', limitBytes: 1024 * 1024 },
+      { kind: 'too_large', limitBytes: 1024 * 1024, route: 'inkpress/v1/probe' },
       'larger than 1 MB',
       /Open https:\/\/blog\.example\.com\/\?rest_route=\/inkpress\/v1\/probe in a browser/,
     ],
@@ -544,6 +544,34 @@ describe('connection doctor', () => {
     expect(report).toMatchObject({ connected: 0, plugin_version: '1.5.0' });
     expect(codes(report.problems)).toEqual([code]);
     expect(JSON.stringify(report)).not.toMatch(/Install and activate/);
+  });
+
+  it.each<[string, CmsError, SiteObstacle, string]>([
+    [
+      "a firewall's challenge page",
+      new CmsError('unreachable', 'The site answered 403 with text/html instead of JSON', 403),
+      { kind: 'challenge', status: 403, vendor: 'Cloudflare' },
+      'challenge_page',
+    ],
+    [
+      'no answer in time',
+      new CmsNoAnswerError('unreachable', 'No complete answer from blog.example.com in time'),
+      { kind: 'timeout', detail: 'No complete answer from blog.example.com in time' },
+      'timeout',
+    ],
+    [
+      'a server error page',
+      new CmsError('unreachable', 'The site answered 502 (server error)', 502),
+      { kind: 'server_error', status: 502, detail: 'HTTP 502 with text/html' },
+      'server_error',
+    ],
+  ])('a login that met %s is named as the probe names it', async (_case, failure, obstacle, code) => {
+    const fakes = createFakes();
+    failure.obstacle = obstacle;
+    fakes.cms.failWith(failure);
+    const report = await check(fakes);
+    expect(report.connected).toBe(0);
+    expect(codes(report.problems)).toEqual([code]);
   });
 
   it('tells an application password by its shape', () => {

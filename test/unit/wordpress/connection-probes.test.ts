@@ -34,7 +34,7 @@ describe('an answer larger than the probe reads', () => {
       response.writeHead(200, { 'Content-Type': 'text/html' }).end('x'.repeat(2 * 1024 * 1024));
     await expect(probes.probePlugin(server.url, 5_000)).resolves.toEqual({
       kind: 'obstacle',
-      obstacle: { kind: 'too_large', limitBytes: 1024 * 1024 },
+      obstacle: { kind: 'too_large', limitBytes: 1024 * 1024, route: 'inkpress/v1/probe' },
     });
   });
 

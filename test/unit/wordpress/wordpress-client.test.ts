@@ -749,11 +749,28 @@ describe('error mapping', () => {
     },
   );
 
+  it("a firewall's challenge page -> unreachable, and what answered named as the doctor's probe names it", async () => {
+    answer = (_request, response) =>
+      response
+        .writeHead(403, {
+          'Content-Type': 'text/html; charset=UTF-8',
+          Server: 'cloudflare',
+          'CF-RAY': '8f1c-CDG',
+        })
+        .end('<!DOCTYPE html><html><head><title>Just a moment...</title></head><body></body></html>');
+    const error = await failureOf(client.categories(site()));
+    expect(error).toMatchObject({
+      reason: 'unreachable',
+      obstacle: { kind: 'challenge', status: 403, vendor: 'Cloudflare' },
+    });
+  });
+
   it('a timeout -> unreachable', async () => {
     answer = () => undefined;
     const error = await failureOf(client.status(site()));
     expect(error.reason).toBe('unreachable');
     expect(error.message).toMatch(/in time/);
+    expect(error.obstacle).toEqual({ kind: 'timeout', detail: error.message });
     // Connected: the request went out, so what it did on the site is unknown.
     expect(error).not.toBeInstanceOf(CmsNotSentError);
   });
