@@ -507,6 +507,36 @@ describe('POST /v1/websites/check and create through a fault proxy in front of t
     expect(created.body.problems).toEqual([expect.objectContaining({ code: 'challenge_page' })]);
   });
 
+  describe('a REST API closed to anonymous requests only', () => {
+    /** Like the "Disable REST API" plugins: a 401 to a request without a login, the site otherwise. */
+    const closedToAnonymous: Fault = (route, request, response) => {
+      if (!route.startsWith('/') || /^Basic /i.test(String(request.headers.authorization ?? '')))
+        return false;
+      sendJson(response, 401, {
+        code: 'rest_cannot_access',
+        message: 'Only authenticated users can access the REST API.',
+        data: { status: 401 },
+      });
+      return true;
+    };
+
+    it('the check tries the login and connects, as a create does', async () => {
+      const url = await proxied(closedToAnonymous);
+      const { report } = await check({ url });
+      expect(report).toMatchObject({ connected: 1, plugin_version: '1.5.0', problems: [] });
+      expect((await createThrough(url)).status).toBe(201);
+    });
+
+    it('a wrong password is login_refused in the check and in the failed create', async () => {
+      const url = await proxied(closedToAnonymous);
+      const { report } = await check({ url, login: 'closed-rest', password: 'wrong' });
+      expect(codes(report)).toEqual(['login_refused']);
+      const created = await createThrough(url, { login: 'closed-rest-create', password: 'wrong' });
+      expect(created.status).toBe(422);
+      expect(created.body.problems).toEqual([expect.objectContaining({ code: 'login_refused' })]);
+    });
+  });
+
   it.each<[string, string, number, unknown, string]>([
     [
       'status answers 200 with the wrong types',

@@ -179,7 +179,12 @@ function jsonObstacle(status: number, json: unknown): SiteObstacle {
   if (error && !error.code.startsWith('inkpress_') && [401, 403, 404, 405, 429].includes(status)) {
     // A refusal of WordPress's REST layer that is not the plugin's: REST turned off or closed to
     // anonymous requests by a security plugin (rest_cannot_access, rest_login_required, ...).
-    return { kind: 'rest_blocked', status, detail: `the REST API answered HTTP ${status} (${said})` };
+    return {
+      kind: 'rest_blocked',
+      status,
+      detail: `the REST API answered HTTP ${status} (${said})`,
+      ...(status === 401 || status === 403 ? { anonymous: true } : {}),
+    };
   }
   return {
     kind: 'not_wordpress',

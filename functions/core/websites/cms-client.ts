@@ -203,7 +203,13 @@ export type SiteObstacle =
   /** An HTML challenge or block page of a firewall; `vendor` when its page or headers name it. */
   | { kind: 'challenge'; status: number; vendor: string | undefined }
   /** WordPress's REST API refused or is off (a JSON refusal that is not the plugin's, or a page for a REST address). */
-  | { kind: 'rest_blocked'; status: number; detail: string }
+  | {
+      kind: 'rest_blocked';
+      status: number;
+      detail: string;
+      /** A JSON 401/403 of WordPress's REST layer to an anonymous request: it may let a login through. */
+      anonymous?: boolean;
+    }
   | { kind: 'server_error'; status: number; detail: string }
   /** An answer that is neither WordPress's REST API nor a recognised block. */
   | { kind: 'not_wordpress'; status: number; detail: string }

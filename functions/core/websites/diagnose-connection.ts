@@ -113,16 +113,19 @@ export async function diagnoseConnection(
   } catch (error) {
     const refusal = cmsErrorOf(error);
     if (!refusal) throw error;
-    problems.push(...(await loginProblems(deps, site, refusal, found.headers, budget)));
+    problems.push(...(await loginProblems(deps, site, refusal, found, budget)));
     return { connected: false, pluginVersion: found.pluginVersion, problems };
   }
   if (!found.versionFromLogin) return { connected: true, pluginVersion: found.pluginVersion, problems };
-  // A plugin without the probe route: the login that just worked tells its version.
+  // A plugin without the probe route, or a probe refused: the login that just worked tells its version.
   const pluginVersion = await deps.cms.status(site).then(
     (status) => shownVersion(site, status.pluginVersion),
     () => null,
   );
   const told = problems.map((found) => (found.code === 'plugin_outdated' ? outdated(pluginVersion) : found));
+  if (found.anonymousRefusal && pluginVersion !== null && isOlderThan(pluginVersion, PLUGIN_VERSION_NEEDED)) {
+    told.push(outdated(pluginVersion));
+  }
   return { connected: true, pluginVersion, problems: told };
 }
 
@@ -139,7 +142,7 @@ export async function diagnoseFailedCheck(
   const budget = timeBudget(deps, FAILURE_DIAGNOSIS_BUDGET_MS);
   const found = await probeSite(deps, site, budget);
   if ('stop' in found) return found.problems;
-  return [...found.problems, ...(await loginProblems(deps, site, error, found.headers, budget))];
+  return [...found.problems, ...(await loginProblems(deps, site, error, found, budget))];
 }
 
 /**
@@ -164,15 +167,21 @@ export async function withDiagnosis<T>(
   }
 }
 
-type Probed =
-  | { stop: true; problems: Problem[]; pluginVersion: string | null }
-  | {
-      problems: Problem[];
-      pluginVersion: string | null;
-      headers: LoginHeaders | undefined;
-      /** A plugin without the probe route: its version is told by a login that works. */
-      versionFromLogin: boolean;
-    };
+type Probed = { stop: true; problems: Problem[]; pluginVersion: string | null } | Reached;
+
+/** A probe after which a login is worth trying. */
+interface Reached {
+  problems: Problem[];
+  pluginVersion: string | null;
+  headers: LoginHeaders | undefined;
+  /** A plugin without the probe route, or a probe refused: its version is told by a login that works. */
+  versionFromLogin: boolean;
+  /**
+   * The REST API refused the anonymous probe (a security plugin's 401/403): the login may still
+   * pass, so this is a problem only when the login is refused alike.
+   */
+  anonymousRefusal?: Problem;
+}
 
 /** The anonymous probe: what keeps Inkpress from the plugin, its version, the login headers. */
 async function probeSite(
@@ -182,7 +191,17 @@ async function probeSite(
 ): Promise<Probed> {
   const probe = await deps.probes.probePlugin(site.url, budget.next(PROBE_MS));
   if (probe.kind === 'obstacle') {
-    return { stop: true, problems: [obstacleProblem(site, probe.obstacle)], pluginVersion: null };
+    const found = obstacleProblem(site, probe.obstacle);
+    if (probe.obstacle.kind === 'rest_blocked' && probe.obstacle.anonymous) {
+      return {
+        problems: [],
+        pluginVersion: null,
+        headers: undefined,
+        versionFromLogin: true,
+        anonymousRefusal: found,
+      };
+    }
+    return { stop: true, problems: [found], pluginVersion: null };
   }
   if (probe.kind === 'plugin_without_probe') {
     return { problems: [outdated(null)], pluginVersion: null, headers: undefined, versionFromLogin: true };
@@ -204,16 +223,20 @@ async function loginProblems(
   deps: Pick<DoctorDeps, 'probes' | 'now'>,
   site: SiteAccess,
   error: CmsError,
-  headers: LoginHeaders | undefined,
+  found: Reached,
   budget: TimeBudget,
 ): Promise<Problem[]> {
   switch (error.reason) {
     case 'unauthorized':
-      return [await refusedLogin(deps, site, headers, budget)];
+      return [await refusedLogin(deps, site, found.headers, budget)];
     case 'throttled':
       return [paused(deps, error.retryAfterSeconds)];
     case 'plugin_missing':
-      return [notThePlugin(site, error, true)];
+      // The REST API refuses the login as it refused the anonymous probe.
+      if (found.anonymousRefusal && (error.httpStatus === 401 || error.httpStatus === 403)) {
+        return [found.anonymousRefusal];
+      }
+      return [notThePlugin(site, error, found.anonymousRefusal === undefined)];
     case 'blocked':
       throw registrationError(error);
     case 'unreachable':

@@ -574,6 +574,74 @@ describe('connection doctor', () => {
     expect(codes(report.problems)).toEqual([code]);
   });
 
+  describe('a REST API closed to anonymous requests only (a security plugin refusing the probe)', () => {
+    const refused: SiteObstacle = {
+      kind: 'rest_blocked',
+      status: 401,
+      detail:
+        'the REST API answered HTTP 401 (rest_cannot_access: Only authenticated users can access the REST API.)',
+      anonymous: true,
+    };
+
+    it('still tries the login: connected when it works, with the version the login tells', async () => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'obstacle', obstacle: refused };
+      const report = await check(fakes);
+      expect(report).toMatchObject({ connected: 1, plugin_version: '1.2.0' });
+      expect(codes(report.problems)).toEqual(['plugin_outdated']);
+      expect(loginCalls(fakes)).toBe(2);
+    });
+
+    it('a wrong password is login_refused, not rest_api_blocked', async () => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'obstacle', obstacle: refused };
+      fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+      expect(codes((await check(fakes)).problems)).toEqual(['login_refused']);
+    });
+
+    it('rest_api_blocked only when the login is refused alike', async () => {
+      const fakes = createFakes();
+      fakes.probes.plugin = { kind: 'obstacle', obstacle: refused };
+      fakes.cms.failWith(
+        new CmsError(
+          'plugin_missing',
+          'The site refused the request without the plugin (rest_cannot_access)',
+          401,
+          'rest_cannot_access',
+        ),
+      );
+      const report = await check(fakes);
+      expect(report.problems).toEqual([
+        expect.objectContaining({
+          code: 'rest_api_blocked',
+          message: expect.stringContaining('rest_cannot_access'),
+        }),
+      ]);
+    });
+
+    it("a failed create's problems name the refused login", async () => {
+      const fakes = createFakes();
+      const accountId = await fakes.account(0);
+      fakes.probes.plugin = { kind: 'obstacle', obstacle: refused };
+      fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+      await expect(
+        createWebsite(
+          {
+            websites: fakes.websites,
+            categories: fakes.categories,
+            cipher: fakes.cipher,
+            cms: fakes.cms,
+            probes: fakes.probes,
+            loginFailures: fakes.loginFailures,
+            now: fakes.clock,
+          },
+          accountId,
+          fields,
+        ),
+      ).rejects.toMatchObject({ problems: [expect.objectContaining({ code: 'login_refused' })] });
+    });
+  });
+
   it('tells an application password by its shape', () => {
     expect(isApplicationPassword(APP_PASSWORD)).toBe(true);
     expect(isApplicationPassword('abcdEFGHijklMNOPqrstUVWX')).toBe(true);
