@@ -537,6 +537,28 @@ describe('POST /v1/websites/check and create through a fault proxy in front of t
     });
   });
 
+  it('PHP notices before the JSON: the check connects, as a create does', async () => {
+    const url = await proxied((route, request, response) => {
+      if (route !== '/inkpress/v1/probe') return false;
+      sendJson(
+        response,
+        200,
+        `<br />\n<b>Notice</b>:  Undefined index: x in <b>/var/www/wp-config.php</b> on line <b>90</b><br />\n${JSON.stringify(
+          {
+            plugin_version: '1.5.0',
+            auth_headers: {
+              authorization: request.headers.authorization !== undefined,
+              x_inkpress_authorization: request.headers['x-inkpress-authorization'] !== undefined,
+            },
+          },
+        )}`,
+      );
+      return true;
+    });
+    const { report } = await check({ url });
+    expect(report).toEqual({ url, connected: 1, plugin_version: '1.5.0', problems: [] });
+  });
+
   it.each<[string, string, number, unknown, string]>([
     [
       'status answers 200 with the wrong types',

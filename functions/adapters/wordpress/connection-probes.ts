@@ -15,7 +15,7 @@ import {
   type OutboundResponse,
   REDIRECT_STATUSES,
 } from './guarded-http';
-import { failureObstacle, headerOf, pageObstacle } from './site-answers';
+import { failureObstacle, headerOf, jsonIn, pageObstacle } from './site-answers';
 
 const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector; connection check)';
 /**
@@ -162,7 +162,7 @@ function read(response: OutboundResponse): Answer {
   }
   const text = response.body.toString('utf8');
   const type = (headerOf(headers, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const json = type.includes('json') ? parsed(text.replace(/^\uFEFF/, '')) : undefined;
+  const json = type.includes('json') ? jsonIn(text) : undefined;
   if (json === undefined) return { obstacle: pageObstacle(status, headers, text, type) };
   const code = wpErrorSchema.safeParse(json).data?.code;
   if (status === 404 && code === 'rest_no_route') {
@@ -191,14 +191,6 @@ function jsonObstacle(status: number, json: unknown): SiteObstacle {
     status,
     detail: `HTTP ${status} with JSON that is not the plugin's (${said})`,
   };
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function stripTags(text: string): string {

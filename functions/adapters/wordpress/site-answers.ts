@@ -36,6 +36,65 @@ export function failureObstacle(
   }
 }
 
+/** How many places are tried as the start (and end) of the JSON inside other output. */
+const MAX_JSON_BOUNDS = 3;
+/** A `{` that starts a line or follows markup (`<br />`). */
+const JSON_START = /(?:^|[\n>])[ \t]*\{/g;
+
+/**
+ * The JSON in the text of an answer that says it is JSON. A site with PHP's `display_errors` on
+ * prints its notices (HTML lines) before the plugin's JSON, or after it: the JSON is then looked for from a
+ * `{` that starts a line (or follows markup) to a `}` that ends one (or precedes markup), a few of
+ * each, within twice the body's length of parsing (a hostile body cannot make it costly). A post
+ * the site created is not lost to a notice.
+ */
+export function jsonIn(body: string): unknown {
+  const text = body.replace(/^\uFEFF/, '');
+  const whole = parsedOrUndefined(text);
+  if (whole !== undefined) return whole;
+  const starts: number[] = [];
+  for (const match of text.matchAll(JSON_START)) {
+    starts.push(match.index + match[0].length - 1);
+    if (starts.length === MAX_JSON_BOUNDS) break;
+  }
+  const ends = lastJsonEnds(text);
+  let budget = 2 * text.length;
+  for (const start of starts) {
+    for (const end of ends) {
+      const length = end + 1 - start;
+      if (length <= 0 || length > budget) break;
+      budget -= length;
+      const found = parsedOrUndefined(text.slice(start, end + 1));
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The last few `}` that end the text or a line, or come right before markup; the last first. */
+function lastJsonEnds(text: string): number[] {
+  const ends: number[] = [];
+  for (
+    let at = text.lastIndexOf('}');
+    at >= 0 && ends.length < MAX_JSON_BOUNDS;
+    at = text.lastIndexOf('}', at - 1)
+  ) {
+    let next = at + 1;
+    while (next < text.length && ' \t\r'.includes(text.charAt(next))) next++;
+    if (next === text.length || text.charAt(next) === '\n' || text.charAt(next) === '<') ends.push(at);
+    if (at === 0) break;
+  }
+  return ends;
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A page (or anything not JSON) where the REST API's JSON was expected. */
 export function pageObstacle(
   status: number,

@@ -169,3 +169,22 @@ describe('Cloudflare', () => {
     });
   });
 });
+
+describe('PHP notices printed around the JSON (display_errors on)', () => {
+  const notice =
+    '<br />\n<b>Deprecated</b>:  Creation of dynamic property in <b>/var/www/wp-content/plugins/x.php</b> on line <b>12</b><br />\n';
+
+  it('the probe reads the plugin behind them, as the login does', async () => {
+    answer = (_request, response) =>
+      response
+        .writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8' })
+        .end(
+          `${notice}${JSON.stringify({ plugin_version: '1.5.0', auth_headers: { authorization: true, x_inkpress_authorization: true } })}`,
+        );
+    await expect(probes.probePlugin(server.url, 5_000)).resolves.toEqual({
+      kind: 'plugin',
+      version: '1.5.0',
+      headers: { authorization: true, custom: true },
+    });
+  });
+});
