@@ -16,6 +16,7 @@ import {
   REDIRECT_STATUSES,
 } from './guarded-http';
 import { failureObstacle, headerOf, jsonIn, pageObstacle } from './site-answers';
+import { BlockedDestinationError, checkDestination } from './ssrf-guard';
 
 const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector; connection check)';
 /**
@@ -24,6 +25,8 @@ const USER_AGENT = 'Inkpress/1.0 (+inkpress-connector; connection check)';
  */
 const HEADER_TEST_VALUE = 'InkpressProbe header-check';
 const MAX_PROBE_BYTES = 1024 * 1024;
+/** The most a redirect target's address check (DNS) may take. */
+const TARGET_CHECK_MS = 2_000;
 
 const probeSchema = z.object({
   plugin_version: z.string(),
@@ -143,7 +146,37 @@ export class WordPressConnectionProbes implements ConnectionProbes {
       }
       throw error;
     }
-    return read(response);
+    const answer = read(response);
+    if ('obstacle' in answer && answer.obstacle.kind === 'redirected') {
+      const refused = await this.refusedTarget(answer.obstacle.location, timeoutMs);
+      if (refused !== undefined) return { obstacle: { ...answer.obstacle, refused } };
+    }
+    return answer;
+  }
+
+  /**
+   * Why the URL policy would refuse a redirect's target (a private, loopback, ... address, as
+   * the guard says), so that it is never suggested; undefined when it may be called, or when
+   * that is not known in time (its name does not resolve). The scheme is the doctor's to judge.
+   */
+  private async refusedTarget(location: string, timeoutMs: number): Promise<string | undefined> {
+    if (this.policy.allowPrivate) return undefined;
+    const target = new URL(location);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        checkDestination(target, this.policy),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, Math.min(TARGET_CHECK_MS, timeoutMs));
+        }),
+      ]);
+      return undefined;
+    } catch (error) {
+      return error instanceof BlockedDestinationError ? error.message : undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

@@ -208,17 +208,21 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
       );
     } catch (error) {
       if (error instanceof OutboundError) {
-        const reason = error.failure === 'blocked' ? 'blocked' : 'unreachable';
+        // Blocked after a redirect: the site, not the registered address, points somewhere refused.
+        const redirectedThere = error.failure === 'blocked' && error.requestSent;
+        const reason = error.failure === 'blocked' && !redirectedThere ? 'blocked' : 'unreachable';
         // The message may name where the site redirected to, which the site chose.
         const message = repeatsCredentials(error.message, site)
           ? 'The site redirected to an address that repeats the site password (not shown)'
-          : error.message;
+          : redirectedThere
+            ? `The site redirects to an address Inkpress does not call (${error.message})`
+            : error.message;
         const failed = !error.requestSent
           ? new CmsNotSentError(reason, message)
           : error.failure === 'timeout' || error.failure === 'network'
             ? new CmsNoAnswerError(reason, message)
             : new CmsError(reason, message);
-        if (reason !== 'blocked') {
+        if (error.failure !== 'blocked') {
           failed.obstacle = failureObstacle(error, {
             limitBytes: this.policy.maxResponseBytes,
             route: `${NAMESPACE}/${route}`,

@@ -198,8 +198,11 @@ export type SiteObstacle =
   | { kind: 'unreachable'; detail: string }
   /** An answer to `route` larger than the call reads (`limitBytes`): a page, a file or an endless stream, not the REST API's JSON. */
   | { kind: 'too_large'; limitBytes: number; route: string }
-  /** A redirect (not followed): `location` is absolute. */
-  | { kind: 'redirected'; status: number; location: string }
+  /**
+   * A redirect (not followed): `location` is absolute; `refused` says why the URL policy would
+   * not call it (a private, loopback, ... address), when it would not.
+   */
+  | { kind: 'redirected'; status: number; location: string; refused?: string }
   /** An HTML challenge or block page of a firewall; `vendor` when its page or headers name it. */
   | { kind: 'challenge'; status: number; vendor: string | undefined }
   /** WordPress's REST API refused or is off (a JSON refusal that is not the plugin's, or a page for a REST address). */

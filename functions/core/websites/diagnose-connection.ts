@@ -49,6 +49,8 @@ export interface DoctorDeps {
   /** The plugin's status route, for the version of a plugin too old to tell it without a login. */
   cms: Pick<CmsClient, 'status'>;
   now?: () => Date;
+  /** Plain http site URLs may be registered (local mode): a redirect to one may be suggested. */
+  allowPlainHttp?: boolean;
 }
 
 /** The whole check's time (API Gateway ends a request at 29 s); a probe gets at most PROBE_MS of it. */
@@ -99,7 +101,7 @@ export interface Diagnosis {
  * account's cap of failed logins) unless no login could arrive.
  */
 export async function diagnoseConnection(
-  deps: Pick<DoctorDeps, 'probes' | 'cms' | 'now'>,
+  deps: Pick<DoctorDeps, 'probes' | 'cms' | 'now' | 'allowPlainHttp'>,
   site: SiteAccess,
   logIn: () => Promise<unknown>,
 ): Promise<Diagnosis> {
@@ -135,7 +137,7 @@ export async function diagnoseConnection(
  * check reads it. No second login through the plugin is made.
  */
 export async function diagnoseFailedCheck(
-  deps: Pick<DoctorDeps, 'probes' | 'now'>,
+  deps: Pick<DoctorDeps, 'probes' | 'now' | 'allowPlainHttp'>,
   site: SiteAccess,
   error: CmsError,
 ): Promise<Problem[]> {
@@ -150,7 +152,7 @@ export async function diagnoseFailedCheck(
  * failed it, throws its 422 with the doctor's problems (when `probes` is given).
  */
 export async function withDiagnosis<T>(
-  deps: { probes?: ConnectionProbes; now?: () => Date },
+  deps: { probes?: ConnectionProbes; now?: () => Date; allowPlainHttp?: boolean },
   site: SiteAccess,
   verify: () => Promise<T>,
 ): Promise<T> {
@@ -162,7 +164,8 @@ export async function withDiagnosis<T>(
     if (!failure || failure.reason === 'blocked' || !deps.probes || !(error instanceof ValidationError)) {
       throw error;
     }
-    const problems = await diagnoseFailedCheck({ probes: deps.probes, now: deps.now }, site, failure);
+    const { probes, now, allowPlainHttp } = deps;
+    const problems = await diagnoseFailedCheck({ probes, now, allowPlainHttp }, site, failure);
     throw new SiteProblemsError(error.fieldErrors, problems);
   }
 }
@@ -185,13 +188,13 @@ interface Reached {
 
 /** The anonymous probe: what keeps Inkpress from the plugin, its version, the login headers. */
 async function probeSite(
-  deps: Pick<DoctorDeps, 'probes'>,
+  deps: Pick<DoctorDeps, 'probes' | 'allowPlainHttp'>,
   site: SiteAccess,
   budget: TimeBudget,
 ): Promise<Probed> {
   const probe = await deps.probes.probePlugin(site.url, budget.next(PROBE_MS));
   if (probe.kind === 'obstacle') {
-    const found = obstacleProblem(site, probe.obstacle);
+    const found = obstacleProblem(site, probe.obstacle, deps.allowPlainHttp);
     if (probe.obstacle.kind === 'rest_blocked' && probe.obstacle.anonymous) {
       return {
         problems: [],
@@ -416,7 +419,7 @@ function headerStripped(fallbackWorks: boolean): Problem {
 }
 
 /** The problem an obstacle in front of the plugin is; what the site said is repeated only through `said`. */
-function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
+function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle, allowPlainHttp = false): Problem {
   const { url } = site;
   const host = new URL(url).host;
   const detail = 'detail' in obstacle ? said(site, obstacle.detail) : '';
@@ -470,10 +473,24 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle): Problem {
           noRedirect,
         );
       }
+      const where = clip(`${target.origin}${target.pathname}`);
+      // Never suggest what the URL policy refuses: a private address, or http where https is required.
+      const refused =
+        obstacle.refused ??
+        (target.protocol === 'http:' && !allowPlainHttp
+          ? 'it is plain http, and Inkpress sends the site password only over https'
+          : undefined);
+      if (refused !== undefined) {
+        return problem(
+          'redirected',
+          `${url} redirects (HTTP ${obstacle.status}) to ${where}, an address Inkpress will not call: ${said(site, refused)}.`,
+          `Make the site answer at ${url} without a redirect: the address it redirects to cannot be registered.`,
+        );
+      }
       const instead = registerInstead(url, obstacle.location);
       return problem(
         'redirected',
-        `${url} redirects (HTTP ${obstacle.status}) to ${clip(`${target.origin}${target.pathname}`)}, and Inkpress does not follow a site's redirects with its password.`,
+        `${url} redirects (HTTP ${obstacle.status}) to ${where}, and Inkpress does not follow a site's redirects with its password.`,
         instead !== undefined && instead !== url
           ? `Register ${instead} instead, the address the site answers at.`
           : noRedirect,

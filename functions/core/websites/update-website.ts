@@ -24,7 +24,7 @@ import { normalizeSiteUrl } from './site-url';
 export interface UpdateWebsiteDeps
   extends Pick<
     WebsiteDeps,
-    'websites' | 'categories' | 'cipher' | 'cms' | 'loginFailures' | 'now' | 'probes'
+    'websites' | 'categories' | 'cipher' | 'cms' | 'loginFailures' | 'now' | 'probes' | 'allowPlainHttp'
   > {
   publications: Pick<PublicationSweeps, 'makeDueForWebsite'>;
   /** The answer is the website as show presents it, index fields included. */

@@ -172,6 +172,71 @@ describe('connection doctor', () => {
     ]);
   });
 
+  it.each<[string, string, string | undefined]>([
+    [
+      'to cloud metadata',
+      'http://169.254.169.254/latest/meta-data/?rest_route=/inkpress/v1/probe',
+      '169.254.169.254 is a private, loopback, link-local or reserved address',
+    ],
+    [
+      'to a private address',
+      'https://10.0.0.1/?rest_route=/inkpress/v1/probe',
+      '10.0.0.1 is a private, loopback, link-local or reserved address',
+    ],
+    ['from https down to http', 'http://blog.example.com/?rest_route=/inkpress/v1/probe', undefined],
+  ])('redirected %s: never suggests an address the URL policy refuses', async (_case, location, refused) => {
+    const fakes = createFakes();
+    fakes.probes.plugin = {
+      kind: 'obstacle',
+      obstacle: { kind: 'redirected', status: 302, location, ...(refused ? { refused } : {}) },
+    };
+    const accountId = await fakes.account(0);
+    const report = (await checkConnection({ ...doctorDeps(fakes), allowPlainHttp: false }, accountId, fields))
+      .data;
+    expect(report.problems).toEqual([
+      {
+        code: 'redirected',
+        message: expect.stringMatching(
+          /an address Inkpress will not call: (.* private, loopback|it is plain http)/,
+        ),
+        fix: 'Make the site answer at https://blog.example.com without a redirect: the address it redirects to cannot be registered.',
+      },
+    ]);
+  });
+
+  it('a create whose site redirects to a refused address lists the redirect, not only a bad url', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    fakes.cms.failWith(
+      new CmsError(
+        'unreachable',
+        'The site redirects to an address Inkpress does not call (blog.example.com redirected to 169.254.169.254: 169.254.169.254 is a private, loopback, link-local or reserved address)',
+      ),
+    );
+    fakes.probes.plugin = {
+      kind: 'obstacle',
+      obstacle: {
+        kind: 'redirected',
+        status: 302,
+        location: 'http://169.254.169.254/?rest_route=/inkpress/v1/probe',
+        refused: '169.254.169.254 is a private, loopback, link-local or reserved address',
+      },
+    };
+    const { probes, cms, loginFailures, websites, categories, cipher } = fakes;
+    await expect(
+      createWebsite(
+        { probes, cms, loginFailures, websites, categories, cipher, now: fakes.clock },
+        accountId,
+        fields,
+      ),
+    ).rejects.toMatchObject({
+      fieldErrors: { url: [expect.stringContaining('redirects to an address Inkpress does not call')] },
+      problems: [
+        expect.objectContaining({ code: 'redirected', message: expect.stringContaining('will not call') }),
+      ],
+    });
+  });
+
   it('a redirect that drops the query keeps the registered path on the new origin', () => {
     expect(registerInstead('http://example.com/blog', 'https://example.com/')).toBe(
       'https://example.com/blog',

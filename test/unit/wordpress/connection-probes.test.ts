@@ -188,3 +188,33 @@ describe('PHP notices printed around the JSON (display_errors on)', () => {
     });
   });
 });
+
+describe('a redirect to an address the URL policy refuses (deployed mode)', () => {
+  /** Private addresses refused, except the local test server's. */
+  const deployed = new WordPressConnectionProbes({
+    ...DEFAULT_SITE_LIMITS,
+    allowPrivate: false,
+    isAllowedAddress: (address) => address === '127.0.0.1',
+    resolve: systemResolver,
+  });
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a private/],
+    ['https://10.0.0.1/', /10\.0\.0\.1 is a private/],
+  ])('%s is named as refused', async (location, why) => {
+    answer = (_request, response) => response.writeHead(302, { Location: location }).end();
+    await expect(deployed.probePlugin(server.url, 5_000)).resolves.toEqual({
+      kind: 'obstacle',
+      obstacle: { kind: 'redirected', status: 302, location, refused: expect.stringMatching(why) },
+    });
+  });
+
+  it('an address it may call is not', async () => {
+    answer = (_request, response) => response.writeHead(301, { Location: `${server.url}/blog/` }).end();
+    const probe = await deployed.probePlugin(server.url, 5_000);
+    expect(probe).toEqual({
+      kind: 'obstacle',
+      obstacle: { kind: 'redirected', status: 301, location: `${server.url}/blog/` },
+    });
+  });
+});

@@ -821,6 +821,21 @@ describe('error mapping', () => {
     expect(await failureOf(client.status(site()))).not.toBeInstanceOf(CmsNotSentError);
   });
 
+  it('a redirect to a private address -> unreachable, saying the site redirects there (the url itself is fine)', async () => {
+    const deployed = new WordPressClient({
+      ...policy,
+      allowPrivate: false,
+      isAllowedAddress: (address) => address === '127.0.0.1',
+    });
+    answer = (_request, response) =>
+      response.writeHead(302, { Location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    const error = await failureOf(deployed.status(site()));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toMatch(
+      /^The site redirects to an address Inkpress does not call \(.*169\.254\.169\.254 is a private, loopback, link-local or reserved address\)$/,
+    );
+  });
+
   it('a private address when private addresses are not allowed -> blocked, before any request', async () => {
     const guarded = new WordPressClient({ ...policy, allowPrivate: false });
     const error = await failureOf(guarded.status(site()));
