@@ -44,13 +44,25 @@ const coreUserSchema = z.object({
 type Answer = { status: number; json: unknown } | { obstacle: SiteObstacle };
 
 export class WordPressConnectionProbes implements ConnectionProbes {
-  constructor(private readonly policy: OutboundPolicy) {}
+  private readonly request: typeof guardedRequest;
+  private readonly now: () => number;
 
+  constructor(
+    private readonly policy: OutboundPolicy,
+    /** The HTTP layer and the clock, for tests that measure the time each call is given. */
+    io: { request?: typeof guardedRequest; now?: () => number } = {},
+  ) {
+    this.request = io.request ?? guardedRequest;
+    this.now = io.now ?? Date.now;
+  }
+
+  /** At most `timeoutMs` for all of its calls together (each gets what is left). */
   async probePlugin(url: string, timeoutMs: number): Promise<PluginProbe> {
-    const probe = await this.get(url, 'inkpress/v1/probe', { Authorization: HEADER_TEST_VALUE }, timeoutMs);
+    const deadline = this.now() + timeoutMs;
+    const probe = await this.get(url, 'inkpress/v1/probe', { Authorization: HEADER_TEST_VALUE }, deadline);
     if ('obstacle' in probe)
       return probe.obstacle.kind === 'plugin_missing'
-        ? this.namespace(url, timeoutMs)
+        ? this.namespace(url, deadline)
         : { kind: 'obstacle', obstacle: probe.obstacle };
     const found = probeSchema.safeParse(probe.json);
     if (probe.status !== 200 || !found.success) {
@@ -65,7 +77,7 @@ export class WordPressConnectionProbes implements ConnectionProbes {
         url,
         'inkpress/v1/probe',
         { 'X-Inkpress-Authorization': HEADER_TEST_VALUE },
-        timeoutMs,
+        deadline,
       );
       const read = 'json' in fallback ? probeSchema.safeParse(fallback.json) : undefined;
       custom = read?.success === true && read.data.auth_headers.x_inkpress_authorization;
@@ -83,7 +95,7 @@ export class WordPressConnectionProbes implements ConnectionProbes {
       site.url,
       'wp/v2/users/me&context=edit',
       { Authorization: `Basic ${basic}` },
-      timeoutMs,
+      this.now() + timeoutMs,
     );
     if ('obstacle' in answer) {
       // A 404 here is core's REST API without that route (or a refusal dressed as one): nothing known.
@@ -105,8 +117,8 @@ export class WordPressConnectionProbes implements ConnectionProbes {
   }
 
   /** The plugin's namespace index, asked when the probe route is missing: an older plugin, or none. */
-  private async namespace(url: string, timeoutMs: number): Promise<PluginProbe> {
-    const answer = await this.get(url, 'inkpress/v1', {}, timeoutMs);
+  private async namespace(url: string, deadline: number): Promise<PluginProbe> {
+    const answer = await this.get(url, 'inkpress/v1', {}, deadline);
     if ('obstacle' in answer) return { kind: 'obstacle', obstacle: answer.obstacle };
     const index = namespaceSchema.safeParse(answer.json);
     if (answer.status === 200 && index.success && index.data.namespace === 'inkpress/v1') {
@@ -115,16 +127,20 @@ export class WordPressConnectionProbes implements ConnectionProbes {
     return { kind: 'obstacle', obstacle: jsonObstacle(answer.status, answer.json) };
   }
 
-  /** One GET of a REST route (`?rest_route=/<route>`), no redirect followed, read as JSON or an obstacle. */
+  /**
+   * One GET of a REST route (`?rest_route=/<route>`) by `deadline` (ms since the epoch), no
+   * redirect followed, read as JSON or an obstacle.
+   */
   private async get(
     url: string,
     route: string,
     headers: Record<string, string>,
-    timeoutMs: number,
+    deadline: number,
   ): Promise<Answer> {
+    const timeoutMs = Math.max(1, deadline - this.now());
     let response: OutboundResponse;
     try {
-      response = await guardedRequest(
+      response = await this.request(
         {
           method: 'GET',
           url: `${url.replace(/\/+$/, '')}/?rest_route=/${route}`,
@@ -148,7 +164,7 @@ export class WordPressConnectionProbes implements ConnectionProbes {
     }
     const answer = read(response);
     if ('obstacle' in answer && answer.obstacle.kind === 'redirected') {
-      const refused = await this.refusedTarget(answer.obstacle.location, timeoutMs);
+      const refused = await this.refusedTarget(answer.obstacle.location, Math.max(1, deadline - this.now()));
       if (refused !== undefined) return { obstacle: { ...answer.obstacle, refused } };
     }
     return answer;

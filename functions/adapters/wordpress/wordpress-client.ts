@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import { safeText } from '../../core/text';
 import {
   believedRetryAfter,
+  type CmsCallOptions,
   type CmsCategory,
   type CmsClient,
   CmsError,
@@ -93,8 +94,8 @@ const wpErrorSchema = z.object({ code: z.string(), message: z.optional(z.string(
 export class WordPressClient implements CmsClient, SiteIndexSource {
   constructor(private readonly policy: OutboundPolicy) {}
 
-  async status(site: SiteAccess): Promise<CmsStatus> {
-    const body = await this.call(site, 'GET', 'status', statusSchema);
+  async status(site: SiteAccess, options?: CmsCallOptions): Promise<CmsStatus> {
+    const body = await this.call(site, 'GET', 'status', statusSchema, undefined, options);
     return {
       userLogin: body.user.login,
       roles: body.user.roles,
@@ -104,8 +105,8 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
     };
   }
 
-  async categories(site: SiteAccess): Promise<CmsCategory[]> {
-    const body = await this.call(site, 'GET', 'categories', categoriesSchema);
+  async categories(site: SiteAccess, options?: CmsCallOptions): Promise<CmsCategory[]> {
+    const body = await this.call(site, 'GET', 'categories', categoriesSchema, undefined, options);
     return body.categories.map((category) => ({
       cmsId: String(category.id),
       name: category.name,
@@ -185,6 +186,7 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
     route: string,
     schema: T,
     payload?: unknown,
+    options: CmsCallOptions = {},
   ): Promise<z.infer<T>> {
     const encoded = Buffer.from(`${site.login}:${site.password}`, 'utf8').toString('base64');
     const credentials = `Basic ${encoded}`;
@@ -204,7 +206,7 @@ export class WordPressClient implements CmsClient, SiteIndexSource {
           headers,
           ...(payload === undefined ? {} : { body: wafSafeJson(payload) }),
         },
-        this.policy,
+        boundedPolicy(this.policy, options.timeoutMs),
       );
     } catch (error) {
       if (error instanceof OutboundError) {
@@ -514,6 +516,16 @@ export function wafSafeJson(payload: unknown): string {
 /** `2030-01-02T03:04:05Z`: the plugin's date_gmt form (no milliseconds). */
 function toWordPressDate(iso: string): string {
   return `${new Date(iso).toISOString().slice(0, 19)}Z`;
+}
+
+/** The policy of one call, its total (and connect) time at most `timeoutMs` when given. */
+function boundedPolicy(policy: OutboundPolicy, timeoutMs: number | undefined): OutboundPolicy {
+  if (timeoutMs === undefined || timeoutMs >= policy.totalTimeoutMs) return policy;
+  return {
+    ...policy,
+    totalTimeoutMs: timeoutMs,
+    connectTimeoutMs: Math.min(policy.connectTimeoutMs, timeoutMs),
+  };
 }
 
 /**

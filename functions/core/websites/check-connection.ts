@@ -11,7 +11,7 @@ import { type DoctorDeps, diagnoseConnection, type Problem } from './diagnose-co
 import { registrableSiteUrl } from './site-url';
 
 export interface CheckConnectionDeps
-  extends Omit<DoctorDeps, 'cms'>,
+  extends DoctorDeps,
     Pick<WebsiteDeps, 'cms' | 'loginFailures' | 'allowPlainHttp'> {}
 
 export interface ConnectionReport {
@@ -34,7 +34,9 @@ export async function checkConnection(
   const input = parseOrThrow(createWebsiteSchema, fields);
   const url = registrableSiteUrl(input.url, deps.allowPlainHttp === true);
   const site: SiteAccess = { url, login: input.login, password: input.password };
-  const diagnosis = await diagnoseConnection(deps, site, () => verifyLogin(deps, accountId, site));
+  const diagnosis = await diagnoseConnection(deps, site, (budget) =>
+    verifyLogin(deps, accountId, site, budget),
+  );
   return {
     data: {
       url,

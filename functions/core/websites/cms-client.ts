@@ -253,10 +253,15 @@ export class CmsNotSentError extends CmsError {}
  */
 export class CmsNoAnswerError extends CmsError {}
 
+/** How a call is made: `timeoutMs` bounds it below the client's own limit (what a request has left). */
+export interface CmsCallOptions {
+  timeoutMs?: number;
+}
+
 export interface CmsClient {
   /** Who the credentials log in as; fails `unauthorized` for anyone but a user holding just the role. */
-  status(site: SiteAccess): Promise<CmsStatus>;
-  categories(site: SiteAccess): Promise<CmsCategory[]>;
+  status(site: SiteAccess, options?: CmsCallOptions): Promise<CmsStatus>;
+  categories(site: SiteAccess, options?: CmsCallOptions): Promise<CmsCategory[]>;
   /** Creates the post for an article, or returns the one created earlier for it. */
   createPost(site: SiteAccess, post: CmsPost): Promise<CmsPostResult>;
   /**

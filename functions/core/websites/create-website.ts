@@ -20,6 +20,7 @@ import {
 } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl, registrableSiteUrl, siteUrlIdentity } from './site-url';
+import type { TimeBudget } from './time-budget';
 import { presentWebsite, type Website } from './website';
 import { fitsHttpBasic } from './wordpress-login';
 
@@ -99,7 +100,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
   if (await deps.websites.isUrlRegistered(accountId, identity)) throw duplicateUrl();
 
   const site: SiteAccess = { url, login: input.login, password: input.password };
-  const fromSite = await withDiagnosis(deps, site, () => verifyLogin(deps, accountId, site));
+  const fromSite = await withDiagnosis(deps, site, (budget) => verifyLogin(deps, accountId, site, budget));
 
   const websiteUuid = randomUUID();
   const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
@@ -136,24 +137,30 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
   return deps.registerIndex ? deps.registerIndex(website, site, startedAt) : presentWebsite(website);
 }
 
+/** The most each of the login's two calls takes (within what the request's budget has left). */
+const LOGIN_CALL_MS = 10_000;
+
 /**
  * Logs in through the plugin (which refuses a user without the role like a wrong password) and
  * reads the categories, as one reserved login attempt (login-failures.ts); any failure is a 422.
- * Returns the plugin's status answer (its time zone among it) and the categories.
+ * Each call gets what `budget` has left (at most LOGIN_CALL_MS). Returns the plugin's status
+ * answer (its time zone among it) and the categories.
  */
 export async function verifyLogin(
   deps: Pick<WebsiteDeps, 'cms' | 'loginFailures' | 'now'>,
   accountId: string,
   site: SiteAccess,
+  budget?: TimeBudget,
 ) {
   const now = deps.now?.() ?? new Date();
+  const call = () => (budget ? { timeoutMs: budget.next(LOGIN_CALL_MS) } : undefined);
   try {
     return await withLoginAttempt(
       deps.loginFailures,
       { accountId, siteUrl: site.url, login: site.login, now },
       async () => {
-        const status = await deps.cms.status(site);
-        return { status, categories: await deps.cms.categories(site) };
+        const status = await deps.cms.status(site, call());
+        return { status, categories: await deps.cms.categories(site, call()) };
       },
     );
   } catch (error) {

@@ -10,12 +10,13 @@
  * told apart (`role_missing`, `role_too_powerful`).
  */
 import { type ConnectionProblem, SiteProblemsError, ValidationError } from '../errors';
-import { believedRetryAfter, type CmsClient, CmsError, type SiteAccess } from './cms-client';
+import { believedRetryAfter, CmsError, type SiteAccess } from './cms-client';
 import { repeatsCredentials } from './credential-echo';
 import { isOlderThan, PLUGIN_VERSION_NEEDED, versionOf } from './plugin-version';
 import type { ConnectionProbes, LoginHeaders, SiteObstacle } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl } from './site-url';
+import { type TimeBudget, timeBudget } from './time-budget';
 
 /** Every code a problem can have, in the order the doctor looks (docs/api-contract.md says what each means). */
 export const PROBLEM_CODES = [
@@ -46,18 +47,27 @@ export interface Problem extends ConnectionProblem {
 
 export interface DoctorDeps {
   probes: ConnectionProbes;
-  /** The plugin's status route, for the version of a plugin too old to tell it without a login. */
-  cms: Pick<CmsClient, 'status'>;
   now?: () => Date;
   /** Plain http site URLs may be registered (local mode): a redirect to one may be suggested. */
   allowPlainHttp?: boolean;
 }
 
-/** The whole check's time (API Gateway ends a request at 29 s); a probe gets at most PROBE_MS of it. */
+/**
+ * The time a check, or a create's or update's site check and its diagnosis, spends on the site
+ * (API Gateway ends a request at 29 s): one deadline, each call getting what is left of it.
+ */
 export const CHECK_BUDGET_MS = 22_000;
-/** A failed create or update (which already spent up to 20 s on the site) gets this much more. */
+/** The most a failed create's or update's diagnosis takes of what its budget has left. */
 export const FAILURE_DIAGNOSIS_BUDGET_MS = 6_000;
+/** The most the anonymous probe (its calls together) or core's users/me takes. */
 const PROBE_MS = 8_000;
+/** Less than this left is no time for another call: what is known is told. */
+const MIN_CALL_MS = 1_000;
+
+/** What a working login told: the plugin's status answer (its version among it). */
+export interface LoginResult {
+  status: { pluginVersion: string };
+}
 
 const REST_BLOCKED_FIX =
   'Allow the REST API for the path /?rest_route=/inkpress/v1/ (in the security plugin or setting that turns it off), then check again.';
@@ -101,17 +111,18 @@ export interface Diagnosis {
  * account's cap of failed logins) unless no login could arrive.
  */
 export async function diagnoseConnection(
-  deps: Pick<DoctorDeps, 'probes' | 'cms' | 'now' | 'allowPlainHttp'>,
+  deps: Pick<DoctorDeps, 'probes' | 'now' | 'allowPlainHttp'>,
   site: SiteAccess,
-  logIn: () => Promise<unknown>,
+  logIn: (budget: TimeBudget) => Promise<LoginResult>,
 ): Promise<Diagnosis> {
-  const budget = timeBudget(deps, CHECK_BUDGET_MS);
+  const budget = timeBudget(deps.now, CHECK_BUDGET_MS);
   const found = await probeSite(deps, site, budget);
   if ('stop' in found)
     return { connected: false, pluginVersion: found.pluginVersion, problems: found.problems };
   const { problems } = found;
+  let login: LoginResult;
   try {
-    await logIn();
+    login = await logIn(budget);
   } catch (error) {
     const refusal = cmsErrorOf(error);
     if (!refusal) throw error;
@@ -120,10 +131,7 @@ export async function diagnoseConnection(
   }
   if (!found.versionFromLogin) return { connected: true, pluginVersion: found.pluginVersion, problems };
   // A plugin without the probe route, or a probe refused: the login that just worked tells its version.
-  const pluginVersion = await deps.cms.status(site).then(
-    (status) => shownVersion(site, status.pluginVersion),
-    () => null,
-  );
+  const pluginVersion = shownVersion(site, login.status.pluginVersion);
   const told = problems.map((found) => (found.code === 'plugin_outdated' ? outdated(pluginVersion) : found));
   if (found.anonymousRefusal && pluginVersion !== null && isOlderThan(pluginVersion, PLUGIN_VERSION_NEEDED)) {
     told.push(outdated(pluginVersion));
@@ -140,12 +148,23 @@ export async function diagnoseFailedCheck(
   deps: Pick<DoctorDeps, 'probes' | 'now' | 'allowPlainHttp'>,
   site: SiteAccess,
   error: CmsError,
+  left: TimeBudget = timeBudget(deps.now, FAILURE_DIAGNOSIS_BUDGET_MS),
 ): Promise<Problem[]> {
-  const budget = timeBudget(deps, FAILURE_DIAGNOSIS_BUDGET_MS);
-  const found = await probeSite(deps, site, budget);
+  const budget = timeBudget(deps.now, Math.min(FAILURE_DIAGNOSIS_BUDGET_MS, left.left()));
+  // No time left for the probe: the login's own failure is all there is to tell.
+  const found = budget.left() >= MIN_CALL_MS ? await probeSite(deps, site, budget) : UNPROBED;
   if ('stop' in found) return found.problems;
   return [...found.problems, ...(await loginProblems(deps, site, error, found, budget))];
 }
+
+/** What is assumed of a site the probe did not reach: nothing. */
+const UNPROBED: Reached = {
+  problems: [],
+  pluginVersion: null,
+  headers: undefined,
+  versionFromLogin: false,
+  pluginFound: false,
+};
 
 /**
  * Runs `verify` (a website create's or update's site check) and, when the site refused or
@@ -154,10 +173,12 @@ export async function diagnoseFailedCheck(
 export async function withDiagnosis<T>(
   deps: { probes?: ConnectionProbes; now?: () => Date; allowPlainHttp?: boolean },
   site: SiteAccess,
-  verify: () => Promise<T>,
+  verify: (budget: TimeBudget) => Promise<T>,
 ): Promise<T> {
+  // One deadline for the site check and its diagnosis.
+  const budget = timeBudget(deps.now, CHECK_BUDGET_MS);
   try {
-    return await verify();
+    return await verify(budget);
   } catch (error) {
     const failure = cmsErrorOf(error);
     // A blocked address is a bad `url`, not a site to diagnose (nor to call again).
@@ -165,7 +186,7 @@ export async function withDiagnosis<T>(
       throw error;
     }
     const { probes, now, allowPlainHttp } = deps;
-    const problems = await diagnoseFailedCheck({ probes, now, allowPlainHttp }, site, failure);
+    const problems = await diagnoseFailedCheck({ probes, now, allowPlainHttp }, site, failure, budget);
     throw new SiteProblemsError(error.fieldErrors, problems);
   }
 }
@@ -179,6 +200,8 @@ interface Reached {
   headers: LoginHeaders | undefined;
   /** A plugin without the probe route, or a probe refused: its version is told by a login that works. */
   versionFromLogin: boolean;
+  /** The probe found the plugin (its route or its namespace answered). */
+  pluginFound: boolean;
   /**
    * The REST API refused the anonymous probe (a security plugin's 401/403): the login may still
    * pass, so this is a problem only when the login is refused alike.
@@ -201,13 +224,20 @@ async function probeSite(
         pluginVersion: null,
         headers: undefined,
         versionFromLogin: true,
+        pluginFound: false,
         anonymousRefusal: found,
       };
     }
     return { stop: true, problems: [found], pluginVersion: null };
   }
   if (probe.kind === 'plugin_without_probe') {
-    return { problems: [outdated(null)], pluginVersion: null, headers: undefined, versionFromLogin: true };
+    return {
+      problems: [outdated(null)],
+      pluginVersion: null,
+      headers: undefined,
+      versionFromLogin: true,
+      pluginFound: true,
+    };
   }
   const problems: Problem[] = [];
   const version = shownVersion(site, probe.version);
@@ -218,7 +248,13 @@ async function probeSite(
     // Neither header arrives: a login would arrive as no login at all, and prove nothing.
     if (!probe.headers.custom) return { stop: true, problems, pluginVersion: version };
   }
-  return { problems, pluginVersion: version, headers: probe.headers, versionFromLogin: false };
+  return {
+    problems,
+    pluginVersion: version,
+    headers: probe.headers,
+    versionFromLogin: false,
+    pluginFound: true,
+  };
 }
 
 /** What a login the plugin did not accept means. */
@@ -239,7 +275,7 @@ async function loginProblems(
       if (found.anonymousRefusal && (error.httpStatus === 401 || error.httpStatus === 403)) {
         return [found.anonymousRefusal];
       }
-      return [notThePlugin(site, error, found.anonymousRefusal === undefined)];
+      return [notThePlugin(site, error, found.pluginFound)];
     case 'blocked':
       throw registrationError(error);
     case 'unreachable':
@@ -314,7 +350,11 @@ async function refusedLogin(
   headers: LoginHeaders | undefined,
   budget: TimeBudget,
 ): Promise<Problem> {
-  if (isApplicationPassword(site.password) && headers?.authorization !== false) {
+  if (
+    isApplicationPassword(site.password) &&
+    headers?.authorization !== false &&
+    budget.left() >= MIN_CALL_MS
+  ) {
     const who = await deps.probes.coreUser(site, budget.next(PROBE_MS));
     if (who.kind === 'user') {
       const excess = who.capabilities.filter((capability) => TOO_POWERFUL.includes(capability));
@@ -564,15 +604,4 @@ function cmsErrorOf(error: unknown): CmsError | undefined {
 
 function problem(code: ProblemCode, message: string, fix: string): Problem {
   return { code, message, fix };
-}
-
-interface TimeBudget {
-  /** The time the next probe may take: at most `most`, at least 1 ms. */
-  next(most: number): number;
-}
-
-function timeBudget(deps: { now?: () => Date }, totalMs: number): TimeBudget {
-  const now = () => (deps.now?.() ?? new Date()).getTime();
-  const deadline = now() + totalMs;
-  return { next: (most) => Math.max(1, Math.min(most, deadline - now())) };
 }

@@ -50,7 +50,7 @@ export async function updateWebsite(
   }
   const input = parseOrThrow(updateWebsiteSchema, fields);
   const site = { url: website.url, login: input.login, password: input.password };
-  const fromSite = await withDiagnosis(deps, site, () => verifyLogin(deps, accountId, site));
+  const fromSite = await withDiagnosis(deps, site, (budget) => verifyLogin(deps, accountId, site, budget));
 
   const passwordCiphertext = await deps.cipher.encrypt(input.password, {
     accountId,

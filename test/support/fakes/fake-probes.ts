@@ -9,14 +9,18 @@ export class FakeConnectionProbes implements ConnectionProbes {
   user: CoreUserProbe = { kind: 'refused' };
   readonly calls: { kind: 'probePlugin' | 'coreUser'; url: string; password?: string; timeoutMs: number }[] =
     [];
+  /** Runs in each call before it answers (a test advances its clock: the time the call took). */
+  spend: ((timeoutMs: number) => void) | undefined;
 
   async probePlugin(url: string, timeoutMs: number): Promise<PluginProbe> {
     this.calls.push({ kind: 'probePlugin', url, timeoutMs });
+    this.spend?.(timeoutMs);
     return this.plugin;
   }
 
   async coreUser(site: SiteAccess, timeoutMs: number): Promise<CoreUserProbe> {
     this.calls.push({ kind: 'coreUser', url: site.url, password: site.password, timeoutMs });
+    this.spend?.(timeoutMs);
     return this.user;
   }
 }

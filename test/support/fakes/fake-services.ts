@@ -10,6 +10,7 @@ import type {
   GenerationQueue,
 } from '../../../functions/core/articles/ports';
 import {
+  type CmsCallOptions,
   type CmsCategory,
   type CmsClient,
   CmsError,
@@ -128,7 +129,14 @@ function untilAborted(signal: AbortSignal | undefined): Promise<never> {
 export class FakeCmsClient implements CmsClient {
   /** By `<login, lower case>|<article uuid>`. */
   readonly posts = new Map<string, { post: CmsPost; result: CmsPostResult }>();
-  readonly calls: { kind: 'status' | 'categories' | 'createPost' | 'readPost'; site: SiteAccess }[] = [];
+  readonly calls: {
+    kind: 'status' | 'categories' | 'createPost' | 'readPost';
+    site: SiteAccess;
+    /** The time the caller gave the call (`CmsCallOptions.timeoutMs`), when it gave one. */
+    timeoutMs?: number;
+  }[] = [];
+  /** Runs in each call before it answers (a test advances its clock: the time the call took). */
+  spend: ((timeoutMs: number | undefined) => void) | undefined;
   /** Whether a read publishes a scheduled post (a site whose plugin 1.4 publishes it on the read). */
   publishDue = true;
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
@@ -152,8 +160,8 @@ export class FakeCmsClient implements CmsClient {
     this.failures.push(...errors);
   }
 
-  async status(site: SiteAccess): Promise<CmsStatus> {
-    this.record('status', site);
+  async status(site: SiteAccess, options?: CmsCallOptions): Promise<CmsStatus> {
+    this.record('status', site, options);
     await this.hanging();
     return {
       userLogin: site.login,
@@ -164,8 +172,8 @@ export class FakeCmsClient implements CmsClient {
     };
   }
 
-  async categories(site: SiteAccess): Promise<CmsCategory[]> {
-    this.record('categories', site);
+  async categories(site: SiteAccess, options?: CmsCallOptions): Promise<CmsCategory[]> {
+    this.record('categories', site, options);
     await this.hanging();
     return this.siteCategories.map((category) => ({ ...category }));
   }
@@ -225,8 +233,17 @@ export class FakeCmsClient implements CmsClient {
     throw new CmsError('unreachable', 'The site did not answer in time.');
   }
 
-  private record(kind: 'status' | 'categories' | 'createPost' | 'readPost', site: SiteAccess): void {
-    this.calls.push({ kind, site: { ...site } });
+  private record(
+    kind: 'status' | 'categories' | 'createPost' | 'readPost',
+    site: SiteAccess,
+    options?: CmsCallOptions,
+  ): void {
+    this.calls.push({
+      kind,
+      site: { ...site },
+      ...(options?.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    this.spend?.(options?.timeoutMs);
     const failure = this.failures.shift();
     if (failure) throw failure;
   }

@@ -8,6 +8,7 @@ import { checkConnection } from '../../../functions/core/websites/check-connecti
 import { CmsError, CmsNoAnswerError } from '../../../functions/core/websites/cms-client';
 import { createWebsite } from '../../../functions/core/websites/create-website';
 import {
+  CHECK_BUDGET_MS,
   isApplicationPassword,
   type Problem,
   registerInstead,
@@ -654,7 +655,7 @@ describe('connection doctor', () => {
       const report = await check(fakes);
       expect(report).toMatchObject({ connected: 1, plugin_version: '1.2.0' });
       expect(codes(report.problems)).toEqual(['plugin_outdated']);
-      expect(loginCalls(fakes)).toBe(2);
+      expect(loginCalls(fakes)).toBe(1);
     });
 
     it('a wrong password is login_refused, not rest_api_blocked', async () => {
@@ -704,6 +705,75 @@ describe('connection doctor', () => {
           fields,
         ),
       ).rejects.toMatchObject({ problems: [expect.objectContaining({ code: 'login_refused' })] });
+    });
+  });
+
+  describe('one deadline for the whole check: each call gets what is left of it', () => {
+    /** Every call takes all the time it is given (10 s when given none, the client's own limit). */
+    const slowSite = (fakes: Fakes) => {
+      const started = fakes.clock().getTime();
+      fakes.probes.spend = (timeoutMs) => fakes.time.advance(timeoutMs);
+      fakes.cms.spend = (timeoutMs) => fakes.time.advance(timeoutMs ?? 10_000);
+      return () => fakes.clock().getTime() - started;
+    };
+
+    it('a login that works slowly', async () => {
+      const fakes = createFakes();
+      const spent = slowSite(fakes);
+      expect((await check(fakes)).connected).toBe(1);
+      expect(spent()).toBeLessThanOrEqual(CHECK_BUDGET_MS);
+      expect(fakes.cms.calls.map((call) => call.timeoutMs)).toEqual([
+        10_000,
+        CHECK_BUDGET_MS - 8_000 - 10_000,
+      ]);
+    });
+
+    it("a refused application password, then WordPress core's answer", async () => {
+      const fakes = createFakes();
+      const spent = slowSite(fakes);
+      fakes.probes.plugin = { kind: 'plugin_without_probe' };
+      fakes.cms.failWith(new CmsError('unauthorized', 'refused', 401, 'inkpress_login_failed'));
+      await check(fakes, { password: APP_PASSWORD });
+      expect(spent()).toBeLessThanOrEqual(CHECK_BUDGET_MS);
+      expect(fakes.probes.calls.map((call) => call.timeoutMs)).toEqual([
+        8_000,
+        CHECK_BUDGET_MS - 8_000 - 10_000,
+      ]);
+    });
+
+    it("a failed create's diagnosis gets what is left of the create's time", async () => {
+      const fakes = createFakes();
+      const accountId = await fakes.account(0);
+      const spent = slowSite(fakes);
+      fakes.cms.failWith(null, new CmsNoAnswerError('unreachable', 'No complete answer in time'));
+      const { probes, cms, loginFailures, websites, categories, cipher } = fakes;
+      await expect(
+        createWebsite(
+          { probes, cms, loginFailures, websites, categories, cipher, now: fakes.clock },
+          accountId,
+          fields,
+        ),
+      ).rejects.toBeInstanceOf(SiteProblemsError);
+      expect(spent()).toBeLessThanOrEqual(CHECK_BUDGET_MS);
+      expect(fakes.probes.calls.map((call) => call.timeoutMs)).toEqual([CHECK_BUDGET_MS - 20_000]);
+    });
+
+    it("with no time left for the probe, a failed create tells the login's own failure", async () => {
+      const fakes = createFakes();
+      const accountId = await fakes.account(0);
+      fakes.cms.spend = () => fakes.time.advance(11_000);
+      const timedOut = new CmsNoAnswerError('unreachable', 'No complete answer in time');
+      timedOut.obstacle = { kind: 'timeout', detail: 'No complete answer in time' };
+      fakes.cms.failWith(null, timedOut);
+      const { probes, cms, loginFailures, websites, categories, cipher } = fakes;
+      await expect(
+        createWebsite(
+          { probes, cms, loginFailures, websites, categories, cipher, now: fakes.clock },
+          accountId,
+          fields,
+        ),
+      ).rejects.toMatchObject({ problems: [expect.objectContaining({ code: 'timeout' })] });
+      expect(fakes.probes.calls).toEqual([]);
     });
   });
 

@@ -8,7 +8,13 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { WordPressConnectionProbes } from '../../../functions/adapters/wordpress/connection-probes';
-import { guardedRequest, OutboundError } from '../../../functions/adapters/wordpress/guarded-http';
+import {
+  guardedRequest,
+  OutboundError,
+  type OutboundPolicy,
+  type OutboundRequest,
+  type OutboundResponse,
+} from '../../../functions/adapters/wordpress/guarded-http';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { DEFAULT_SITE_LIMITS } from '../../../functions/adapters/wordpress/wordpress-client';
 import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
@@ -216,5 +222,64 @@ describe('a redirect to an address the URL policy refuses (deployed mode)', () =
       kind: 'obstacle',
       obstacle: { kind: 'redirected', status: 301, location: `${server.url}/blog/` },
     });
+  });
+});
+
+describe('the probe spends at most the time it is given, all its calls together', () => {
+  /**
+   * A site whose every answer takes `delayMs` (on a clock the test moves): a call given less
+   * fails at its timeout, as guarded-http's does. Records the time each call was given.
+   */
+  function slowSite(
+    delayMs: number,
+    answerOf: (request: OutboundRequest) => { status: number; body: unknown },
+  ) {
+    let now = 0;
+    const given: number[] = [];
+    const request = async (sent: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> => {
+      given.push(policy.totalTimeoutMs);
+      if (delayMs > policy.totalTimeoutMs) {
+        now += policy.totalTimeoutMs;
+        throw new OutboundError('timeout', 'No complete answer from the site in time', true);
+      }
+      now += delayMs;
+      const { status, body } = answerOf(sent);
+      return {
+        status,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(body)),
+        url: sent.url,
+      };
+    };
+    const slowProbes = new WordPressConnectionProbes(
+      { ...DEFAULT_SITE_LIMITS, allowPrivate: true, resolve: systemResolver },
+      { request, now: () => now },
+    );
+    return { probes: slowProbes, given, spent: () => now };
+  }
+
+  it('a plugin without the probe route: the namespace call gets what is left', async () => {
+    const site = slowSite(7_500, (sent) =>
+      sent.url.endsWith('/probe')
+        ? { status: 404, body: { code: 'rest_no_route' } }
+        : { status: 200, body: { namespace: 'inkpress/v1' } },
+    );
+    const probe = await site.probes.probePlugin('https://blog.example.com', 8_000);
+    expect(probe).toMatchObject({ kind: 'obstacle', obstacle: { kind: 'timeout' } });
+    expect(site.given).toEqual([8_000, 500]);
+    expect(site.spent()).toBeLessThanOrEqual(8_000);
+  });
+
+  it('Authorization stripped: the fallback header call gets what is left', async () => {
+    const site = slowSite(3_000, () => ({
+      status: 200,
+      body: {
+        plugin_version: '1.5.0',
+        auth_headers: { authorization: false, x_inkpress_authorization: true },
+      },
+    }));
+    await site.probes.probePlugin('https://blog.example.com', 8_000);
+    expect(site.given).toEqual([8_000, 5_000]);
+    expect(site.spent()).toBeLessThanOrEqual(8_000);
   });
 });
