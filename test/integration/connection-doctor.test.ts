@@ -714,6 +714,26 @@ describe('POST /v1/websites/create when the site check fails', () => {
     expect(loginsSent()).toBe(1);
   });
 
+  it('a host stripping both login headers: each create says so, and none uses up a failed login', async () => {
+    site.strippedHeaders = ['authorization', 'x-inkpress-authorization'];
+    const accountId = await newAccount();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const response = await createWebsiteHandler(
+        apiEvent('create-website', {
+          accountId,
+          ...multipartBody({ url: site.url, login: 'stripped-headers', password: PASSWORD }),
+        }),
+      );
+      const body = JSON.parse(response.body);
+      expect(response.statusCode).toBe(422);
+      expect(body).toMatchObject({
+        errors: { url: [expect.stringContaining('removes both login headers')] },
+        problems: [expect.objectContaining({ code: 'auth_header_stripped' })],
+      });
+      expect(body.errors.login).toBeUndefined();
+    }
+  });
+
   it('a site without the plugin is told as plugin_missing', async () => {
     site.mode = 'no_plugin';
     const response = await createWebsiteHandler(

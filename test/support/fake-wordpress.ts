@@ -261,8 +261,14 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       return;
     }
 
-    const user = given ? login(response, url.pathname.replace(/\/+$/, ''), given) : undefined;
-    if (!given || !user) return;
+    if (!given) {
+      // No login arrived (none sent, or the host stripped both headers): the plugin's permission check
+      // answers it like any failed login, without counting a failure.
+      wpError(response, 401, 'inkpress_login_failed', 'Login failed.');
+      return;
+    }
+    const user = login(response, url.pathname.replace(/\/+$/, ''), given);
+    if (!user) return;
 
     const endpoint = `${request.method} ${match[1]}${match[2] ? '/<uuid>' : ''}`;
     if (endpoint === 'GET status') {

@@ -35,7 +35,7 @@ export async function checkConnection(
   const url = registrableSiteUrl(input.url, deps.allowPlainHttp === true);
   const site: SiteAccess = { url, login: input.login, password: input.password };
   const diagnosis = await diagnoseConnection(deps, site, (budget) =>
-    verifyLogin(deps, accountId, site, budget),
+    verifyLogin(deps, accountId, site, { budget }),
   );
   return {
     data: {

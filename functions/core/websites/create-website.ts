@@ -9,7 +9,7 @@ import { formText, parseOrThrow } from '../schema-helpers';
 import { siteTimeZone } from '../time-zones';
 import { toCategories } from './categories';
 import { type CmsClient, CmsError, type SiteAccess } from './cms-client';
-import { withDiagnosis } from './diagnose-connection';
+import { type SiteCheck, withDiagnosis } from './diagnose-connection';
 import { type LoginAttemptStore, withLoginAttempt } from './login-failures';
 import { PASSWORD_CONTEXT_VERSION, type PasswordCipher } from './password-cipher';
 import {
@@ -20,7 +20,6 @@ import {
 } from './ports';
 import { registrationError } from './site-failures';
 import { normalizeSiteUrl, registrableSiteUrl, siteUrlIdentity } from './site-url';
-import type { TimeBudget } from './time-budget';
 import { presentWebsite, type Website } from './website';
 import { fitsHttpBasic } from './wordpress-login';
 
@@ -100,7 +99,7 @@ export async function createWebsite(deps: WebsiteDeps, accountId: string, fields
   if (await deps.websites.isUrlRegistered(accountId, identity)) throw duplicateUrl();
 
   const site: SiteAccess = { url, login: input.login, password: input.password };
-  const fromSite = await withDiagnosis(deps, site, (budget) => verifyLogin(deps, accountId, site, budget));
+  const fromSite = await withDiagnosis(deps, site, (check) => verifyLogin(deps, accountId, site, check));
 
   const websiteUuid = randomUUID();
   const passwordCiphertext = await deps.cipher.encrypt(input.password, { accountId, websiteUuid, url });
@@ -143,17 +142,23 @@ const LOGIN_CALL_MS = 10_000;
 /**
  * Logs in through the plugin (which refuses a user without the role like a wrong password) and
  * reads the categories, as one reserved login attempt (login-failures.ts); any failure is a 422.
- * Each call gets what `budget` has left (at most LOGIN_CALL_MS). Returns the plugin's status
- * answer (its time zone among it) and the categories.
+ * Each call gets what `check.budget` has left (at most LOGIN_CALL_MS); a refused login that
+ * `check.loginNotArrived` says never reached the plugin is not counted. Returns the plugin's
+ * status answer (its time zone among it) and the categories.
  */
 export async function verifyLogin(
   deps: Pick<WebsiteDeps, 'cms' | 'loginFailures' | 'now'>,
   accountId: string,
   site: SiteAccess,
-  budget?: TimeBudget,
+  check: Partial<SiteCheck> = {},
 ) {
   const now = deps.now?.() ?? new Date();
+  const { budget, loginNotArrived } = check;
   const call = () => (budget ? { timeoutMs: budget.next(LOGIN_CALL_MS) } : undefined);
+  const notCounted = async (error: unknown) =>
+    error instanceof CmsError && error.reason === 'unauthorized' && loginNotArrived !== undefined
+      ? loginNotArrived()
+      : false;
   try {
     return await withLoginAttempt(
       deps.loginFailures,
@@ -162,6 +167,7 @@ export async function verifyLogin(
         const status = await deps.cms.status(site, call());
         return { status, categories: await deps.cms.categories(site, call()) };
       },
+      notCounted,
     );
   } catch (error) {
     // The site's answer stays with the 422, for the connection doctor to read.

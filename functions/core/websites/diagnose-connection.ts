@@ -139,24 +139,6 @@ export async function diagnoseConnection(
   return { connected: true, pluginVersion, problems: told };
 }
 
-/**
- * The problems behind a failed site check of a website create or update (`error`, what the
- * plugin answered its login): the anonymous probe, then the login's failure read like the
- * check reads it. No second login through the plugin is made.
- */
-export async function diagnoseFailedCheck(
-  deps: Pick<DoctorDeps, 'probes' | 'now' | 'allowPlainHttp'>,
-  site: SiteAccess,
-  error: CmsError,
-  left: TimeBudget = timeBudget(deps.now, FAILURE_DIAGNOSIS_BUDGET_MS),
-): Promise<Problem[]> {
-  const budget = timeBudget(deps.now, Math.min(FAILURE_DIAGNOSIS_BUDGET_MS, left.left()));
-  // No time left for the probe: the login's own failure is all there is to tell.
-  const found = budget.left() >= MIN_CALL_MS ? await probeSite(deps, site, budget) : UNPROBED;
-  if ('stop' in found) return found.problems;
-  return [...found.problems, ...(await loginProblems(deps, site, error, found, budget))];
-}
-
 /** What is assumed of a site the probe did not reach: nothing. */
 const UNPROBED: Reached = {
   problems: [],
@@ -166,32 +148,84 @@ const UNPROBED: Reached = {
   pluginFound: false,
 };
 
+/** A website create's or update's site check as `withDiagnosis` runs it. */
+export interface SiteCheck {
+  /** The time the check and its diagnosis have, together. */
+  budget: TimeBudget;
+  /**
+   * After a refused login: whether it certainly never reached the plugin (the probe saw neither
+   * login header arrive), so that it cost no failed login. Absent without the probes.
+   */
+  loginNotArrived?: () => Promise<boolean>;
+}
+
+/** The 422 on `url` of a login refused because no login header reaches WordPress. */
+export const NO_LOGIN_ARRIVES_MESSAGE =
+  'The web server or a proxy in front of WordPress removes both login headers (Authorization and X-Inkpress-Authorization), so no login reaches the plugin: see problems for the fix.';
+
 /**
  * Runs `verify` (a website create's or update's site check) and, when the site refused or
- * failed it, throws its 422 with the doctor's problems (when `probes` is given).
+ * failed it, throws its 422 with the doctor's problems (when `probes` is given): the anonymous
+ * probe (made once, by `loginNotArrived` or here), then the login's failure read like the check
+ * reads it. No second login through the plugin is made.
  */
 export async function withDiagnosis<T>(
   deps: { probes?: ConnectionProbes; now?: () => Date; allowPlainHttp?: boolean },
   site: SiteAccess,
-  verify: (budget: TimeBudget) => Promise<T>,
+  verify: (check: SiteCheck) => Promise<T>,
 ): Promise<T> {
   // One deadline for the site check and its diagnosis.
   const budget = timeBudget(deps.now, CHECK_BUDGET_MS);
+  const { probes, now, allowPlainHttp } = deps;
+  let diagnosis: { budget: TimeBudget; probed: Promise<Probed> } | undefined;
+  /** The diagnosis's probe, made once, within what is left (at most FAILURE_DIAGNOSIS_BUDGET_MS). */
+  const diagnose = (doctor: Pick<DoctorDeps, 'probes' | 'now' | 'allowPlainHttp'>) => {
+    if (diagnosis) return diagnosis;
+    const within = timeBudget(now, Math.min(FAILURE_DIAGNOSIS_BUDGET_MS, budget.left()));
+    // No time left for the probe: the login's own failure is all there is to tell.
+    const probed = within.left() >= MIN_CALL_MS ? probeSite(doctor, site, within) : Promise.resolve(UNPROBED);
+    diagnosis = { budget: within, probed };
+    return diagnosis;
+  };
+  const loginNotArrived = probes
+    ? async () => {
+        const found = await diagnose({ probes, now, allowPlainHttp }).probed.catch(() => undefined);
+        return found !== undefined && 'stop' in found && found.noLoginArrives === true;
+      }
+    : undefined;
   try {
-    return await verify(budget);
+    return await verify({ budget, ...(loginNotArrived ? { loginNotArrived } : {}) });
   } catch (error) {
     const failure = cmsErrorOf(error);
     // A blocked address is a bad `url`, not a site to diagnose (nor to call again).
-    if (!failure || failure.reason === 'blocked' || !deps.probes || !(error instanceof ValidationError)) {
+    if (!failure || failure.reason === 'blocked' || !probes || !(error instanceof ValidationError)) {
       throw error;
     }
-    const { probes, now, allowPlainHttp } = deps;
-    const problems = await diagnoseFailedCheck({ probes, now, allowPlainHttp }, site, failure, budget);
+    const doctor = { probes, now, allowPlainHttp };
+    const { budget: within, probed } = diagnose(doctor);
+    const found = await probed;
+    if ('stop' in found) {
+      // Not the user name or the password: no login reached the plugin to be refused.
+      const fields =
+        failure.reason === 'unauthorized' && found.noLoginArrives
+          ? { url: [NO_LOGIN_ARRIVES_MESSAGE] }
+          : error.fieldErrors;
+      throw new SiteProblemsError(fields, found.problems);
+    }
+    const problems = [...found.problems, ...(await loginProblems(doctor, site, failure, found, within))];
     throw new SiteProblemsError(error.fieldErrors, problems);
   }
 }
 
-type Probed = { stop: true; problems: Problem[]; pluginVersion: string | null } | Reached;
+type Probed =
+  | {
+      stop: true;
+      problems: Problem[];
+      pluginVersion: string | null;
+      /** Neither login header reaches WordPress: a login cannot arrive. */
+      noLoginArrives?: true;
+    }
+  | Reached;
 
 /** A probe after which a login is worth trying. */
 interface Reached {
@@ -246,7 +280,7 @@ async function probeSite(
   if (!probe.headers.authorization) {
     problems.push(headerStripped(probe.headers.custom));
     // Neither header arrives: a login would arrive as no login at all, and prove nothing.
-    if (!probe.headers.custom) return { stop: true, problems, pluginVersion: version };
+    if (!probe.headers.custom) return { stop: true, problems, pluginVersion: version, noLoginArrives: true };
   }
   return {
     problems,

@@ -80,11 +80,14 @@ function mayHaveFailedLogin(error: unknown): boolean {
 /**
  * Runs `check` (a login to the site with credentials a client sent) as one reserved attempt;
  * refuses it with a 422 on `login`, without calling the site, when a counter is full.
+ * `notCounted` may tell that a failure certainly cost no failed login at the site (a login that
+ * could not reach the plugin), which then releases the attempt too.
  */
 export async function withLoginAttempt<T>(
   store: LoginAttemptStore,
   attempt: { accountId: string; siteUrl: string; login: string; now: Date },
   check: () => Promise<T>,
+  notCounted: (error: unknown) => Promise<boolean> = async () => false,
 ): Promise<T> {
   const counters = loginAttemptCounters(attempt.accountId, attempt.siteUrl, attempt.login);
   const attemptId = randomUUID();
@@ -99,7 +102,7 @@ export async function withLoginAttempt<T>(
   try {
     result = await check();
   } catch (error) {
-    if (!mayHaveFailedLogin(error)) await release();
+    if (!mayHaveFailedLogin(error) || (await notCounted(error).catch(() => false))) await release();
     throw error;
   }
   await release();

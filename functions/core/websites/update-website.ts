@@ -50,7 +50,7 @@ export async function updateWebsite(
   }
   const input = parseOrThrow(updateWebsiteSchema, fields);
   const site = { url: website.url, login: input.login, password: input.password };
-  const fromSite = await withDiagnosis(deps, site, (budget) => verifyLogin(deps, accountId, site, budget));
+  const fromSite = await withDiagnosis(deps, site, (check) => verifyLogin(deps, accountId, site, check));
 
   const passwordCiphertext = await deps.cipher.encrypt(input.password, {
     accountId,

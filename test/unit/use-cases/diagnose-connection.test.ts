@@ -848,6 +848,55 @@ describe('the diagnosis in a failed website create or update', () => {
     ).rejects.toMatchObject({ problems: [expect.objectContaining({ code: 'login_paused' })] });
   });
 
+  it('a refused login that could not reach the plugin (both login headers stripped) is not counted, and is told as such', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const website = await fakes.website(accountId);
+    fakes.probes.plugin = {
+      kind: 'plugin',
+      version: '1.5.0',
+      headers: { authorization: false, custom: false },
+    };
+    const refused = () =>
+      new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      fakes.cms.failWith(refused());
+      await expect(createWebsite(websiteDeps(fakes), accountId, fields)).rejects.toMatchObject({
+        fieldErrors: { url: [expect.stringContaining('removes both login headers')] },
+        problems: [expect.objectContaining({ code: 'auth_header_stripped' })],
+      });
+      fakes.cms.failWith(refused());
+      await expect(
+        updateWebsite(websiteDeps(fakes), accountId, website.websiteUuid, {
+          login: 'inkpress',
+          password: 'new one',
+        }),
+      ).rejects.toMatchObject({
+        fieldErrors: { url: [expect.stringContaining('removes both login headers')] },
+      });
+    }
+    // Six refusals, none counted: every one reached the site, and the cap is still open.
+    expect(loginCalls(fakes)).toBe(6);
+    expect(fakes.probes.calls.filter((call) => call.kind === 'probePlugin')).toHaveLength(6);
+  });
+
+  it('a refused login that reached the plugin still counts toward the cap', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(0);
+    const refused = () =>
+      new CmsError('unauthorized', 'The site refused the login', 401, 'inkpress_login_failed');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      fakes.cms.failWith(refused());
+      await expect(createWebsite(websiteDeps(fakes), accountId, fields)).rejects.toBeInstanceOf(
+        SiteProblemsError,
+      );
+    }
+    await expect(createWebsite(websiteDeps(fakes), accountId, fields)).rejects.toMatchObject({
+      fieldErrors: { login: [expect.stringMatching(/2 times/)] },
+    });
+    expect(loginCalls(fakes)).toBe(2);
+  });
+
   it('a create without the probes (or whose failure is not the site) is the plain 422', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(0);
