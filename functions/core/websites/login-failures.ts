@@ -7,11 +7,7 @@
  * two counters of a sliding 15-minute window:
  * - this account, this host, this login (as the plugin names it): MAX_ACCOUNT_LOGIN_FAILURES;
  * - this host and login, whichever account: MAX_SITE_LOGIN_FAILURES, fewer than the plugin's
- *   five, so Inkpress alone never trips its throttle;
- * - this account and login, whichever host: MAX_ACCOUNT_LOGIN_NAME_FAILURES, also fewer than
- *   five. One site answers at several host names (`www.`, its IP address, an alias), which the
- *   host counters cannot tell apart: this one keeps an account from pausing a login by spelling
- *   the site's host several ways (hosts differing only by `www.` also share their counters).
+ *   five, so Inkpress alone never trips its throttle.
  * A reserved attempt counts as failed until the site accepted the login (or certainly never
  * checked it); then it is released.
  */
@@ -23,7 +19,6 @@ import { throttledLoginNames } from './wordpress-login';
 
 export const MAX_ACCOUNT_LOGIN_FAILURES = 2;
 export const MAX_SITE_LOGIN_FAILURES = 3;
-export const MAX_ACCOUNT_LOGIN_NAME_FAILURES = 3;
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
 
 /** One counter an attempt is reserved under, and how many attempts its window holds. */
@@ -64,11 +59,10 @@ export function loginAttemptCounters(
   siteUrl: string,
   login: string,
 ): LoginAttemptCounter[] {
-  const host = new URL(siteUrl).host.toLowerCase().replace(/^www\./, '');
+  const host = new URL(siteUrl).host.toLowerCase();
   return throttledLoginNames(login).flatMap((name) => [
     { key: `account#${hash(`${accountId}\n${host}\n${name}`)}`, limit: MAX_ACCOUNT_LOGIN_FAILURES },
     { key: `site#${hash(`${host}\n${name}`)}`, limit: MAX_SITE_LOGIN_FAILURES },
-    { key: `login#${hash(`${accountId}\n${name}`)}`, limit: MAX_ACCOUNT_LOGIN_NAME_FAILURES },
   ]);
 }
 
@@ -121,14 +115,7 @@ function refusal(
 ): ValidationError {
   const wait = waitOf((reservation.freeAt.getTime() - now.getTime()) / 1000);
   const minutes = LOGIN_FAILURE_WINDOW_MS / 60_000;
-  const { key } = reservation.counter;
-  if (key.startsWith('login#')) {
-    return ValidationError.forField(
-      'login',
-      `Logins as this user failed (or are being checked) ${reservation.attempts} times in the last ${minutes} minutes through your account, on any of its sites, so Inkpress does not try it again for now (one site may answer at several addresses, and more failures would make it pause this login for every caller): check the login and password, then try again ${wait}.`,
-    );
-  }
-  const bySite = key.startsWith('site#');
+  const bySite = reservation.counter.key.startsWith('site#');
   return ValidationError.forField(
     'login',
     bySite

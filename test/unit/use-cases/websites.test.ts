@@ -195,32 +195,6 @@ describe('website use cases', () => {
     await guess('e', 'right').then(() => undefined);
   });
 
-  it('counts the failed logins of one account across spellings of the host, so that it cannot pause the login either', async () => {
-    const fakes = createFakes();
-    const accountId = await fakes.account(0);
-    fakes.cms.failWith(...Array.from({ length: 6 }, () => new CmsError('unauthorized', 'Login failed', 401)));
-    const answers = [];
-    // One site (blog.example, its www. name, its address), two wrong passwords on each.
-    for (const url of ['https://blog.example', 'https://www.blog.example', 'https://203.0.114.7']) {
-      for (const password of ['guess-1', 'guess-2']) {
-        answers.push(
-          await createWebsite(websiteDeps(fakes), accountId, { url, login: 'inkpress', password }).catch(
-            (error: { fieldErrors: Record<string, string[]> }) => error.fieldErrors,
-          ),
-        );
-      }
-    }
-    // Fewer than the plugin's five reach the site.
-    expect(fakes.cms.calls.filter((call) => call.kind === 'status')).toHaveLength(3);
-    expect(answers.at(-1)).toEqual({
-      login: [
-        expect.stringMatching(
-          /^Logins as this user failed \(or are being checked\) 3 times .* on any of its sites/,
-        ),
-      ],
-    });
-  });
-
   it('lets 20 parallel registrations of one account with wrong passwords and spellings of one login reach the site twice at most', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(0);
