@@ -299,6 +299,24 @@ describe('POST /v1/articles/batch', () => {
     );
   });
 
+  it('answers a multipart body cut off inside a part with a 400, changing nothing (the process survives)', async () => {
+    const accountId = await newAccount(100);
+    const head = `--XX\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\n`;
+    // Cut inside the file part: its stream's 'error' had no listener and ended the process.
+    for (const body of [
+      `${head}keyword\r\nabc`,
+      `--XX\r\nContent-Disposition: form-data; name="partial"\r\n\r\n1`,
+    ]) {
+      const response = await post(accountId, {
+        body: Buffer.from(body),
+        contentType: 'multipart/form-data; boundary=XX',
+      });
+      expect(response.statusCode).toBe(400);
+      expect(json(response).message).toMatch(/^The request body could not be parsed: Unexpected end of form/);
+    }
+    expect(await credits(accountId)).toBe(100);
+  });
+
   it('refuses a schedule without a time zone, and rows without a website, before any charge', async () => {
     const accountId = await newAccount(100);
     const website = await newWebsite(accountId);

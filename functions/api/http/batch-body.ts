@@ -13,7 +13,6 @@
  * Values stay raw (each row is checked by the create schema, create-batch.ts); bytes that are not
  * UTF-8 become UndecodableText (a 422 on their field), as in every other body.
  */
-import type busboy from 'busboy';
 import type { BatchRow } from '../../core/articles/batch-input';
 import { createArticleFieldSchemas } from '../../core/articles/create-article-input';
 import {
@@ -24,7 +23,7 @@ import {
 } from '../../core/errors';
 import { UndecodableText } from '../../core/undecodable-text';
 import { MAX_BATCH_BODY_BYTES } from '../../routes';
-import type { FormFields, RawBody } from './form-body';
+import { type FormFields, type RawBody, readMultipartParts } from './form-body';
 
 export interface BatchBody {
   rows: BatchRow[];
@@ -111,7 +110,11 @@ function marked(fields: Record<string, unknown>): Record<string, unknown> {
 const SCHEDULE_PART = /^schedule(?:\[(\w+)\]|\.(\w+))$/;
 
 async function multipartBatch(bytes: Buffer, contentType: string): Promise<BatchBody> {
-  const { fields, files } = await readMultipart(bytes, contentType);
+  const parts = await readMultipartParts(bytes, contentType, MAX_BATCH_BODY_BYTES);
+  const files = parts.flatMap((part) => ('file' in part ? [part.file] : []));
+  const fields = parts.flatMap((part): [string, string][] =>
+    'value' in part ? [[part.name, part.value]] : [],
+  );
   if (files.length !== 1) {
     throw ValidationError.forField(
       'file',
@@ -169,37 +172,4 @@ function csvRows(file: Buffer): BatchRow[] {
     row: index + 2,
     fields: Object.fromEntries(names.map((name, column) => [name, cells[column] ?? ''])),
   }));
-}
-
-function readMultipart(
-  bytes: Buffer,
-  contentType: string,
-): Promise<{ fields: [string, string][]; files: Buffer[] }> {
-  const createParser: typeof busboy = require('busboy');
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = createParser({
-        headers: { 'content-type': contentType },
-        defParamCharset: 'utf8',
-        limits: { fieldSize: MAX_BATCH_BODY_BYTES, fileSize: MAX_BATCH_BODY_BYTES },
-      });
-    } catch (error) {
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
-      return;
-    }
-    const fields: [string, string][] = [];
-    const files: Buffer[] = [];
-    parser.on('field', (name, value) => fields.push([name, value]));
-    parser.on('file', (_name, stream) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => files.push(Buffer.concat(chunks)));
-    });
-    parser.on('error', (error: unknown) =>
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.')),
-    );
-    parser.on('close', () => resolve({ fields, files }));
-    parser.end(bytes);
-  });
 }

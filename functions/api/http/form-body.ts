@@ -164,35 +164,63 @@ function repeatedFieldNames(json: string, distinctNames: number): string[] {
   return repeatedTopLevelNames(json);
 }
 
-function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
+async function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
+  const parts = await readMultipartParts(bytes, contentType, MAX_BODY_BYTES);
+  // A file where a field is expected (`curl -F keyword=@notes.txt`) is not text: the field's 422.
+  return collect(
+    parts.map((part): [string, unknown] => [part.name, 'file' in part ? FILE_PART : part.value]),
+  );
+}
+
+/** A part of a multipart body: a field's text, or a file's bytes. */
+export type MultipartPart = { name: string; value: string } | { name: string; file: Buffer };
+
+/**
+ * The parts of a multipart body, in order. Any problem busboy reports is a 400 (413 for a part
+ * over `maxBytes`), never an unheard 'error' event: one on a file stream (a body cut off inside a
+ * file part) ended the process. No count of parts, fields or files: the body's size bounds them,
+ * as for JSON and urlencoded bodies (a count made busboy drop the parts after it silently).
+ */
+export function readMultipartParts(
+  bytes: Buffer,
+  contentType: string,
+  maxBytes: number,
+): Promise<MultipartPart[]> {
   // Loaded by the first multipart body, not at init: most requests never use it. require() rather
   // than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
   const createParser: typeof busboy = require('busboy');
   return new Promise((resolve, reject) => {
+    const malformed = (error: unknown) =>
+      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
     let parser: busboy.Busboy;
     try {
       parser = createParser({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
-        // No count of fields: the body's size bounds it, as for JSON and urlencoded bodies (a count
-        // made busboy drop the fields after it silently, a repeated one among them).
-        limits: { fieldSize: MAX_BODY_BYTES },
+        limits: { fieldSize: maxBytes, fileSize: maxBytes },
       });
     } catch (error) {
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
+      malformed(error);
       return;
     }
-    const entries: [string, unknown][] = [];
-    parser.on('field', (name, value) => entries.push([name, value]));
-    // A file where a field is expected (`curl -F keyword=@notes.txt`) is not text: the field's 422.
-    parser.on('file', (name, stream) => {
-      stream.resume();
-      entries.push([name, FILE_PART]);
+    const parts: MultipartPart[] = [];
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) reject(new PayloadTooLargeError(maxBytes));
+      parts.push({ name, value });
     });
-    parser.on('error', (error: unknown) =>
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.')),
-    );
-    parser.on('close', () => resolve(collect(entries)));
+    parser.on('file', (name, stream) => {
+      const part = { name, file: Buffer.alloc(0) };
+      parts.push(part);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => reject(new PayloadTooLargeError(maxBytes)));
+      stream.on('error', malformed);
+      stream.on('end', () => {
+        part.file = Buffer.concat(chunks);
+      });
+    });
+    parser.on('error', malformed);
+    parser.on('close', () => resolve(parts));
     parser.end(bytes);
   });
 }

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { MAX_BODY_BYTES, parseFormBody } from '../../../functions/api/http/form-body';
+import { MAX_BODY_BYTES, parseFormBody, readMultipartParts } from '../../../functions/api/http/form-body';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import {
   MalformedBodyError,
@@ -252,6 +252,33 @@ describe('form body parsing', () => {
     await expect(
       parseFormBody({ body: 'abc', isBase64Encoded: false, contentType: 'multipart/form-data' }),
     ).rejects.toBeInstanceOf(MalformedBodyError);
+  });
+
+  it('refuses a multipart body cut off inside a file part with a 400, as one cut inside a field', async () => {
+    const head = (file: boolean) =>
+      `--XX\r\nContent-Disposition: form-data; name="keyword"${file ? '; filename="a.txt"' : ''}\r\n\r\n`;
+    for (const body of [`${head(true)}bread\r\nabc`, `${head(false)}bread\r\nabc`]) {
+      await expect(
+        parseFormBody({ body, isBase64Encoded: false, contentType: 'multipart/form-data; boundary=XX' }),
+      ).rejects.toThrow(new MalformedBodyError('Unexpected end of form'));
+    }
+  });
+
+  it('reads multipart parts in order, and refuses a field or file over the limit (413), never truncating it', async () => {
+    const body = (file: boolean, value: string) =>
+      Buffer.from(
+        `--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX\r\nContent-Disposition: form-data; name="b"${file ? '; filename="b.csv"' : ''}\r\n\r\n${value}\r\n--XX--\r\n`,
+      );
+    const contentType = 'multipart/form-data; boundary=XX';
+    expect(await readMultipartParts(body(true, 'k\r\nv'), contentType, 8)).toEqual([
+      { name: 'a', value: '1' },
+      { name: 'b', file: Buffer.from('k\r\nv') },
+    ]);
+    for (const file of [true, false]) {
+      await expect(readMultipartParts(body(file, '123456789'), contentType, 8)).rejects.toBeInstanceOf(
+        PayloadTooLargeError,
+      );
+    }
   });
 
   it('marks a form value whose bytes are not UTF-8, never replacing them silently', async () => {
