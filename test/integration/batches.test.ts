@@ -317,6 +317,30 @@ describe('POST /v1/articles/batch', () => {
     expect(await credits(accountId)).toBe(100);
   });
 
+  it('refuses a JSON body nested deeper than 32 levels with a 400, as a single create does, with or without a key', async () => {
+    const accountId = await newAccount(100);
+    const item = { keyword: 'x', h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' };
+    const deepKeyword = JSON.stringify({ items: [item] }).replace(
+      '"keyword":"x"',
+      `"keyword":${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    );
+    // With a key the request's hash overflowed the stack (a 500); without one the row was a 422.
+    for (const key of ['deep-batch-1', undefined]) {
+      const response = await post(
+        accountId,
+        { body: deepKeyword, contentType: 'application/json' },
+        key ? { key } : {},
+      );
+      expect(response.statusCode).toBe(400);
+      expect(json(response).message).toBe(
+        'The request body could not be parsed: a JSON body may nest at most 32 levels deep.',
+      );
+    }
+    const deepBody = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    expect((await post(accountId, { body: deepBody, contentType: 'application/json' })).statusCode).toBe(400);
+    expect(await credits(accountId)).toBe(100);
+  });
+
   it('refuses a schedule without a time zone, and rows without a website, before any charge', async () => {
     const accountId = await newAccount(100);
     const website = await newWebsite(accountId);

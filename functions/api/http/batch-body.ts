@@ -15,15 +15,10 @@
  */
 import type { BatchRow } from '../../core/articles/batch-input';
 import { createArticleFieldSchemas } from '../../core/articles/create-article-input';
-import {
-  MalformedBodyError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../../core/errors';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../core/errors';
 import { UndecodableText } from '../../core/undecodable-text';
 import { MAX_BATCH_BODY_BYTES } from '../../routes';
-import { type FormFields, type RawBody, readMultipartParts } from './form-body';
+import { type FormFields, type RawBody, readJson, readMultipartParts } from './form-body';
 
 export interface BatchBody {
   rows: BatchRow[];
@@ -56,12 +51,7 @@ export async function parseBatchBody({
 }
 
 function jsonBatch(bytes: Buffer): BatchBody {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(utf8.decode(bytes));
-  } catch {
-    throw new MalformedBodyError('invalid JSON.');
-  }
+  const { parsed } = readJson(bytes);
   const envelope: Record<string, unknown> = Array.isArray(parsed)
     ? { items: parsed }
     : parsed !== null && typeof parsed === 'object'

@@ -89,18 +89,9 @@ const NOT_UTF8 = 'the body is not valid UTF-8.';
 const utf8 = new TextDecoder('utf-8');
 
 function parseJson(bytes: Buffer): FormFields {
-  const text = utf8.decode(bytes);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new MalformedBodyError(breaksJsonOnlyByBadBytes(text) ? NOT_UTF8 : 'invalid JSON.');
-  }
+  const { text, parsed } = readJson(bytes);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
-  }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
   }
   if (Object.keys(parsed).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
     throw new MalformedBodyError(NOT_UTF8);
@@ -113,6 +104,24 @@ function parseJson(bytes: Buffer): FormFields {
     );
   }
   return markUndecodable(parsed as FormFields);
+}
+
+/**
+ * A JSON body's text and value, or a 400: JSON that does not parse (bad bytes named when they are
+ * why) or that nests deeper than MAX_JSON_DEPTH. Every JSON body is read through it.
+ */
+export function readJson(bytes: Buffer): { text: string; parsed: unknown } {
+  const text = utf8.decode(bytes);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new MalformedBodyError(breaksJsonOnlyByBadBytes(text) ? NOT_UTF8 : 'invalid JSON.');
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  return { text, parsed };
 }
 
 /** Whether JSON that does not parse would without its bad bytes (U+FFFD): then they are the fault. */
