@@ -341,6 +341,37 @@ describe('POST /v1/articles/batch', () => {
     expect(await credits(accountId)).toBe(100);
   });
 
+  it('checks repeated fields as a single create does: a JSON name or a form default given twice is a 422, a list default keeps every item', async () => {
+    const accountId = await newAccount(100);
+    const twice = await post(accountId, {
+      body: '[{"keyword":"dupkey","h2_count":2,"ai_model":"gpt-3.5-turbo","language":"en","h2_count":9}]',
+      contentType: 'application/json',
+    });
+    expect(twice.statusCode).toBe(422);
+    expect(json(twice).rows).toEqual([
+      { row: 0, errors: { h2_count: ['The h2_count field appears more than once.'] } },
+    ]);
+    const csv = 'keyword,ai_model,language\r\nbread,gpt-3.5-turbo,en\r\n';
+    const formTwice = await post(accountId, csvUpload(csv, { h2_count: '2', 'h2_count[]': '3' }));
+    expect(formTwice.statusCode).toBe(422);
+    expect(json(formTwice).errors).toEqual({
+      'rows.2.h2_count': ['The h2_count must be one whole number, given once.'],
+    });
+    expect(await credits(accountId)).toBe(100);
+
+    const listed = await post(
+      accountId,
+      csvUpload(csv, {
+        h2_count: '2',
+        sources: 'https://example.org/a',
+        'sources[]': 'https://example.org/b',
+      }),
+    );
+    expect(listed.statusCode).toBe(202);
+    const article = await deps.articleStore().get(accountId, json(listed).items[0].article_uuid);
+    expect(article?.sources).toEqual(['https://example.org/a', 'https://example.org/b']);
+  });
+
   it('refuses a schedule without a time zone, and rows without a website, before any charge', async () => {
     const accountId = await newAccount(100);
     const website = await newWebsite(accountId);

@@ -16,9 +16,17 @@
 import type { BatchRow } from '../../core/articles/batch-input';
 import { createArticleFieldSchemas } from '../../core/articles/create-article-input';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../core/errors';
-import { UndecodableText } from '../../core/undecodable-text';
 import { MAX_BATCH_BODY_BYTES } from '../../routes';
-import { type FormFields, type RawBody, readJson, readMultipartParts } from './form-body';
+import {
+  collect,
+  type FormFields,
+  jsonObjectFields,
+  markUndecodable,
+  type RawBody,
+  readJson,
+  readMultipartParts,
+  repeatedJsonNames,
+} from './form-body';
 
 export interface BatchBody {
   rows: BatchRow[];
@@ -26,7 +34,6 @@ export interface BatchBody {
   schedule?: unknown;
 }
 
-const REPLACEMENT_CHARACTER = '\uFFFD';
 /** Drops a leading byte order mark; bad bytes become U+FFFD. */
 const utf8 = new TextDecoder('utf-8');
 
@@ -50,61 +57,69 @@ export async function parseBatchBody({
   throw new UnsupportedMediaTypeError(mediaType);
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Every object a create reads fields from (the body, `defaults`, `schedule`, each item) is read
+ * as a single create's body is (`jsonObjectFields`): a name with bad bytes is a 400, a name given
+ * twice a 422 (an item's: that row's), values with bad bytes are marked.
+ */
 function jsonBatch(bytes: Buffer): BatchBody {
-  const { parsed } = readJson(bytes);
-  const envelope: Record<string, unknown> = Array.isArray(parsed)
+  const { text, parsed } = readJson(bytes);
+  const repeatedAt = repeatedJsonNames(text, parsed);
+  const bare = Array.isArray(parsed);
+  const envelope: Record<string, unknown> = bare
     ? { items: parsed }
-    : parsed !== null && typeof parsed === 'object'
-      ? (parsed as Record<string, unknown>)
+    : isObject(parsed)
+      ? jsonObjectFields(parsed, repeatedAt([]))
       : {};
   if (!Array.isArray(envelope.items)) {
     throw ValidationError.forField('items', 'The items field must be a list of create bodies.');
   }
   const defaults = envelope.defaults;
-  if (
-    defaults !== undefined &&
-    (defaults === null || typeof defaults !== 'object' || Array.isArray(defaults))
-  ) {
+  if (defaults !== undefined && !isObject(defaults)) {
     throw ValidationError.forField('defaults', 'The defaults field must be an object of create fields.');
   }
+  if (defaults) jsonObjectFields(defaults, repeatedAt(['defaults']), 'defaults.');
+  if (isObject(envelope.schedule)) jsonObjectFields(envelope.schedule, repeatedAt(['schedule']), 'schedule.');
   const rows = envelope.items.map((item: unknown, index): BatchRow => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      return { row: index, fields: {}, error: 'Each item must be an object of create fields.' };
+    if (!isObject(item)) {
+      return { row: index, fields: {}, errors: { item: ['Each item must be an object of create fields.'] } };
     }
-    return { row: index, fields: withDefaults(marked(item as Record<string, unknown>), defaults) };
+    try {
+      const fields = jsonObjectFields(item, repeatedAt(bare ? [index] : ['items', index]));
+      return { row: index, fields: withDefaults(fields, defaults) };
+    } catch (error) {
+      if (error instanceof ValidationError) return { row: index, fields: {}, errors: error.fieldErrors };
+      throw error;
+    }
   });
   return { rows, partial: envelope.partial, schedule: envelope.schedule };
 }
 
-/** A row's fields over the batch's defaults: a field the row leaves out or empty takes the default. */
-function withDefaults(fields: Record<string, unknown>, defaults: unknown): Record<string, unknown> {
+/**
+ * A row's fields over the batch's defaults: a field the row leaves out or empty takes the default.
+ * Own properties only, whatever the names (`__proto__` is a name like any other).
+ */
+function withDefaults(fields: Record<string, unknown>, defaults: Record<string, unknown> | undefined) {
   if (!defaults) return fields;
-  const merged: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined && value !== null && value !== '') merged[name] = value;
-  }
-  return merged;
-}
-
-function marked(fields: Record<string, unknown>): Record<string, unknown> {
-  const mark = (value: unknown) =>
-    typeof value === 'string' && value.includes(REPLACEMENT_CHARACTER) ? new UndecodableText() : value;
-  return Object.fromEntries(
-    Object.entries(fields).map(([name, value]) => [
-      name,
-      Array.isArray(value) ? value.map(mark) : mark(value),
-    ]),
+  const given = Object.entries(fields).filter(
+    ([, value]) => value !== undefined && value !== null && value !== '',
   );
+  return Object.fromEntries([...Object.entries(defaults), ...given]);
 }
 
 const SCHEDULE_PART = /^schedule(?:\[(\w+)\]|\.(\w+))$/;
 
+/**
+ * The parts other than the file are read as a single create's form (`collect`): a name sent twice
+ * or as `name[]` is a list, which the create schema refuses for a field that takes one value and
+ * keeps for a list (`sources`, `schedule[weekdays]`).
+ */
 async function multipartBatch(bytes: Buffer, contentType: string): Promise<BatchBody> {
   const parts = await readMultipartParts(bytes, contentType, MAX_BATCH_BODY_BYTES);
   const files = parts.flatMap((part) => ('file' in part ? [part.file] : []));
-  const fields = parts.flatMap((part): [string, string][] =>
-    'value' in part ? [[part.name, part.value]] : [],
-  );
   if (files.length !== 1) {
     throw ValidationError.forField(
       'file',
@@ -113,20 +128,27 @@ async function multipartBatch(bytes: Buffer, contentType: string): Promise<Batch
         : 'Upload one CSV file per batch.',
     );
   }
-  const defaults: Record<string, unknown> = {};
-  const schedule: Record<string, unknown> = {};
+  const fields = markUndecodable(
+    collect(parts.flatMap((part): [string, string][] => ('value' in part ? [[part.name, part.value]] : []))),
+  );
+  const defaults = new Map<string, unknown>();
+  const schedule = new Map<string, unknown>();
   let partial: unknown;
-  for (const [name, value] of fields) {
+  for (const [name, value] of Object.entries(fields)) {
     const part = SCHEDULE_PART.exec(name);
-    if (part) schedule[part[1] ?? part[2] ?? ''] = value;
-    else if (name === 'partial') partial = value;
-    else defaults[name] = value;
+    if (part) {
+      // `schedule[at]` and `schedule.at` both sent: a list, as one name sent twice.
+      const key = part[1] ?? part[2] ?? '';
+      const earlier = schedule.get(key);
+      schedule.set(key, earlier === undefined ? value : [earlier, value].flat());
+    } else if (name === 'partial') partial = value;
+    else defaults.set(name, value);
   }
   const rows = csvRows(files[0] as Buffer).map(({ row, fields: cells }) => ({
     row,
-    fields: withDefaults(marked(cells), marked(defaults)),
+    fields: withDefaults(markUndecodable(cells), Object.fromEntries(defaults)),
   }));
-  return { rows, partial, ...(Object.keys(schedule).length > 0 ? { schedule } : {}) };
+  return { rows, partial, ...(schedule.size > 0 ? { schedule: Object.fromEntries(schedule) } : {}) };
 }
 
 /** The CSV's rows as create fields, numbered as in the file (the header is row 1). */

@@ -93,17 +93,30 @@ function parseJson(bytes: Buffer): FormFields {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
-  if (Object.keys(parsed).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
+  return jsonObjectFields(parsed as Record<string, unknown>, repeatedJsonNames(text, parsed)([]));
+}
+
+/**
+ * A JSON object's fields as a create reads them: a name with bad bytes is a 400 (no field to
+ * name), a name in `repeated` a 422 on `<prefix><name>` (JSON.parse kept its last copy; like a form
+ * field sent twice, it is refused instead), values with bad bytes are marked.
+ */
+export function jsonObjectFields(
+  object: Record<string, unknown>,
+  repeated: string[],
+  prefix = '',
+): FormFields {
+  if (Object.keys(object).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
     throw new MalformedBodyError(NOT_UTF8);
   }
-  const repeated = repeatedFieldNames(text, Object.keys(parsed).length);
   if (repeated.length > 0) {
-    // JSON.parse keeps the last copy; like a form field sent twice, it is refused instead.
     throw new ValidationError(
-      Object.fromEntries(repeated.map((name) => [name, [`The ${name} field appears more than once.`]])),
+      Object.fromEntries(
+        repeated.map((name) => [`${prefix}${name}`, [`The ${name} field appears more than once.`]]),
+      ),
     );
   }
-  return markUndecodable(parsed as FormFields);
+  return markUndecodable(object);
 }
 
 /**
@@ -162,15 +175,32 @@ function nestsDeeperThan(json: string, limit: number): boolean {
 }
 
 /**
- * Names that appear more than once in the top-level object of a JSON text. Every name in the
- * text is followed by a colon, so a text with no more colons than the parsed object has names
- * repeats none: most bodies are answered without loading the scanner.
+ * The names each object of a parsed JSON text holds more than once, by the object's path. Every
+ * name in the text is followed by a colon, so a text with no more colons than the parsed value
+ * has names repeats none: most bodies are answered without loading the scanner.
  */
-function repeatedFieldNames(json: string, distinctNames: number): string[] {
-  if (json.split(':').length - 1 <= distinctNames) return [];
+export function repeatedJsonNames(json: string, parsed: unknown): (path: (string | number)[]) => string[] {
+  if (json.split(':').length - 1 <= namesIn(parsed)) return () => [];
   // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
-  const { repeatedTopLevelNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
-  return repeatedTopLevelNames(json);
+  const { repeatedNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
+  const repeated = repeatedNames(json);
+  return (path) => {
+    const key = JSON.stringify(path);
+    return repeated.filter((entry) => JSON.stringify(entry.path) === key).map((entry) => entry.name);
+  };
+}
+
+/** How many names the objects of a parsed JSON value hold (without recursion). */
+function namesIn(value: unknown): number {
+  let count = 0;
+  const pending = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    if (!Array.isArray(next)) count += Object.keys(next).length;
+    pending.push(...Object.values(next));
+  }
+  return count;
 }
 
 async function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
@@ -235,7 +265,7 @@ export function readMultipartParts(
 }
 
 /** Every value (or list item) holding U+FFFD becomes `UndecodableText`: a 422 on its field. */
-function markUndecodable(fields: FormFields): FormFields {
+export function markUndecodable(fields: FormFields): FormFields {
   const mark = (value: unknown) =>
     typeof value === 'string' && value.includes(REPLACEMENT_CHARACTER) ? new UndecodableText() : value;
   for (const [name, value] of Object.entries(fields)) {
@@ -251,7 +281,7 @@ const LIST_ITEM = /^(.+)\[\d*\]$/;
  * A field sent twice becomes an array, so that schemas reject it instead of guessing (the fields
  * that take a list accept it). `events[]=a&events[]=b` is the list `events`, even with one item.
  */
-function collect(entries: Iterable<[string, unknown]>): FormFields {
+export function collect(entries: Iterable<[string, unknown]>): FormFields {
   // A Map, then own properties: a field named `__proto__` or `toString` is a field like any other.
   const fields = new Map<string, unknown>();
   for (const [sentName, value] of entries) {

@@ -188,9 +188,9 @@ async function checkRows(
   const rejected: RejectedRow[] = [];
   /** Topics of the valid rows so far, by website: two rows of one batch on one topic are a repeat. */
   const topics = new Map<string, number>();
-  for (const { row, fields, error } of request.rows) {
-    if (error !== undefined) {
-      rejected.push({ row, errors: { item: [error] } });
+  for (const { row, fields, errors } of request.rows) {
+    if (errors !== undefined) {
+      rejected.push({ row, errors });
       continue;
     }
     try {

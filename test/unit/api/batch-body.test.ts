@@ -1,0 +1,117 @@
+/** The batch body (`POST /v1/articles/batch`): every object and form part read as a single create's body is. */
+import { type BatchBody, parseBatchBody } from '../../../functions/api/http/batch-body';
+import { MalformedBodyError, ValidationError } from '../../../functions/core/errors';
+import { UndecodableText } from '../../../functions/core/undecodable-text';
+
+const jsonBody = async (body: string | Buffer) =>
+  (
+    await parseBatchBody({
+      body: Buffer.isBuffer(body) ? body.toString('base64') : body,
+      isBase64Encoded: Buffer.isBuffer(body),
+      contentType: 'application/json',
+    })
+  ).batch as BatchBody;
+
+/** A CSV upload with other parts, each `[name, value]` sent as it is (a name may repeat). */
+const csvBody = async (parts: [string, string][], csv = 'keyword\r\nbread\r\n') => {
+  const boundary = 'batch-body-test';
+  const body = Buffer.from(
+    [
+      ...parts.map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      ),
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="k.csv"\r\n\r\n${csv}\r\n--${boundary}--\r\n`,
+    ].join(''),
+  );
+  return (
+    await parseBatchBody({
+      body: body.toString('base64'),
+      isBase64Encoded: true,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    })
+  ).batch as BatchBody;
+};
+
+const refusal = (attempt: Promise<unknown>) => attempt.catch((error: unknown) => error);
+
+describe('a JSON batch body', () => {
+  it("refuses a name given twice in an item as that row's 422, the other rows unchanged", async () => {
+    const batch = await jsonBody(
+      '[{"keyword":"dupkey","h2_count":2,"h\\u0032_count":9},{"keyword":"fine","h2_count":2}]',
+    );
+    expect(batch.rows).toEqual([
+      { row: 0, fields: {}, errors: { h2_count: ['The h2_count field appears more than once.'] } },
+      { row: 1, fields: { keyword: 'fine', h2_count: 2 } },
+    ]);
+    // Names repeated inside a field's value, or across items, are no fields named twice.
+    const nested = await jsonBody('{"items":[{"keyword":"a","x":{"b":1,"b":2}},{"keyword":"a"}]}');
+    expect(nested.rows.map((row) => row.errors)).toEqual([undefined, undefined]);
+  });
+
+  it('refuses a name given twice in defaults, schedule or the body itself with a 422 naming it', async () => {
+    const cases: [string, string][] = [
+      ['{"items":[{"keyword":"a"}],"defaults":{"h2_count":2,"h2_count":3}}', 'defaults.h2_count'],
+      ['{"items":[{"keyword":"a"}],"schedule":{"at":"09:00","at":"10:00"}}', 'schedule.at'],
+      ['{"items":[{"keyword":"a"}],"partial":0,"partial":1}', 'partial'],
+    ];
+    for (const [body, field] of cases) {
+      const error = await refusal(jsonBody(body));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(Object.keys((error as ValidationError).fieldErrors)).toEqual([field]);
+    }
+  });
+
+  it('refuses a field name with bytes that are not UTF-8 anywhere a create reads fields (400), and marks bad values', async () => {
+    const withBadName = (before: string, after: string) =>
+      Buffer.concat([Buffer.from(before), Buffer.from([0xff]), Buffer.from(after)]);
+    for (const body of [
+      withBadName('[{"keyword":"a","h2_co', 'unt":2}]'),
+      withBadName('{"items":[{"keyword":"a"}],"defaults":{"langu', 'age":"en"}}'),
+    ]) {
+      await expect(jsonBody(body)).rejects.toThrow(new MalformedBodyError('the body is not valid UTF-8.'));
+    }
+    const badValue = await jsonBody(
+      Buffer.concat([Buffer.from('[{"keyword":"sh'), Buffer.from([0xff]), Buffer.from('oes"}]')]),
+    );
+    expect(badValue.rows[0]?.fields.keyword).toBeInstanceOf(UndecodableText);
+  });
+
+  it('lays a row over the defaults with own properties only', async () => {
+    const batch = await jsonBody(
+      '{"items":[{"__proto__":{"h2_count":5},"keyword":"a"}],"defaults":{"h2_count":2}}',
+    );
+    const fields = batch.rows[0]?.fields ?? {};
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+    expect(fields.h2_count).toBe(2);
+  });
+});
+
+describe('a CSV batch body', () => {
+  it('keeps a default part sent twice as a list, as a single create form does (refused for one value, kept for a list)', async () => {
+    const batch = await csvBody([
+      ['h2_count', '2'],
+      ['h2_count', '3'],
+      ['sources', 'https://example.org/a'],
+      ['sources', 'https://example.org/b'],
+      ['tags[]', 'x'],
+    ]);
+    expect(batch.rows[0]?.fields).toEqual({
+      keyword: 'bread',
+      h2_count: ['2', '3'],
+      sources: ['https://example.org/a', 'https://example.org/b'],
+      tags: ['x'],
+    });
+  });
+
+  it('keeps a schedule part sent twice, or as schedule[x] and schedule.x, as a list', async () => {
+    const batch = await csvBody([
+      ['schedule[weekdays]', 'mon'],
+      ['schedule[weekdays]', 'tue'],
+      ['schedule[at]', '09:00'],
+      ['schedule.at', '10:00'],
+      ['schedule[start]', '2026-03-28'],
+    ]);
+    expect(batch.schedule).toEqual({ weekdays: ['mon', 'tue'], at: ['09:00', '10:00'], start: '2026-03-28' });
+  });
+});
