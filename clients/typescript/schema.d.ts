@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Queue up to 500 articles in one request (JSON or a CSV upload)
-         * @description Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row.
+         * @description Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row (create fields only: another name is a 422).
          */
         post: operations["createBatch"];
         delete?: never;
@@ -2639,7 +2639,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model). */
+                    /** @description Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model); a name that is no create field is a 422. */
                     defaults?: {
                         [key: string]: unknown;
                     };

@@ -96,9 +96,9 @@ const credits = async (accountId: string) => (await deps.accountStore().get(acco
 const json = (response: APIGatewayProxyResult): any => JSON.parse(response.body);
 
 /** A multipart upload of `csv` (as bytes: a BOM or bad bytes are sent as they are) with other parts. */
-function csvUpload(csv: string | Buffer, fields: Record<string, string> = {}) {
+function csvUpload(csv: string | Buffer, fields: Record<string, string> | [string, string][] = {}) {
   const boundary = `----inkpress${Math.random().toString(16).slice(2)}`;
-  const parts = Object.entries(fields).map(
+  const parts = (Array.isArray(fields) ? fields : Object.entries(fields)).map(
     ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
   );
   const body = Buffer.concat([
@@ -370,6 +370,53 @@ describe('POST /v1/articles/batch', () => {
     expect(listed.statusCode).toBe(202);
     const article = await deps.articleStore().get(accountId, json(listed).items[0].article_uuid);
     expect(article?.sources).toEqual(['https://example.org/a', 'https://example.org/b']);
+  });
+
+  it('refuses unknown defaults and schedule fields by name, and takes schedule[weekdays][] as the list', async () => {
+    const accountId = await newAccount(100);
+    const website = await newWebsite(accountId);
+    const csv = csvOf([row('monday topic'), row('wednesday topic')]);
+    const schedule: [string, string][] = [
+      ['schedule[start]', '2026-03-30'],
+      ['schedule[every]', '1d'],
+      ['schedule[at]', '09:00'],
+      ['schedule[timezone]', 'UTC'],
+    ];
+    const typo = await post(accountId, csvUpload(csv, [['websit_uuid', website], ...schedule]));
+    expect(typo.statusCode).toBe(422);
+    expect(Object.keys(json(typo).errors)).toEqual(['websit_uuid']);
+    const unknownKey = await post(
+      accountId,
+      csvUpload(csv, [['website_uuid', website], ...schedule, ['schedule[foo]', 'x']]),
+    );
+    expect(unknownKey.statusCode).toBe(422);
+    expect(json(unknownKey).errors).toEqual({
+      'schedule.foo': [
+        'The schedule has no field foo: its fields are start, every, at, timezone and weekdays.',
+      ],
+    });
+    const jsonTypo = await postJson(accountId, {
+      items: [{ keyword: 'x' }],
+      defaults: { h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en', websit_uuid: website },
+    });
+    expect(Object.keys(json(jsonTypo).errors)).toEqual(['defaults.websit_uuid']);
+    expect(await credits(accountId)).toBe(100);
+
+    const listed = await post(
+      accountId,
+      csvUpload(csv, [
+        ['website_uuid', website],
+        ...schedule,
+        ['schedule[weekdays][]', 'mon'],
+        ['schedule[weekdays][]', 'wed'],
+      ]),
+    );
+    expect(listed.statusCode).toBe(202);
+    expect(json(listed).schedule.weekdays).toEqual(['mon', 'wed']);
+    expect(json(listed).items.map((item: { publish_at: string }) => item.publish_at)).toEqual([
+      '2026-03-30 09:00:00',
+      '2026-04-01 09:00:00',
+    ]);
   });
 
   it('refuses a schedule without a time zone, and rows without a website, before any charge', async () => {

@@ -74,6 +74,11 @@ function jsonBatch(bytes: Buffer): BatchBody {
     : isObject(parsed)
       ? jsonObjectFields(parsed, repeatedAt([]))
       : {};
+  refuseUnknown(
+    Object.keys(envelope).filter((name) => !BATCH_FIELDS.includes(name)),
+    (name) => name,
+    `The batch has no such field: its fields are ${BATCH_FIELDS.join(', ')}.`,
+  );
   if (!Array.isArray(envelope.items)) {
     throw ValidationError.forField('items', 'The items field must be a list of create bodies.');
   }
@@ -81,7 +86,10 @@ function jsonBatch(bytes: Buffer): BatchBody {
   if (defaults !== undefined && !isObject(defaults)) {
     throw ValidationError.forField('defaults', 'The defaults field must be an object of create fields.');
   }
-  if (defaults) jsonObjectFields(defaults, repeatedAt(['defaults']), 'defaults.');
+  if (defaults) {
+    jsonObjectFields(defaults, repeatedAt(['defaults']), 'defaults.');
+    refuseUnknown(unknownFields(Object.keys(defaults)), (name) => `defaults.${name}`, NOT_A_CREATE_FIELD);
+  }
   if (isObject(envelope.schedule)) jsonObjectFields(envelope.schedule, repeatedAt(['schedule']), 'schedule.');
   const rows = envelope.items.map((item: unknown, index): BatchRow => {
     if (!isObject(item)) {
@@ -96,6 +104,24 @@ function jsonBatch(bytes: Buffer): BatchBody {
     }
   });
   return { rows, partial: envelope.partial, schedule: envelope.schedule };
+}
+
+const BATCH_FIELDS = ['items', 'defaults', 'schedule', 'partial'];
+const NOT_A_CREATE_FIELD =
+  'A default is a create field for every row, and this is none (see POST /v1/articles/create).';
+
+/** Names that are no create field: unlike a single create's, a batch's defaults refuse them (a typo would miss every row). */
+function unknownFields(names: string[]): string[] {
+  const known = createArticleFieldSchemas().shape;
+  return names.filter((name) => !Object.hasOwn(known, name));
+}
+
+/** A 422 naming each unknown field (keyed by `key(name)`), when there is one. */
+function refuseUnknown(names: string[], key: (name: string) => string, hint: string): void {
+  if (names.length === 0) return;
+  throw new ValidationError(
+    Object.fromEntries(names.map((name) => [key(name), [`Unknown field ${name}. ${hint}`]])),
+  );
 }
 
 /**
@@ -144,6 +170,11 @@ async function multipartBatch(bytes: Buffer, contentType: string): Promise<Batch
     } else if (name === 'partial') partial = value;
     else defaults.set(name, value);
   }
+  refuseUnknown(
+    unknownFields([...defaults.keys()]),
+    (name) => name,
+    'The other parts of a CSV upload are create fields (a default for every row), partial and schedule[start], schedule[every], schedule[at], schedule[timezone], schedule[weekdays].',
+  );
   const rows = csvRows(files[0] as Buffer).map(({ row, fields: cells }) => ({
     row,
     fields: withDefaults(markUndecodable(cells), Object.fromEntries(defaults)),
@@ -168,12 +199,12 @@ function csvRows(file: Buffer): BatchRow[] {
   if (!header)
     throw ValidationError.forField('file', 'The CSV is empty: its first row names the create fields.');
   const names = header.map((name) => name.trim());
-  const known = new Set(Object.keys(createArticleFieldSchemas().shape));
-  const unknown = names.filter((name) => !known.has(name));
+  const known = Object.keys(createArticleFieldSchemas().shape);
+  const unknown = unknownFields(names);
   if (unknown.length > 0) {
     throw ValidationError.forField(
       'file',
-      `The CSV header names unknown fields: ${unknown.join(', ')}. Its columns are create fields: ${[...known].join(', ')}.`,
+      `The CSV header names unknown fields: ${unknown.join(', ')}. Its columns are create fields: ${known.join(', ')}.`,
     );
   }
   const repeated = names.filter((name, index) => names.indexOf(name) !== index);

@@ -114,7 +114,8 @@ const BATCH_PARTIAL = `Create the valid rows and list the others in \`rejected\`
 
 /** A batch's body as JSON: the items (create bodies), batch-wide defaults, the calendar. */
 function batchJsonBody() {
-  return z.object({
+  // Strict, as the body is read: an unknown field is a 422 (a typo would otherwise be dropped).
+  return z.strictObject({
     items: z
       .array(createArticleSchema())
       .min(1)
@@ -125,7 +126,7 @@ function batchJsonBody() {
     defaults: z.optional(
       z.record(z.string(), z.unknown()).meta({
         description:
-          'Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model).',
+          'Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model); a name that is no create field is a 422.',
       }),
     ),
     schedule: z.optional(scheduleSchema()).meta({
@@ -484,7 +485,7 @@ export const operations: Record<string, OperationSpec> = {
   CreateBatch: {
     summary: 'Queue up to 500 articles in one request (JSON or a CSV upload)',
     description:
-      'Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row.',
+      'Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row (create fields only: another name is a 422).',
     tag: 'Articles',
     body: batchJsonBody(),
     bodyMediaTypes: { 'application/json': batchJsonBody(), 'multipart/form-data': batchMultipartBody() },

@@ -114,4 +114,27 @@ describe('a CSV batch body', () => {
     ]);
     expect(batch.schedule).toEqual({ weekdays: ['mon', 'tue'], at: ['09:00', '10:00'], start: '2026-03-28' });
   });
+
+  it('refuses a part that is no create field, partial nor a schedule field, naming it', async () => {
+    for (const name of ['websit_uuid', 'schedule', 'items']) {
+      const error = await refusal(csvBody([[name, 'x']]));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(Object.keys((error as ValidationError).fieldErrors)).toEqual([name]);
+    }
+  });
+});
+
+describe('the fields of a JSON batch', () => {
+  it('refuses unknown defaults and unknown fields of the body by name; items ignore them as a single create does', async () => {
+    const typo = await refusal(jsonBody('{"items":[{"keyword":"a"}],"defaults":{"websit_uuid":"x"}}'));
+    expect((typo as ValidationError).fieldErrors).toEqual({
+      'defaults.websit_uuid': [expect.stringMatching(/^Unknown field websit_uuid\. /)],
+    });
+    const envelope = await refusal(jsonBody('{"items":[{"keyword":"a"}],"schedul":{}}'));
+    expect(Object.keys((envelope as ValidationError).fieldErrors)).toEqual(['schedul']);
+    expect((await jsonBody('[{"keyword":"a","extra":1}]')).rows[0]?.fields).toEqual({
+      keyword: 'a',
+      extra: 1,
+    });
+  });
 });

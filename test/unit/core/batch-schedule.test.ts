@@ -77,6 +77,19 @@ describe('parseSchedule', () => {
     ]);
   });
 
+  it('refuses a field it does not have, naming it (a typo would be dropped silently)', () => {
+    const error = (() => {
+      try {
+        parseSchedule({ ...paris, foo: 'x', weekday: 'mon' });
+      } catch (caught) {
+        return caught as ValidationError;
+      }
+    })();
+    const message =
+      'The schedule has no field foo, weekday: its fields are start, every, at, timezone and weekdays.';
+    expect(error?.fieldErrors).toEqual({ 'schedule.foo': [message], 'schedule.weekday': [message] });
+  });
+
   it('takes weekdays as a list or as text, in any case, full names too', () => {
     expect(parseSchedule({ ...paris, weekdays: 'Friday, MON' }).weekdays).toEqual(['mon', 'fri']);
     expect(parseSchedule({ ...paris, weekdays: ['sun'] }).weekdays).toEqual(['sun']);
