@@ -8,6 +8,7 @@ import pLimit from 'p-limit';
 import { BatchRowsError, SameTopicError, UnauthenticatedError, ValidationError } from '../errors';
 import type { SiteIndexStore, SiteProfileStore } from '../websites/ports';
 import type { Website } from '../websites/website';
+import { toWireTime } from '../wire';
 import type { Article, ArticleRequest } from './article';
 import { focusKeywordOf } from './article-seo';
 import { type Batch, type BatchSchedule, batchArticleUuid, type RejectedRow } from './batch';
@@ -15,6 +16,7 @@ import type { BatchRequest } from './batch-input';
 import type { BatchStore } from './batch-ports';
 import { publishTimes } from './batch-schedule';
 import { type CreateArticleDeps, newArticle, resolveRequest } from './create-article';
+import { LATEST_PUBLISH_AT } from './create-article-input';
 import { parseCreateArticleRequest } from './create-article-request';
 import { sendForGeneration } from './generation-messages';
 import { WAITING_RECHECK_MS } from './lifecycle-policy';
@@ -89,12 +91,14 @@ export async function createBatch(
   const times = schedule
     ? publishTimes(schedule, valid.filter((item) => !item.request.publishAt).length)
     : [];
+  let slot = 0;
+  const scheduled = valid.map((item) => (schedule && !item.request.publishAt ? times[slot++] : undefined));
+  refuseTimesPastTheLatest(valid, scheduled);
 
   const now = deps.clock();
   const batchUuid = keyed?.batchUuid ?? randomUUID();
-  let slot = 0;
   const articles = valid.map((item, index): Article => {
-    const publishAt = schedule && !item.request.publishAt ? times[slot++] : undefined;
+    const publishAt = scheduled[index];
     return {
       ...newArticle(
         { ...item.request, ...(publishAt ? { publishAt } : {}) },
@@ -134,6 +138,18 @@ export async function createBatch(
     );
   return { batch, articles: stored, created };
 }
+
+/** A calendar time is held to a create's bound on publish_at: the first row past it refuses the schedule. */
+function refuseTimesPastTheLatest(valid: ValidRow[], scheduled: (string | undefined)[]): void {
+  const index = scheduled.findIndex((time) => time !== undefined && Date.parse(time) >= LATEST_PUBLISH_MS);
+  if (index < 0) return;
+  throw ValidationError.forField(
+    'schedule',
+    `The schedule would publish row ${valid[index]?.row} at ${toWireTime(scheduled[index])} UTC, and a publish_at must be before ${LATEST_PUBLISH_AT}: start earlier, or send fewer items.`,
+  );
+}
+
+const LATEST_PUBLISH_MS = Date.parse(LATEST_PUBLISH_AT);
 
 /**
  * Sends the reserved items' messages (10 a call where the queue can) and records them sent, as

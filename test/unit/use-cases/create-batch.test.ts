@@ -4,7 +4,11 @@ import { parseBatchRequest } from '../../../functions/core/articles/batch-input'
 import { createBatch } from '../../../functions/core/articles/create-batch';
 import { showBatch } from '../../../functions/core/articles/read-batches';
 import { sweepBatches } from '../../../functions/core/articles/sweep-batches';
-import { BatchRowsError, IdempotencyKeyReusedError } from '../../../functions/core/errors';
+import {
+  BatchRowsError,
+  IdempotencyKeyReusedError,
+  type ValidationError,
+} from '../../../functions/core/errors';
 import { createFakes, type Fakes, sitePost } from '../../support/fakes';
 import { PRICE } from './helpers';
 
@@ -217,6 +221,35 @@ describe('createBatch', () => {
       'https://api',
     );
     expect(shown.data).toMatchObject({ status: 'completed', counts: { generated: 2, queued: 0 } });
+  });
+
+  it("refuses, on schedule and before any charge, a calendar that passes a create's latest publish_at, naming the row", async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const { websiteUuid } = await fakes.website(accountId);
+    const request = (start: string) =>
+      parseBatchRequest({
+        rows: rows(['a', 'b', 'c'].map((keyword) => valid(keyword, { website_uuid: websiteUuid }))),
+        schedule: { start, every: '1d', at: '09:00', timezone: 'UTC' },
+      });
+
+    const refused = await createBatch(batchDeps(fakes), accountId, request('9999-12-30')).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect((refused as ValidationError).fieldErrors).toEqual({
+      schedule: [
+        'The schedule would publish row 3 at 9999-12-31 09:00:00 UTC, and a publish_at must be before 9999-12-31T00:00:00Z: start earlier, or send fewer items.',
+      ],
+    });
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100);
+    expect(fakes.batches.batches.size).toBe(0);
+    const last = await createBatch(batchDeps(fakes), accountId, request('9999-12-28'));
+    expect(last.articles.map((article) => article.publishAt)).toEqual([
+      '9999-12-28T09:00:00.000Z',
+      '9999-12-29T09:00:00.000Z',
+      '9999-12-30T09:00:00.000Z',
+    ]);
   });
 
   it('refuses more than 500 rows and none', () => {
