@@ -248,6 +248,21 @@ describe('POST /v1/articles/batch', () => {
     expect(await credits(accountId)).toBe(100 - 2 * PRICE);
   });
 
+  it('short of both credits and daily slots, waits for credits first, as a single create does', async () => {
+    const accountId = await newAccount(PRICE, 1);
+    const item = { keyword: 'first', h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' };
+    expect(json(await postJson(accountId, [item])).items[0].status).toBe('queued');
+    // No credits left and no slot left today.
+    const response = await postJson(
+      accountId,
+      ['a', 'b'].map((keyword) => ({ keyword, h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' })),
+    );
+    expect(json(response).items.map((item: { status: string }) => item.status)).toEqual([
+      'not_enough_credits',
+      'not_enough_credits',
+    ]);
+  });
+
   it('charges nothing and defers every item when the credits do not cover the batch', async () => {
     const accountId = await newAccount(2 * PRICE - 1);
     const response = await postJson(

@@ -105,6 +105,19 @@ describe('planBatch', () => {
     });
   });
 
+  it('lets an item past the slots that the credits left would not cover either wait for credits, as a single create short of both', () => {
+    expect(planBatch([3, 3], 0, 0)).toEqual({
+      outcomes: ['not_enough_credits', 'not_enough_credits'],
+      charge: 0,
+      reserved: 0,
+    });
+    expect(planBatch([3, 3, 3, 1], 7, 2)).toEqual({
+      outcomes: ['reserved', 'reserved', 'not_enough_credits', 'daily_limit_reached'],
+      charge: 6,
+      reserved: 2,
+    });
+  });
+
   it('charges nothing when the credits fall short of those items, even by one', () => {
     expect(planBatch([3, 3, 3], 8, 5)).toEqual({
       outcomes: ['not_enough_credits', 'not_enough_credits', 'not_enough_credits'],

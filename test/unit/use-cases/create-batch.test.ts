@@ -134,6 +134,29 @@ describe('createBatch', () => {
     );
   });
 
+  it('short of credits and of daily slots, items wait for credits first, as a single create does', async () => {
+    const fakes = createFakes('2026-03-01T10:00:00.000Z');
+    const accountId = await fakes.account(PRICE, 1);
+    const first = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('a')]) }),
+    );
+    expect(first.articles.map((article) => article.state)).toEqual(['queued']);
+
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('b'), valid('c')]) }),
+    );
+
+    expect(accepted.articles.map((article) => article.state)).toEqual([
+      'not_enough_credits',
+      'not_enough_credits',
+    ]);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(0);
+  });
+
   it('never charges part of a batch: credits short of the items the day allows defer them all', async () => {
     const fakes = createFakes();
     const accountId = await fakes.account(3 * PRICE - 1);
