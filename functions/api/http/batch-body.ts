@@ -6,7 +6,8 @@
  * - `multipart/form-data`: one file part (any name), a CSV whose header row names create fields,
  *   UTF-8 with or without a byte order mark, quoted per RFC 4180 (csv-parse); its rows are
  *   numbered as in the file (the header is row 1, the first item row 2; a quoted value spanning
- *   lines is one row; blank lines are skipped). The other parts: `partial`, the schedule as
+ *   lines is one row; blank lines, empty or of spaces, are skipped; a row with the wrong number of
+ *   cells is that row's error). The other parts: `partial`, the schedule as
  *   `schedule[start]`, `schedule[every]`, ... and any create field, a default for every row that
  *   leaves it empty.
  *
@@ -175,10 +176,11 @@ async function multipartBatch(bytes: Buffer, contentType: string): Promise<Batch
     (name) => name,
     'The other parts of a CSV upload are create fields (a default for every row), partial and schedule[start], schedule[every], schedule[at], schedule[timezone], schedule[weekdays].',
   );
-  const rows = csvRows(files[0] as Buffer).map(({ row, fields: cells }) => ({
-    row,
-    fields: withDefaults(markUndecodable(cells), Object.fromEntries(defaults)),
-  }));
+  const rows = csvRows(files[0] as Buffer).map((row) =>
+    row.errors
+      ? row
+      : { row: row.row, fields: withDefaults(markUndecodable(row.fields), Object.fromEntries(defaults)) },
+  );
   return { rows, partial, ...(schedule.size > 0 ? { schedule: Object.fromEntries(schedule) } : {}) };
 }
 
@@ -188,14 +190,16 @@ function csvRows(file: Buffer): BatchRow[] {
   const { parse }: typeof import('csv-parse/sync') = require('csv-parse/sync');
   let records: string[][];
   try {
-    records = parse(utf8.decode(file), { bom: true, skip_empty_lines: true, relax_column_count: false });
+    // Records of any length: a row with the wrong number of cells is that row's error, not the file's.
+    records = parse(utf8.decode(file), { bom: true, skip_empty_lines: true, relax_column_count: true });
   } catch (error) {
     throw ValidationError.forField(
       'file',
       `The CSV could not be read: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const [header, ...lines] = records;
+  // A line of nothing but spaces (or empty cells) is blank, as an empty line is: skipped, not counted.
+  const [header, ...lines] = records.filter((cells) => cells.some((cell) => cell.trim() !== ''));
   if (!header)
     throw ValidationError.forField('file', 'The CSV is empty: its first row names the create fields.');
   const names = header.map((name) => name.trim());
@@ -211,8 +215,19 @@ function csvRows(file: Buffer): BatchRow[] {
   if (repeated.length > 0) {
     throw ValidationError.forField('file', `The CSV header names ${repeated.join(', ')} more than once.`);
   }
-  return lines.map((cells, index) => ({
-    row: index + 2,
-    fields: Object.fromEntries(names.map((name, column) => [name, cells[column] ?? ''])),
-  }));
+  return lines.map((cells, index): BatchRow => {
+    const row = index + 2;
+    if (cells.length !== names.length) {
+      return {
+        row,
+        fields: {},
+        errors: {
+          cells: [
+            `The row has ${cells.length} ${cells.length === 1 ? 'cell' : 'cells'} where the header has ${names.length}.`,
+          ],
+        },
+      };
+    }
+    return { row, fields: Object.fromEntries(names.map((name, column) => [name, cells[column] ?? ''])) };
+  });
 }
