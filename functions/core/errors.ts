@@ -47,14 +47,23 @@ export class SiteProblemsError extends ValidationError {
  * each one, named as in the file, with its fields' messages.
  */
 export class BatchRowsError extends ValidationError {
-  constructor(readonly rows: { row: number; errors: FieldErrors }[]) {
+  /** `someValid`: other rows were valid, so `partial=1` would create them (it is advised then only). */
+  constructor(
+    readonly rows: { row: number; errors: FieldErrors }[],
+    someValid = true,
+  ) {
+    const one = rows.length === 1;
     super(
       Object.fromEntries(
         rows.flatMap(({ row, errors }) =>
           Object.entries(errors).map(([field, messages]) => [`rows.${row}.${field}`, messages]),
         ),
       ),
-      `${rows.length} ${rows.length === 1 ? 'row is' : 'rows are'} invalid (${rows.length === 1 ? 'row' : 'rows'} ${rows.map(({ row }) => row).join(', ')}); nothing was created. Correct them, or send partial=1 to create the valid rows only.`,
+      `${rows.length} ${one ? 'row is' : 'rows are'} invalid (${one ? 'row' : 'rows'} ${rows.map(({ row }) => row).join(', ')}); nothing was created. ${
+        someValid
+          ? `Correct ${one ? 'it' : 'them'}, or send partial=1 to create the valid rows only.`
+          : `No row is valid: correct ${one ? 'it' : 'them'}.`
+      }`,
     );
   }
 }

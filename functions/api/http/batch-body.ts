@@ -203,15 +203,27 @@ function csvRows(file: Buffer): BatchRow[] {
   if (!header)
     throw ValidationError.forField('file', 'The CSV is empty: its first row names the create fields.');
   const names = header.map((name) => name.trim());
+  // A column without a name (a trailing comma) is ignored when it is empty in every row.
+  for (const [column, name] of names.entries()) {
+    if (name !== '') continue;
+    const filled = lines.findIndex((cells) => (cells[column] ?? '').trim() !== '');
+    if (filled >= 0) {
+      throw ValidationError.forField(
+        'file',
+        `The CSV header's column ${column + 1} has no name, and row ${filled + 2} has a value in it: name the column (a create field) or empty it.`,
+      );
+    }
+  }
+  const named = names.filter((name) => name !== '');
   const known = Object.keys(createArticleFieldSchemas().shape);
-  const unknown = unknownFields(names);
+  const unknown = unknownFields(named);
   if (unknown.length > 0) {
     throw ValidationError.forField(
       'file',
       `The CSV header names unknown fields: ${unknown.join(', ')}. Its columns are create fields: ${known.join(', ')}.`,
     );
   }
-  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+  const repeated = named.filter((name, index) => named.indexOf(name) !== index);
   if (repeated.length > 0) {
     throw ValidationError.forField('file', `The CSV header names ${repeated.join(', ')} more than once.`);
   }
@@ -228,6 +240,11 @@ function csvRows(file: Buffer): BatchRow[] {
         },
       };
     }
-    return { row, fields: Object.fromEntries(names.map((name, column) => [name, cells[column] ?? ''])) };
+    return {
+      row,
+      fields: Object.fromEntries(
+        names.flatMap((name, column) => (name === '' ? [] : [[name, cells[column] ?? '']])),
+      ),
+    };
   });
 }

@@ -131,6 +131,12 @@ export type ScheduleInput = z.infer<ReturnType<typeof scheduleSchema>>;
 
 /** Parses a schedule; its errors are named `schedule.<field>`. */
 export function parseSchedule(input: unknown): ScheduleInput {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw ValidationError.forField(
+      'schedule',
+      'The schedule must be an object of start, every, at and, if you wish, timezone and weekdays (in a form: schedule[start], ...).',
+    );
+  }
   try {
     return parseOrThrow(scheduleSchema(), input);
   } catch (error) {

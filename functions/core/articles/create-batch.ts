@@ -76,7 +76,7 @@ export async function createBatch(
   const lookups = memoised(deps);
   const { valid, rejected } = await checkRows(lookups, accountId, request);
   if (valid.length === 0 || (rejected.length > 0 && !request.partial)) {
-    throw new BatchRowsError(rejected);
+    throw new BatchRowsError(rejected, valid.length > 0);
   }
   const schedule = request.schedule
     ? resolveSchedule(

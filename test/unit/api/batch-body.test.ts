@@ -125,6 +125,20 @@ describe('a CSV batch body', () => {
     ]);
   });
 
+  it('ignores a header column without a name when it is empty in every row, and names it when it is not', async () => {
+    const trailing = await csvBody([], 'keyword,h2_count,\r\na,1,\r\nb,2, \r\n');
+    expect(trailing.rows.map((row) => row.fields)).toEqual([
+      { keyword: 'a', h2_count: '1' },
+      { keyword: 'b', h2_count: '2' },
+    ]);
+    const error = await refusal(csvBody([], 'keyword,,h2_count\r\na,,1\r\nb,x,2\r\n'));
+    expect((error as ValidationError).fieldErrors).toEqual({
+      file: [
+        "The CSV header's column 2 has no name, and row 3 has a value in it: name the column (a create field) or empty it.",
+      ],
+    });
+  });
+
   it('refuses a part that is no create field, partial nor a schedule field, naming it', async () => {
     for (const name of ['websit_uuid', 'schedule', 'items']) {
       const error = await refusal(csvBody([[name, 'x']]));

@@ -77,6 +77,22 @@ describe('parseSchedule', () => {
     ]);
   });
 
+  it('refuses a schedule that is no object on schedule, saying what it must be', () => {
+    for (const input of ['daily', [], 1]) {
+      let refused: ValidationError | undefined;
+      try {
+        parseSchedule(input);
+      } catch (caught) {
+        refused = caught as ValidationError;
+      }
+      expect(refused?.fieldErrors).toEqual({
+        schedule: [
+          'The schedule must be an object of start, every, at and, if you wish, timezone and weekdays (in a form: schedule[start], ...).',
+        ],
+      });
+    }
+  });
+
   it('refuses a field it does not have, naming it (a typo would be dropped silently)', () => {
     const error = (() => {
       try {

@@ -2,7 +2,7 @@
 import type { BatchRow } from '../../../functions/core/articles/batch-input';
 import { parseBatchRequest } from '../../../functions/core/articles/batch-input';
 import { createBatch } from '../../../functions/core/articles/create-batch';
-import { showBatch } from '../../../functions/core/articles/read-batches';
+import { acceptedBatchAnswer, showBatch } from '../../../functions/core/articles/read-batches';
 import { sweepBatches } from '../../../functions/core/articles/sweep-batches';
 import {
   BatchRowsError,
@@ -80,6 +80,28 @@ describe('createBatch', () => {
     expect(accepted.batch.rows).toEqual([2, 4]);
     expect(accepted.batch.rejected).toEqual([{ row: 3, errors: { language: [expect.any(String)] } }]);
     expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 2 * PRICE);
+    expect(acceptedBatchAnswer(accepted, 'https://api').info).toContain(
+      '; 1 row was refused (see rejected).',
+    );
+  });
+
+  it('advises partial=1 only when it would create something', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const message = (fields: Record<string, unknown>[], partial: boolean) =>
+      createBatch(batchDeps(fakes), accountId, parseBatchRequest({ rows: rows(fields), partial })).catch(
+        (caught: unknown) => (caught as Error).message,
+      );
+
+    expect(await message([valid('')], true)).toBe(
+      '1 row is invalid (row 2); nothing was created. No row is valid: correct it.',
+    );
+    expect(await message([valid(''), valid('', { h2_count: '0' })], false)).toBe(
+      '2 rows are invalid (rows 2, 3); nothing was created. No row is valid: correct them.',
+    );
+    expect(await message([valid('a'), valid('')], false)).toBe(
+      '1 row is invalid (row 3); nothing was created. Correct it, or send partial=1 to create the valid rows only.',
+    );
   });
 
   it("refuses a row whose topic the website's index has, and a second row on one topic", async () => {
