@@ -47,23 +47,17 @@ export class SiteProblemsError extends ValidationError {
  * each one, named as in the file, with its fields' messages.
  */
 export class BatchRowsError extends ValidationError {
-  /** `someValid`: other rows were valid, so `partial=1` would create them (it is advised then only). */
   constructor(
     readonly rows: { row: number; errors: FieldErrors }[],
-    someValid = true,
+    message: string,
   ) {
-    const one = rows.length === 1;
     super(
       Object.fromEntries(
         rows.flatMap(({ row, errors }) =>
           Object.entries(errors).map(([field, messages]) => [`rows.${row}.${field}`, messages]),
         ),
       ),
-      `${rows.length} ${one ? 'row is' : 'rows are'} invalid (${one ? 'row' : 'rows'} ${rows.map(({ row }) => row).join(', ')}); nothing was created. ${
-        someValid
-          ? `Correct ${one ? 'it' : 'them'}, or send partial=1 to create the valid rows only.`
-          : `No row is valid: correct ${one ? 'it' : 'them'}.`
-      }`,
+      message,
     );
   }
 }

@@ -68,7 +68,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 function jsonBatch(bytes: Buffer): BatchBody {
   const { text, parsed } = readJson(bytes);
-  const repeatedAt = repeatedJsonNames(text, parsed);
+  const repeatedAt = repeatedNamesByPath(text, parsed);
   const bare = Array.isArray(parsed);
   const envelope: Record<string, unknown> = bare
     ? { items: parsed }
@@ -105,6 +105,33 @@ function jsonBatch(bytes: Buffer): BatchBody {
     }
   });
   return { rows, partial: envelope.partial, schedule: envelope.schedule };
+}
+
+/**
+ * The names each object of a parsed JSON text holds more than once, by the object's path. Every
+ * name in the text is followed by a colon, so a text with no more colons than the parsed value
+ * has names repeats none (as form-body.ts's check of a single create's body).
+ */
+function repeatedNamesByPath(json: string, parsed: unknown): (path: (string | number)[]) => string[] {
+  if (json.split(':').length - 1 <= namesIn(parsed)) return () => [];
+  const repeated = repeatedJsonNames(json);
+  return (path) => {
+    const key = JSON.stringify(path);
+    return repeated.filter((entry) => JSON.stringify(entry.path) === key).map((entry) => entry.name);
+  };
+}
+
+/** How many names the objects of a parsed JSON value hold (without recursion). */
+function namesIn(value: unknown): number {
+  let count = 0;
+  const pending = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    if (!Array.isArray(next)) count += Object.keys(next).length;
+    pending.push(...Object.values(next));
+  }
+  return count;
 }
 
 const BATCH_FIELDS = ['items', 'defaults', 'schedule', 'partial'];
@@ -145,7 +172,7 @@ const SCHEDULE_PART = /^schedule(?:\[(\w+)\]|\.(\w+))$/;
  * keeps for a list (`sources`, `schedule[weekdays]`).
  */
 async function multipartBatch(bytes: Buffer, contentType: string): Promise<BatchBody> {
-  const parts = await readMultipartParts(bytes, contentType, MAX_BATCH_BODY_BYTES);
+  const parts = await readMultipartParts(bytes, contentType);
   const files = parts.flatMap((part) => ('file' in part ? [part.file] : []));
   if (files.length !== 1) {
     throw ValidationError.forField(

@@ -22,6 +22,7 @@ import {
   ValidationError,
 } from '../../core/errors';
 import { UndecodableText } from '../../core/undecodable-text';
+import type { RepeatedName } from './repeated-json-names';
 
 export type FormFields = Record<string, unknown>;
 
@@ -93,7 +94,10 @@ function parseJson(bytes: Buffer): FormFields {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new MalformedBodyError('a JSON body must be an object.');
   }
-  return jsonObjectFields(parsed as Record<string, unknown>, repeatedJsonNames(text, parsed)([]));
+  return jsonObjectFields(
+    parsed as Record<string, unknown>,
+    repeatedFieldNames(text, Object.keys(parsed).length),
+  );
 }
 
 /**
@@ -175,36 +179,26 @@ function nestsDeeperThan(json: string, limit: number): boolean {
 }
 
 /**
- * The names each object of a parsed JSON text holds more than once, by the object's path. Every
- * name in the text is followed by a colon, so a text with no more colons than the parsed value
- * has names repeats none: most bodies are answered without loading the scanner.
+ * Names that appear more than once in the top-level object of a JSON text. Every name in the
+ * text is followed by a colon, so a text with no more colons than the parsed object has names
+ * repeats none: most bodies are answered without loading the scanner.
  */
-export function repeatedJsonNames(json: string, parsed: unknown): (path: (string | number)[]) => string[] {
-  if (json.split(':').length - 1 <= namesIn(parsed)) return () => [];
-  // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
-  const { repeatedNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
-  const repeated = repeatedNames(json);
-  return (path) => {
-    const key = JSON.stringify(path);
-    return repeated.filter((entry) => JSON.stringify(entry.path) === key).map((entry) => entry.name);
-  };
+function repeatedFieldNames(json: string, distinctNames: number): string[] {
+  if (json.split(':').length - 1 <= distinctNames) return [];
+  return repeatedJsonNames(json)
+    .filter((entry) => entry.path.length === 0)
+    .map((entry) => entry.name);
 }
 
-/** How many names the objects of a parsed JSON value hold (without recursion). */
-function namesIn(value: unknown): number {
-  let count = 0;
-  const pending = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (next === null || typeof next !== 'object') continue;
-    if (!Array.isArray(next)) count += Object.keys(next).length;
-    pending.push(...Object.values(next));
-  }
-  return count;
+/** The names each object of a JSON text holds more than once, with the object's path. */
+export function repeatedJsonNames(json: string): RepeatedName[] {
+  // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
+  const { repeatedNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
+  return repeatedNames(json);
 }
 
 async function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
-  const parts = await readMultipartParts(bytes, contentType, MAX_BODY_BYTES);
+  const parts = await readMultipartParts(bytes, contentType);
   // A file where a field is expected (`curl -F keyword=@notes.txt`) is not text: the field's 422.
   return collect(
     parts.map((part): [string, unknown] => [part.name, 'file' in part ? FILE_PART : part.value]),
@@ -215,16 +209,12 @@ async function parseMultipart(bytes: Buffer, contentType: string): Promise<FormF
 export type MultipartPart = { name: string; value: string } | { name: string; file: Buffer };
 
 /**
- * The parts of a multipart body, in order. Any problem busboy reports is a 400 (413 for a part
- * over `maxBytes`), never an unheard 'error' event: one on a file stream (a body cut off inside a
- * file part) ended the process. No count of parts, fields or files: the body's size bounds them,
- * as for JSON and urlencoded bodies (a count made busboy drop the parts after it silently).
+ * The parts of a multipart body, in order. Any problem busboy reports is a 400, never an unheard
+ * 'error' event: one on a file stream (a body cut off inside a file part) ended the process. No
+ * limit of size or count: the body's size bounds them, as for JSON and urlencoded bodies (a limit
+ * made busboy cut a value or drop the parts after it silently).
  */
-export function readMultipartParts(
-  bytes: Buffer,
-  contentType: string,
-  maxBytes: number,
-): Promise<MultipartPart[]> {
+export function readMultipartParts(bytes: Buffer, contentType: string): Promise<MultipartPart[]> {
   // Loaded by the first multipart body, not at init: most requests never use it. require() rather
   // than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
   const createParser: typeof busboy = require('busboy');
@@ -236,23 +226,19 @@ export function readMultipartParts(
       parser = createParser({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
-        limits: { fieldSize: maxBytes, fileSize: maxBytes },
+        limits: { fieldSize: Number.POSITIVE_INFINITY },
       });
     } catch (error) {
       malformed(error);
       return;
     }
     const parts: MultipartPart[] = [];
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) reject(new PayloadTooLargeError(maxBytes));
-      parts.push({ name, value });
-    });
+    parser.on('field', (name, value) => parts.push({ name, value }));
     parser.on('file', (name, stream) => {
       const part = { name, file: Buffer.alloc(0) };
       parts.push(part);
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => reject(new PayloadTooLargeError(maxBytes)));
       stream.on('error', malformed);
       stream.on('end', () => {
         part.file = Buffer.concat(chunks);

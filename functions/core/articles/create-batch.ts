@@ -76,7 +76,7 @@ export async function createBatch(
   const lookups = memoised(deps);
   const { valid, rejected } = await checkRows(lookups, accountId, request);
   if (valid.length === 0 || (rejected.length > 0 && !request.partial)) {
-    throw new BatchRowsError(rejected, valid.length > 0);
+    throw new BatchRowsError(rejected, refusalMessage(rejected, valid.length > 0));
   }
   const schedule = request.schedule
     ? resolveSchedule(
@@ -137,6 +137,18 @@ export async function createBatch(
       now,
     );
   return { batch, articles: stored, created };
+}
+
+/** Why the batch was refused; `partial=1` is advised only when other rows were valid. */
+function refusalMessage(rejected: RejectedRow[], someValid: boolean): string {
+  const one = rejected.length === 1;
+  const rows = `${one ? 'row' : 'rows'} ${rejected.map(({ row }) => row).join(', ')}`;
+  const them = one ? 'it' : 'them';
+  return `${rejected.length} ${one ? 'row is' : 'rows are'} invalid (${rows}); nothing was created. ${
+    someValid
+      ? `Correct ${them}, or send partial=1 to create the valid rows only.`
+      : `No row is valid: correct ${them}.`
+  }`;
 }
 
 /** A calendar time is held to a create's bound on publish_at: the first row past it refuses the schedule. */
