@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Queue up to 500 articles in one request (JSON or a CSV upload)
-         * @description Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row.
+         * @description Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row (create fields only: another name is a 422).
          */
         post: operations["createBatch"];
         delete?: never;
@@ -2639,24 +2639,24 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model). */
+                    /** @description Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model); a name that is no create field is a 422. */
                     defaults?: {
                         [key: string]: unknown;
                     };
-                    /** @description 1 to 500 create bodies, each checked as POST /v1/articles/create checks one; an item's row is its index (from 0). A bare JSON array is this list alone. */
+                    /** @description 1 to 500 create bodies, each checked as POST /v1/articles/create checks one, with `defaults` (then the website profile's) for the fields it leaves out: no field is required of an item itself. An item's row is its index (from 0). A bare JSON array is this list alone. */
                     items: {
-                        ai_model: string;
+                        ai_model?: string;
                         allow_same_topic?: boolean;
                         auto_tags?: boolean;
                         category_uuid?: string;
                         draft?: boolean;
                         faq_count?: number;
                         featured_image?: string;
-                        h2_count: number;
+                        h2_count?: number;
                         inline_images?: number;
                         internal_links?: number;
-                        keyword: string;
-                        language: string;
+                        keyword?: string;
+                        language?: string;
                         meta_description?: string;
                         need_bold?: boolean;
                         outline_review?: boolean;
@@ -2833,10 +2833,10 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The model tier; sets the price.
+                     * @description The model tier; sets the price. Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).
                      * @enum {string}
                      */
-                    ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    ai_model?: "gpt-3.5-turbo" | "gpt-4";
                     /** @description Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. A boolean: true/false, 1/0, yes/no or on/off. */
                     allow_same_topic?: boolean;
                     /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
@@ -2852,8 +2852,8 @@ export interface operations {
                     faq_count?: number;
                     /** @description `none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back. */
                     featured_image?: string;
-                    /** @description Number of H2 sections, 1-10; each costs credits. */
-                    h2_count: number;
+                    /** @description Number of H2 sections, 1-10; each costs credits. Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile). */
+                    h2_count?: number;
                     /** @description Generated images after chosen H2 sections, 0-3 and at most h2_count; 2 credits each. */
                     inline_images?: number;
                     /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
@@ -2861,10 +2861,10 @@ export interface operations {
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
                     /**
-                     * @description Language code (GET /v1/languages).
+                     * @description Language code (GET /v1/languages). Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).
                      * @enum {string}
                      */
-                    language: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
+                    language?: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
                     /** @description Your own meta description (at most 160 characters); written by the model when left out. */
                     meta_description?: string;
                     /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
@@ -2891,10 +2891,10 @@ export interface operations {
                 };
                 "application/x-www-form-urlencoded": {
                     /**
-                     * @description The model tier; sets the price.
+                     * @description The model tier; sets the price. Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).
                      * @enum {string}
                      */
-                    ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    ai_model?: "gpt-3.5-turbo" | "gpt-4";
                     /** @description Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. A boolean: true/false, 1/0, yes/no or on/off. */
                     allow_same_topic?: boolean;
                     /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
@@ -2910,8 +2910,8 @@ export interface operations {
                     faq_count?: number;
                     /** @description `none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back. */
                     featured_image?: string;
-                    /** @description Number of H2 sections, 1-10; each costs credits. */
-                    h2_count: number;
+                    /** @description Number of H2 sections, 1-10; each costs credits. Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile). */
+                    h2_count?: number;
                     /** @description Generated images after chosen H2 sections, 0-3 and at most h2_count; 2 credits each. */
                     inline_images?: number;
                     /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
@@ -2919,10 +2919,10 @@ export interface operations {
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
                     /**
-                     * @description Language code (GET /v1/languages).
+                     * @description Language code (GET /v1/languages). Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).
                      * @enum {string}
                      */
-                    language: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
+                    language?: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
                     /** @description Your own meta description (at most 160 characters); written by the model when left out. */
                     meta_description?: string;
                     /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */
@@ -2949,10 +2949,10 @@ export interface operations {
                 };
                 "multipart/form-data": {
                     /**
-                     * @description The model tier; sets the price.
+                     * @description The model tier; sets the price. Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).
                      * @enum {string}
                      */
-                    ai_model: "gpt-3.5-turbo" | "gpt-4";
+                    ai_model?: "gpt-3.5-turbo" | "gpt-4";
                     /** @description Write the article even though the website already has a post with the same focus keyword or a near-identical title (otherwise a 409 naming it). With website_uuid only. A boolean: true/false, 1/0, yes/no or on/off. */
                     allow_same_topic?: boolean;
                     /** @description Let the model add tags. A boolean: true/false, 1/0, yes/no or on/off. */
@@ -2968,8 +2968,8 @@ export interface operations {
                     faq_count?: number;
                     /** @description `none` (default), `generate` (the Images API; 2 credits) or the https:// URL of your image (JPEG, PNG, WebP or GIF, at most 10 MB; 1 credit). An image that cannot be had is left out and its credits come back. */
                     featured_image?: string;
-                    /** @description Number of H2 sections, 1-10; each costs credits. */
-                    h2_count: number;
+                    /** @description Number of H2 sections, 1-10; each costs credits. Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile). */
+                    h2_count?: number;
                     /** @description Generated images after chosen H2 sections, 0-3 and at most h2_count; 2 credits each. */
                     inline_images?: number;
                     /** @description Links to the website's own posts to place in the article, 0-10: 3 by default with website_uuid, 0 without (more than 0 without website_uuid is a 422). Chosen from the website's site index by code; see article show's internal_links. */
@@ -2977,10 +2977,10 @@ export interface operations {
                     /** @description A keyword, a sentence, or up to 5 comma-separated keywords (each at most 100 characters); plain text. */
                     keyword: string;
                     /**
-                     * @description Language code (GET /v1/languages).
+                     * @description Language code (GET /v1/languages). Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).
                      * @enum {string}
                      */
-                    language: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
+                    language?: "ar" | "cs" | "da" | "de" | "el" | "en" | "es" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nl" | "no" | "pl" | "pt" | "ro" | "ru" | "sk" | "sv" | "th" | "tr" | "uk" | "vi" | "zh";
                     /** @description Your own meta description (at most 160 characters); written by the model when left out. */
                     meta_description?: string;
                     /** @description Bold the key phrases (1 more credit). A boolean: true/false, 1/0, yes/no or on/off. */

@@ -47,14 +47,17 @@ export class SiteProblemsError extends ValidationError {
  * each one, named as in the file, with its fields' messages.
  */
 export class BatchRowsError extends ValidationError {
-  constructor(readonly rows: { row: number; errors: FieldErrors }[]) {
+  constructor(
+    readonly rows: { row: number; errors: FieldErrors }[],
+    message: string,
+  ) {
     super(
       Object.fromEntries(
         rows.flatMap(({ row, errors }) =>
           Object.entries(errors).map(([field, messages]) => [`rows.${row}.${field}`, messages]),
         ),
       ),
-      `${rows.length} ${rows.length === 1 ? 'row is' : 'rows are'} invalid (${rows.length === 1 ? 'row' : 'rows'} ${rows.map(({ row }) => row).join(', ')}); nothing was created. Correct them, or send partial=1 to create the valid rows only.`,
+      message,
     );
   }
 }

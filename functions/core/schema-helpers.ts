@@ -136,10 +136,16 @@ export function parseOrThrow<T extends z.ZodMiniType>(schema: T, input: unknown)
   if (result.success) return result.data;
   const fieldErrors: Record<string, string[]> = {};
   for (const issue of result.error.issues) {
-    // Keyed by the field as the client named it (an item of a list is its field's problem).
-    const field = issue.path.length > 0 ? String(issue.path[0]) : 'body';
-    fieldErrors[field] ??= [];
-    if (!fieldErrors[field].includes(issue.message)) fieldErrors[field].push(issue.message);
+    // Keyed by the field as the client named it (an item of a list is its field's problem; an
+    // unknown field of a strict object is its own).
+    const fields =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys
+        : [issue.path.length > 0 ? String(issue.path[0]) : 'body'];
+    for (const field of fields) {
+      fieldErrors[field] ??= [];
+      if (!fieldErrors[field].includes(issue.message)) fieldErrors[field].push(issue.message);
+    }
   }
   throw new ValidationError(fieldErrors);
 }

@@ -10,12 +10,17 @@ export function toWireTime(value: string | Date | undefined | null): string | nu
   if (value === undefined || value === null) return null;
   const date = typeof value === 'string' ? new Date(value) : value;
   if (Number.isNaN(date.getTime())) return null;
-  return date.toISOString().slice(0, 19).replace('T', ' ');
+  // Cut at the fraction, not at a fixed length: a year past 9999 is written `+010000`.
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace('T', ' ');
 }
 
 /** `YYYY-MM-DD` of the given instant, in UTC. */
 export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
+  const iso = at.toISOString();
+  return iso.slice(0, iso.indexOf('T'));
 }
 
 /** The next UTC midnight strictly after `at`. */

@@ -76,7 +76,7 @@ describe('npx inkpress-mcp over stdio', () => {
 
     const create = tools.find((tool) => tool.name === 'create_article');
     expect(create?.description).toMatch(/^Queue an article for generation\./);
-    expect(create?.inputSchema.required).toEqual(['keyword', 'h2_count', 'ai_model', 'language']);
+    expect(create?.inputSchema.required).toEqual(['keyword']);
     expect(create?.inputSchema.properties).toMatchObject({
       keyword: { type: 'string' },
       h2_count: { type: 'integer', minimum: 1, maximum: 10 },

@@ -510,6 +510,22 @@ describe('validation', () => {
     expect(broken.statusCode).toBe(400);
   });
 
+  it('answers a multipart body cut off inside a file part with a 400 (its stream error is not left unheard)', async () => {
+    const accountId = await newAccount(100);
+    const response = await createArticleHandler(
+      apiEvent('create-article', {
+        accountId,
+        body: Buffer.from(
+          '--XX\r\nContent-Disposition: form-data; name="keyword"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nbread\r\nabc',
+        ),
+        contentType: 'multipart/form-data; boundary=XX',
+      }),
+    );
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toMatch(/^The request body could not be parsed: Unexpected end of form/);
+    expect(await credits(accountId)).toBe(100);
+  });
+
   it('answers a JSON body sent as urlencoded (curl -d) with the Content-Type to send', async () => {
     const accountId = await newAccount(100);
     const response = await createArticleHandler(

@@ -96,9 +96,9 @@ const credits = async (accountId: string) => (await deps.accountStore().get(acco
 const json = (response: APIGatewayProxyResult): any => JSON.parse(response.body);
 
 /** A multipart upload of `csv` (as bytes: a BOM or bad bytes are sent as they are) with other parts. */
-function csvUpload(csv: string | Buffer, fields: Record<string, string> = {}) {
+function csvUpload(csv: string | Buffer, fields: Record<string, string> | [string, string][] = {}) {
   const boundary = `----inkpress${Math.random().toString(16).slice(2)}`;
-  const parts = Object.entries(fields).map(
+  const parts = (Array.isArray(fields) ? fields : Object.entries(fields)).map(
     ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
   );
   const body = Buffer.concat([
@@ -209,6 +209,33 @@ describe('POST /v1/articles/batch', () => {
     expect(await credits(accountId)).toBe(100 - 3 * PRICE);
   });
 
+  it('refuses each row with the wrong number of cells by its row, and with partial=1 accepts the others; a line of spaces is blank', async () => {
+    const accountId = await newAccount(100);
+    const csv = csvOf([
+      row('k1'),
+      'k2,2,gpt-3.5-turbo',
+      '   ',
+      row('k3', '99'),
+      'k4,2,gpt-3.5-turbo,en,extra',
+      row('k5'),
+    ]);
+
+    const refused = await post(accountId, csvUpload(csv));
+    expect(refused.statusCode).toBe(422);
+    expect(json(refused).rows).toEqual([
+      { row: 3, errors: { cells: ['The row has 3 cells where the header has 4.'] } },
+      { row: 4, errors: { h2_count: [expect.stringMatching(/greater than 10/)] } },
+      { row: 5, errors: { cells: ['The row has 5 cells where the header has 4.'] } },
+    ]);
+    expect(await credits(accountId)).toBe(100);
+
+    const partial = await post(accountId, csvUpload(csv, { partial: '1' }));
+    expect(partial.statusCode).toBe(202);
+    expect(json(partial).items.map((item: { row: number }) => item.row)).toEqual([2, 6]);
+    expect(json(partial).rejected.map((rejected: { row: number }) => rejected.row)).toEqual([3, 4, 5]);
+    expect(await credits(accountId)).toBe(100 - 2 * PRICE);
+  });
+
   it('replays the first answer under the same Idempotency-Key and charges nothing more', async () => {
     const accountId = await newAccount(100);
     const items = ['one', 'two'].map((keyword) => ({
@@ -246,6 +273,21 @@ describe('POST /v1/articles/batch', () => {
       [2, 'daily_limit_reached'],
     ]);
     expect(await credits(accountId)).toBe(100 - 2 * PRICE);
+  });
+
+  it('short of both credits and daily slots, waits for credits first, as a single create does', async () => {
+    const accountId = await newAccount(PRICE, 1);
+    const item = { keyword: 'first', h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' };
+    expect(json(await postJson(accountId, [item])).items[0].status).toBe('queued');
+    // No credits left and no slot left today.
+    const response = await postJson(
+      accountId,
+      ['a', 'b'].map((keyword) => ({ keyword, h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' })),
+    );
+    expect(json(response).items.map((item: { status: string }) => item.status)).toEqual([
+      'not_enough_credits',
+      'not_enough_credits',
+    ]);
   });
 
   it('charges nothing and defers every item when the credits do not cover the batch', async () => {
@@ -297,6 +339,126 @@ describe('POST /v1/articles/batch', () => {
     expect((await deps.articleStore().get(accountId, body.items[1].article_uuid))?.publishAt).toBe(
       '2026-03-29T07:00:00.000Z',
     );
+  });
+
+  it('answers a multipart body cut off inside a part with a 400, changing nothing (the process survives)', async () => {
+    const accountId = await newAccount(100);
+    const head = `--XX\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\n`;
+    // Cut inside the file part: its stream's 'error' had no listener and ended the process.
+    for (const body of [
+      `${head}keyword\r\nabc`,
+      `--XX\r\nContent-Disposition: form-data; name="partial"\r\n\r\n1`,
+    ]) {
+      const response = await post(accountId, {
+        body: Buffer.from(body),
+        contentType: 'multipart/form-data; boundary=XX',
+      });
+      expect(response.statusCode).toBe(400);
+      expect(json(response).message).toMatch(/^The request body could not be parsed: Unexpected end of form/);
+    }
+    expect(await credits(accountId)).toBe(100);
+  });
+
+  it('refuses a JSON body nested deeper than 32 levels with a 400, as a single create does, with or without a key', async () => {
+    const accountId = await newAccount(100);
+    const item = { keyword: 'x', h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' };
+    const deepKeyword = JSON.stringify({ items: [item] }).replace(
+      '"keyword":"x"',
+      `"keyword":${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    );
+    // With a key the request's hash overflowed the stack (a 500); without one the row was a 422.
+    for (const key of ['deep-batch-1', undefined]) {
+      const response = await post(
+        accountId,
+        { body: deepKeyword, contentType: 'application/json' },
+        key ? { key } : {},
+      );
+      expect(response.statusCode).toBe(400);
+      expect(json(response).message).toBe(
+        'The request body could not be parsed: a JSON body may nest at most 32 levels deep.',
+      );
+    }
+    const deepBody = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    expect((await post(accountId, { body: deepBody, contentType: 'application/json' })).statusCode).toBe(400);
+    expect(await credits(accountId)).toBe(100);
+  });
+
+  it('checks repeated fields as a single create does: a JSON name or a form default given twice is a 422, a list default keeps every item', async () => {
+    const accountId = await newAccount(100);
+    const twice = await post(accountId, {
+      body: '[{"keyword":"dupkey","h2_count":2,"ai_model":"gpt-3.5-turbo","language":"en","h2_count":9}]',
+      contentType: 'application/json',
+    });
+    expect(twice.statusCode).toBe(422);
+    expect(json(twice).rows).toEqual([
+      { row: 0, errors: { h2_count: ['The h2_count field appears more than once.'] } },
+    ]);
+    const csv = 'keyword,ai_model,language\r\nbread,gpt-3.5-turbo,en\r\n';
+    const formTwice = await post(accountId, csvUpload(csv, { h2_count: '2', 'h2_count[]': '3' }));
+    expect(formTwice.statusCode).toBe(422);
+    expect(json(formTwice).errors).toEqual({
+      'rows.2.h2_count': ['The h2_count must be one whole number, given once.'],
+    });
+    expect(await credits(accountId)).toBe(100);
+
+    const listed = await post(
+      accountId,
+      csvUpload(csv, {
+        h2_count: '2',
+        sources: 'https://example.org/a',
+        'sources[]': 'https://example.org/b',
+      }),
+    );
+    expect(listed.statusCode).toBe(202);
+    const article = await deps.articleStore().get(accountId, json(listed).items[0].article_uuid);
+    expect(article?.sources).toEqual(['https://example.org/a', 'https://example.org/b']);
+  });
+
+  it('refuses unknown defaults and schedule fields by name, and takes schedule[weekdays][] as the list', async () => {
+    const accountId = await newAccount(100);
+    const website = await newWebsite(accountId);
+    const csv = csvOf([row('monday topic'), row('wednesday topic')]);
+    const schedule: [string, string][] = [
+      ['schedule[start]', '2026-03-30'],
+      ['schedule[every]', '1d'],
+      ['schedule[at]', '09:00'],
+      ['schedule[timezone]', 'UTC'],
+    ];
+    const typo = await post(accountId, csvUpload(csv, [['websit_uuid', website], ...schedule]));
+    expect(typo.statusCode).toBe(422);
+    expect(Object.keys(json(typo).errors)).toEqual(['websit_uuid']);
+    const unknownKey = await post(
+      accountId,
+      csvUpload(csv, [['website_uuid', website], ...schedule, ['schedule[foo]', 'x']]),
+    );
+    expect(unknownKey.statusCode).toBe(422);
+    expect(json(unknownKey).errors).toEqual({
+      'schedule.foo': [
+        'The schedule has no field foo: its fields are start, every, at, timezone and weekdays.',
+      ],
+    });
+    const jsonTypo = await postJson(accountId, {
+      items: [{ keyword: 'x' }],
+      defaults: { h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en', websit_uuid: website },
+    });
+    expect(Object.keys(json(jsonTypo).errors)).toEqual(['defaults.websit_uuid']);
+    expect(await credits(accountId)).toBe(100);
+
+    const listed = await post(
+      accountId,
+      csvUpload(csv, [
+        ['website_uuid', website],
+        ...schedule,
+        ['schedule[weekdays][]', 'mon'],
+        ['schedule[weekdays][]', 'wed'],
+      ]),
+    );
+    expect(listed.statusCode).toBe(202);
+    expect(json(listed).schedule.weekdays).toEqual(['mon', 'wed']);
+    expect(json(listed).items.map((item: { publish_at: string }) => item.publish_at)).toEqual([
+      '2026-03-30 09:00:00',
+      '2026-04-01 09:00:00',
+    ]);
   });
 
   it('refuses a schedule without a time zone, and rows without a website, before any charge', async () => {

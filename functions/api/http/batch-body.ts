@@ -6,25 +6,28 @@
  * - `multipart/form-data`: one file part (any name), a CSV whose header row names create fields,
  *   UTF-8 with or without a byte order mark, quoted per RFC 4180 (csv-parse); its rows are
  *   numbered as in the file (the header is row 1, the first item row 2; a quoted value spanning
- *   lines is one row; blank lines are skipped). The other parts: `partial`, the schedule as
+ *   lines is one row; blank lines, empty or of spaces, are skipped; a row with the wrong number of
+ *   cells is that row's error). The other parts: `partial`, the schedule as
  *   `schedule[start]`, `schedule[every]`, ... and any create field, a default for every row that
  *   leaves it empty.
  *
  * Values stay raw (each row is checked by the create schema, create-batch.ts); bytes that are not
  * UTF-8 become UndecodableText (a 422 on their field), as in every other body.
  */
-import type busboy from 'busboy';
 import type { BatchRow } from '../../core/articles/batch-input';
 import { createArticleFieldSchemas } from '../../core/articles/create-article-input';
-import {
-  MalformedBodyError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../../core/errors';
-import { UndecodableText } from '../../core/undecodable-text';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../core/errors';
 import { MAX_BATCH_BODY_BYTES } from '../../routes';
-import type { FormFields, RawBody } from './form-body';
+import {
+  collect,
+  type FormFields,
+  jsonObjectFields,
+  markUndecodable,
+  type RawBody,
+  readJson,
+  readMultipartParts,
+  repeatedJsonNames,
+} from './form-body';
 
 export interface BatchBody {
   rows: BatchRow[];
@@ -32,7 +35,6 @@ export interface BatchBody {
   schedule?: unknown;
 }
 
-const REPLACEMENT_CHARACTER = '\uFFFD';
 /** Drops a leading byte order mark; bad bytes become U+FFFD. */
 const utf8 = new TextDecoder('utf-8');
 
@@ -56,62 +58,122 @@ export async function parseBatchBody({
   throw new UnsupportedMediaTypeError(mediaType);
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Every object a create reads fields from (the body, `defaults`, `schedule`, each item) is read
+ * as a single create's body is (`jsonObjectFields`): a name with bad bytes is a 400, a name given
+ * twice a 422 (an item's: that row's), values with bad bytes are marked.
+ */
 function jsonBatch(bytes: Buffer): BatchBody {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(utf8.decode(bytes));
-  } catch {
-    throw new MalformedBodyError('invalid JSON.');
-  }
-  const envelope: Record<string, unknown> = Array.isArray(parsed)
+  const { text, parsed } = readJson(bytes);
+  const repeatedAt = repeatedNamesByPath(text, parsed);
+  const bare = Array.isArray(parsed);
+  const envelope: Record<string, unknown> = bare
     ? { items: parsed }
-    : parsed !== null && typeof parsed === 'object'
-      ? (parsed as Record<string, unknown>)
+    : isObject(parsed)
+      ? jsonObjectFields(parsed, repeatedAt([]))
       : {};
+  refuseUnknown(
+    Object.keys(envelope).filter((name) => !BATCH_FIELDS.includes(name)),
+    (name) => name,
+    `The batch has no such field: its fields are ${BATCH_FIELDS.join(', ')}.`,
+  );
   if (!Array.isArray(envelope.items)) {
     throw ValidationError.forField('items', 'The items field must be a list of create bodies.');
   }
   const defaults = envelope.defaults;
-  if (
-    defaults !== undefined &&
-    (defaults === null || typeof defaults !== 'object' || Array.isArray(defaults))
-  ) {
+  if (defaults !== undefined && !isObject(defaults)) {
     throw ValidationError.forField('defaults', 'The defaults field must be an object of create fields.');
   }
+  if (defaults) {
+    jsonObjectFields(defaults, repeatedAt(['defaults']), 'defaults.');
+    refuseUnknown(unknownFields(Object.keys(defaults)), (name) => `defaults.${name}`, NOT_A_CREATE_FIELD);
+  }
+  if (isObject(envelope.schedule)) jsonObjectFields(envelope.schedule, repeatedAt(['schedule']), 'schedule.');
   const rows = envelope.items.map((item: unknown, index): BatchRow => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      return { row: index, fields: {}, error: 'Each item must be an object of create fields.' };
+    if (!isObject(item)) {
+      return { row: index, fields: {}, errors: { item: ['Each item must be an object of create fields.'] } };
     }
-    return { row: index, fields: withDefaults(marked(item as Record<string, unknown>), defaults) };
+    try {
+      const fields = jsonObjectFields(item, repeatedAt(bare ? [index] : ['items', index]));
+      return { row: index, fields: withDefaults(fields, defaults) };
+    } catch (error) {
+      if (error instanceof ValidationError) return { row: index, fields: {}, errors: error.fieldErrors };
+      throw error;
+    }
   });
   return { rows, partial: envelope.partial, schedule: envelope.schedule };
 }
 
-/** A row's fields over the batch's defaults: a field the row leaves out or empty takes the default. */
-function withDefaults(fields: Record<string, unknown>, defaults: unknown): Record<string, unknown> {
-  if (!defaults) return fields;
-  const merged: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined && value !== null && value !== '') merged[name] = value;
-  }
-  return merged;
+/**
+ * The names each object of a parsed JSON text holds more than once, by the object's path. Every
+ * name in the text is followed by a colon, so a text with no more colons than the parsed value
+ * has names repeats none (as form-body.ts's check of a single create's body).
+ */
+function repeatedNamesByPath(json: string, parsed: unknown): (path: (string | number)[]) => string[] {
+  if (json.split(':').length - 1 <= namesIn(parsed)) return () => [];
+  const repeated = repeatedJsonNames(json);
+  return (path) => {
+    const key = JSON.stringify(path);
+    return repeated.filter((entry) => JSON.stringify(entry.path) === key).map((entry) => entry.name);
+  };
 }
 
-function marked(fields: Record<string, unknown>): Record<string, unknown> {
-  const mark = (value: unknown) =>
-    typeof value === 'string' && value.includes(REPLACEMENT_CHARACTER) ? new UndecodableText() : value;
-  return Object.fromEntries(
-    Object.entries(fields).map(([name, value]) => [
-      name,
-      Array.isArray(value) ? value.map(mark) : mark(value),
-    ]),
+/** How many names the objects of a parsed JSON value hold (without recursion). */
+function namesIn(value: unknown): number {
+  let count = 0;
+  const pending = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    if (!Array.isArray(next)) count += Object.keys(next).length;
+    pending.push(...Object.values(next));
+  }
+  return count;
+}
+
+const BATCH_FIELDS = ['items', 'defaults', 'schedule', 'partial'];
+const NOT_A_CREATE_FIELD =
+  'A default is a create field for every row, and this is none (see POST /v1/articles/create).';
+
+/** Names that are no create field: unlike a single create's, a batch's defaults refuse them (a typo would miss every row). */
+function unknownFields(names: string[]): string[] {
+  const known = createArticleFieldSchemas().shape;
+  return names.filter((name) => !Object.hasOwn(known, name));
+}
+
+/** A 422 naming each unknown field (keyed by `key(name)`), when there is one. */
+function refuseUnknown(names: string[], key: (name: string) => string, hint: string): void {
+  if (names.length === 0) return;
+  throw new ValidationError(
+    Object.fromEntries(names.map((name) => [key(name), [`Unknown field ${name}. ${hint}`]])),
   );
+}
+
+/**
+ * A row's fields over the batch's defaults: a field the row leaves out or empty takes the default.
+ * Own properties only, whatever the names (`__proto__` is a name like any other).
+ */
+function withDefaults(fields: Record<string, unknown>, defaults: Record<string, unknown> | undefined) {
+  if (!defaults) return fields;
+  const given = Object.entries(fields).filter(
+    ([, value]) => value !== undefined && value !== null && value !== '',
+  );
+  return Object.fromEntries([...Object.entries(defaults), ...given]);
 }
 
 const SCHEDULE_PART = /^schedule(?:\[(\w+)\]|\.(\w+))$/;
 
+/**
+ * The parts other than the file are read as a single create's form (`collect`): a name sent twice
+ * or as `name[]` is a list, which the create schema refuses for a field that takes one value and
+ * keeps for a list (`sources`, `schedule[weekdays]`).
+ */
 async function multipartBatch(bytes: Buffer, contentType: string): Promise<BatchBody> {
-  const { fields, files } = await readMultipart(bytes, contentType);
+  const parts = await readMultipartParts(bytes, contentType);
+  const files = parts.flatMap((part) => ('file' in part ? [part.file] : []));
   if (files.length !== 1) {
     throw ValidationError.forField(
       'file',
@@ -120,20 +182,33 @@ async function multipartBatch(bytes: Buffer, contentType: string): Promise<Batch
         : 'Upload one CSV file per batch.',
     );
   }
-  const defaults: Record<string, unknown> = {};
-  const schedule: Record<string, unknown> = {};
+  const fields = markUndecodable(
+    collect(parts.flatMap((part): [string, string][] => ('value' in part ? [[part.name, part.value]] : []))),
+  );
+  const defaults = new Map<string, unknown>();
+  const schedule = new Map<string, unknown>();
   let partial: unknown;
-  for (const [name, value] of fields) {
+  for (const [name, value] of Object.entries(fields)) {
     const part = SCHEDULE_PART.exec(name);
-    if (part) schedule[part[1] ?? part[2] ?? ''] = value;
-    else if (name === 'partial') partial = value;
-    else defaults[name] = value;
+    if (part) {
+      // `schedule[at]` and `schedule.at` both sent: a list, as one name sent twice.
+      const key = part[1] ?? part[2] ?? '';
+      const earlier = schedule.get(key);
+      schedule.set(key, earlier === undefined ? value : [earlier, value].flat());
+    } else if (name === 'partial') partial = value;
+    else defaults.set(name, value);
   }
-  const rows = csvRows(files[0] as Buffer).map(({ row, fields: cells }) => ({
-    row,
-    fields: withDefaults(marked(cells), marked(defaults)),
-  }));
-  return { rows, partial, ...(Object.keys(schedule).length > 0 ? { schedule } : {}) };
+  refuseUnknown(
+    unknownFields([...defaults.keys()]),
+    (name) => name,
+    'The other parts of a CSV upload are create fields (a default for every row), partial and schedule[start], schedule[every], schedule[at], schedule[timezone], schedule[weekdays].',
+  );
+  const rows = csvRows(files[0] as Buffer).map((row) =>
+    row.errors
+      ? row
+      : { row: row.row, fields: withDefaults(markUndecodable(row.fields), Object.fromEntries(defaults)) },
+  );
+  return { rows, partial, ...(schedule.size > 0 ? { schedule: Object.fromEntries(schedule) } : {}) };
 }
 
 /** The CSV's rows as create fields, numbered as in the file (the header is row 1). */
@@ -142,64 +217,61 @@ function csvRows(file: Buffer): BatchRow[] {
   const { parse }: typeof import('csv-parse/sync') = require('csv-parse/sync');
   let records: string[][];
   try {
-    records = parse(utf8.decode(file), { bom: true, skip_empty_lines: true, relax_column_count: false });
+    // Records of any length: a row with the wrong number of cells is that row's error, not the file's.
+    records = parse(utf8.decode(file), { bom: true, skip_empty_lines: true, relax_column_count: true });
   } catch (error) {
     throw ValidationError.forField(
       'file',
       `The CSV could not be read: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const [header, ...lines] = records;
+  // A line of nothing but spaces (or empty cells) is blank, as an empty line is: skipped, not counted.
+  const [header, ...lines] = records.filter((cells) => cells.some((cell) => cell.trim() !== ''));
   if (!header)
     throw ValidationError.forField('file', 'The CSV is empty: its first row names the create fields.');
   const names = header.map((name) => name.trim());
-  const known = new Set(Object.keys(createArticleFieldSchemas().shape));
-  const unknown = names.filter((name) => !known.has(name));
+  // A column without a name (a trailing comma) is ignored when it is empty in every row.
+  for (const [column, name] of names.entries()) {
+    if (name !== '') continue;
+    const filled = lines.findIndex((cells) => (cells[column] ?? '').trim() !== '');
+    if (filled >= 0) {
+      throw ValidationError.forField(
+        'file',
+        `The CSV header's column ${column + 1} has no name, and row ${filled + 2} has a value in it: name the column (a create field) or empty it.`,
+      );
+    }
+  }
+  const named = names.filter((name) => name !== '');
+  const known = Object.keys(createArticleFieldSchemas().shape);
+  const unknown = unknownFields(named);
   if (unknown.length > 0) {
     throw ValidationError.forField(
       'file',
-      `The CSV header names unknown fields: ${unknown.join(', ')}. Its columns are create fields: ${[...known].join(', ')}.`,
+      `The CSV header names unknown fields: ${unknown.join(', ')}. Its columns are create fields: ${known.join(', ')}.`,
     );
   }
-  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+  const repeated = named.filter((name, index) => named.indexOf(name) !== index);
   if (repeated.length > 0) {
     throw ValidationError.forField('file', `The CSV header names ${repeated.join(', ')} more than once.`);
   }
-  return lines.map((cells, index) => ({
-    row: index + 2,
-    fields: Object.fromEntries(names.map((name, column) => [name, cells[column] ?? ''])),
-  }));
-}
-
-function readMultipart(
-  bytes: Buffer,
-  contentType: string,
-): Promise<{ fields: [string, string][]; files: Buffer[] }> {
-  const createParser: typeof busboy = require('busboy');
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = createParser({
-        headers: { 'content-type': contentType },
-        defParamCharset: 'utf8',
-        limits: { fieldSize: MAX_BATCH_BODY_BYTES, fileSize: MAX_BATCH_BODY_BYTES },
-      });
-    } catch (error) {
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
-      return;
+  return lines.map((cells, index): BatchRow => {
+    const row = index + 2;
+    if (cells.length !== names.length) {
+      return {
+        row,
+        fields: {},
+        errors: {
+          cells: [
+            `The row has ${cells.length} ${cells.length === 1 ? 'cell' : 'cells'} where the header has ${names.length}.`,
+          ],
+        },
+      };
     }
-    const fields: [string, string][] = [];
-    const files: Buffer[] = [];
-    parser.on('field', (name, value) => fields.push([name, value]));
-    parser.on('file', (_name, stream) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => files.push(Buffer.concat(chunks)));
-    });
-    parser.on('error', (error: unknown) =>
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.')),
-    );
-    parser.on('close', () => resolve({ fields, files }));
-    parser.end(bytes);
+    return {
+      row,
+      fields: Object.fromEntries(
+        names.flatMap((name, column) => (name === '' ? [] : [[name, cells[column] ?? '']])),
+      ),
+    };
   });
 }

@@ -22,6 +22,7 @@ import {
   ValidationError,
 } from '../../core/errors';
 import { UndecodableText } from '../../core/undecodable-text';
+import type { RepeatedName } from './repeated-json-names';
 
 export type FormFields = Record<string, unknown>;
 
@@ -89,6 +90,44 @@ const NOT_UTF8 = 'the body is not valid UTF-8.';
 const utf8 = new TextDecoder('utf-8');
 
 function parseJson(bytes: Buffer): FormFields {
+  const { text, parsed } = readJson(bytes);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new MalformedBodyError('a JSON body must be an object.');
+  }
+  return jsonObjectFields(
+    parsed as Record<string, unknown>,
+    repeatedFieldNames(text, Object.keys(parsed).length),
+  );
+}
+
+/**
+ * A JSON object's fields as a create reads them: a name with bad bytes is a 400 (no field to
+ * name), a name in `repeated` a 422 on `<prefix><name>` (JSON.parse kept its last copy; like a form
+ * field sent twice, it is refused instead), values with bad bytes are marked.
+ */
+export function jsonObjectFields(
+  object: Record<string, unknown>,
+  repeated: string[],
+  prefix = '',
+): FormFields {
+  if (Object.keys(object).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
+    throw new MalformedBodyError(NOT_UTF8);
+  }
+  if (repeated.length > 0) {
+    throw new ValidationError(
+      Object.fromEntries(
+        repeated.map((name) => [`${prefix}${name}`, [`The ${name} field appears more than once.`]]),
+      ),
+    );
+  }
+  return markUndecodable(object);
+}
+
+/**
+ * A JSON body's text and value, or a 400: JSON that does not parse (bad bytes named when they are
+ * why) or that nests deeper than MAX_JSON_DEPTH. Every JSON body is read through it.
+ */
+export function readJson(bytes: Buffer): { text: string; parsed: unknown } {
   const text = utf8.decode(bytes);
   let parsed: unknown;
   try {
@@ -96,23 +135,10 @@ function parseJson(bytes: Buffer): FormFields {
   } catch {
     throw new MalformedBodyError(breaksJsonOnlyByBadBytes(text) ? NOT_UTF8 : 'invalid JSON.');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new MalformedBodyError('a JSON body must be an object.');
-  }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new MalformedBodyError(`a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep.`);
   }
-  if (Object.keys(parsed).some((name) => name.includes(REPLACEMENT_CHARACTER))) {
-    throw new MalformedBodyError(NOT_UTF8);
-  }
-  const repeated = repeatedFieldNames(text, Object.keys(parsed).length);
-  if (repeated.length > 0) {
-    // JSON.parse keeps the last copy; like a form field sent twice, it is refused instead.
-    throw new ValidationError(
-      Object.fromEntries(repeated.map((name) => [name, [`The ${name} field appears more than once.`]])),
-    );
-  }
-  return markUndecodable(parsed as FormFields);
+  return { text, parsed };
 }
 
 /** Whether JSON that does not parse would without its bad bytes (U+FFFD): then they are the fault. */
@@ -159,46 +185,73 @@ function nestsDeeperThan(json: string, limit: number): boolean {
  */
 function repeatedFieldNames(json: string, distinctNames: number): string[] {
   if (json.split(':').length - 1 <= distinctNames) return [];
-  // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
-  const { repeatedTopLevelNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
-  return repeatedTopLevelNames(json);
+  return repeatedJsonNames(json)
+    .filter((entry) => entry.path.length === 0)
+    .map((entry) => entry.name);
 }
 
-function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
+/** The names each object of a JSON text holds more than once, with the object's path. */
+export function repeatedJsonNames(json: string): RepeatedName[] {
+  // Loaded by the first body that needs it, not at init (jsonc-parser's module costs ~5 ms).
+  const { repeatedNames }: typeof import('./repeated-json-names') = require('./repeated-json-names');
+  return repeatedNames(json);
+}
+
+async function parseMultipart(bytes: Buffer, contentType: string): Promise<FormFields> {
+  const parts = await readMultipartParts(bytes, contentType);
+  // A file where a field is expected (`curl -F keyword=@notes.txt`) is not text: the field's 422.
+  return collect(
+    parts.map((part): [string, unknown] => [part.name, 'file' in part ? FILE_PART : part.value]),
+  );
+}
+
+/** A part of a multipart body: a field's text, or a file's bytes. */
+export type MultipartPart = { name: string; value: string } | { name: string; file: Buffer };
+
+/**
+ * The parts of a multipart body, in order. Any problem busboy reports is a 400, never an unheard
+ * 'error' event: one on a file stream (a body cut off inside a file part) ended the process. No
+ * limit of size or count: the body's size bounds them, as for JSON and urlencoded bodies (a limit
+ * made busboy cut a value or drop the parts after it silently).
+ */
+export function readMultipartParts(bytes: Buffer, contentType: string): Promise<MultipartPart[]> {
   // Loaded by the first multipart body, not at init: most requests never use it. require() rather
   // than import(): Jest runs CommonJS, where import() needs an experimental VM flag.
   const createParser: typeof busboy = require('busboy');
   return new Promise((resolve, reject) => {
+    const malformed = (error: unknown) =>
+      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
     let parser: busboy.Busboy;
     try {
       parser = createParser({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
-        // No count of fields: the body's size bounds it, as for JSON and urlencoded bodies (a count
-        // made busboy drop the fields after it silently, a repeated one among them).
-        limits: { fieldSize: MAX_BODY_BYTES },
+        limits: { fieldSize: Number.POSITIVE_INFINITY },
       });
     } catch (error) {
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.'));
+      malformed(error);
       return;
     }
-    const entries: [string, unknown][] = [];
-    parser.on('field', (name, value) => entries.push([name, value]));
-    // A file where a field is expected (`curl -F keyword=@notes.txt`) is not text: the field's 422.
+    const parts: MultipartPart[] = [];
+    parser.on('field', (name, value) => parts.push({ name, value }));
     parser.on('file', (name, stream) => {
-      stream.resume();
-      entries.push([name, FILE_PART]);
+      const part = { name, file: Buffer.alloc(0) };
+      parts.push(part);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', malformed);
+      stream.on('end', () => {
+        part.file = Buffer.concat(chunks);
+      });
     });
-    parser.on('error', (error: unknown) =>
-      reject(new MalformedBodyError(error instanceof Error ? error.message : 'invalid multipart body.')),
-    );
-    parser.on('close', () => resolve(collect(entries)));
+    parser.on('error', malformed);
+    parser.on('close', () => resolve(parts));
     parser.end(bytes);
   });
 }
 
 /** Every value (or list item) holding U+FFFD becomes `UndecodableText`: a 422 on its field. */
-function markUndecodable(fields: FormFields): FormFields {
+export function markUndecodable(fields: FormFields): FormFields {
   const mark = (value: unknown) =>
     typeof value === 'string' && value.includes(REPLACEMENT_CHARACTER) ? new UndecodableText() : value;
   for (const [name, value] of Object.entries(fields)) {
@@ -214,7 +267,7 @@ const LIST_ITEM = /^(.+)\[\d*\]$/;
  * A field sent twice becomes an array, so that schemas reject it instead of guessing (the fields
  * that take a list accept it). `events[]=a&events[]=b` is the list `events`, even with one item.
  */
-function collect(entries: Iterable<[string, unknown]>): FormFields {
+export function collect(entries: Iterable<[string, unknown]>): FormFields {
   // A Map, then own properties: a field named `__proto__` or `toString` is a field like any other.
   const fields = new Map<string, unknown>();
   for (const [sentName, value] of entries) {

@@ -1,22 +1,26 @@
-/** Names a JSON text's top-level object holds more than once, escapes decoded (jsonc-parser's visitor). */
+/**
+ * Names a JSON text's objects hold more than once, escapes decoded (jsonc-parser's visitor), each
+ * with the path of its object (`[]` the top level, `['items', 0]` the first item of `items`).
+ */
 import { visit } from 'jsonc-parser';
 
-export function repeatedTopLevelNames(json: string): string[] {
-  const seen = new Set<string>();
-  const repeated = new Set<string>();
-  let depth = 0;
+export interface RepeatedName {
+  path: (string | number)[];
+  name: string;
+}
+
+export function repeatedNames(json: string): RepeatedName[] {
+  const seen = new Map<string, Set<string>>();
+  const repeated = new Map<string, RepeatedName>();
   visit(json, {
-    onObjectBegin: () => {
-      depth++;
-    },
-    onObjectEnd: () => {
-      depth--;
-    },
-    onObjectProperty: (name) => {
-      if (depth !== 1) return;
-      if (seen.has(name)) repeated.add(name);
-      seen.add(name);
+    onObjectProperty: (name, _offset, _length, _line, _character, pathOf) => {
+      const path = pathOf();
+      const key = JSON.stringify(path);
+      const names = seen.get(key) ?? new Set<string>();
+      seen.set(key, names);
+      if (names.has(name)) repeated.set(`${key}\n${name}`, { path, name });
+      names.add(name);
     },
   });
-  return [...repeated];
+  return [...repeated.values()];
 }

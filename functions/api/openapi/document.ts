@@ -256,7 +256,7 @@ function buildDocument(baseUrl: string) {
   );
 }
 
-type JsonSchema = { properties?: Record<string, Record<string, unknown>> };
+type JsonSchema = { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 
 /** Merges each operation's `fieldDocs` into the generated schemas of its request bodies. */
 function withFieldDocs<T extends { paths?: object }>(document: T): T {
@@ -275,6 +275,9 @@ function withFieldDocs<T extends { paths?: object }>(document: T): T {
           if (!property)
             throw new Error(`${route.name} documents ${field}, which its body schema does not have`);
           Object.assign(property, { description: doc.description });
+          if (doc.profileDefault && media.schema?.required) {
+            media.schema.required = media.schema.required.filter((name) => name !== field);
+          }
           if (doc.enum) Object.assign(property, { enum: [...doc.enum] });
           if (doc.format) Object.assign(property, { format: doc.format });
           for (const variant of [

@@ -4,12 +4,14 @@
  * `response-schemas.ts`. A route without an entry here makes the document fail to build.
  */
 import { z } from 'zod';
+import * as zm from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { MAX_IMAGE_URL_LENGTH } from '../../core/articles/article-image-input';
 import { MAX_INLINE_IMAGES } from '../../core/articles/article-images';
 import { MAX_BATCH_ITEMS } from '../../core/articles/batch';
 import { scheduleSchema } from '../../core/articles/batch-schedule';
 import {
+  createArticleFieldSchemas,
   createArticleSchema,
   MAX_INTERNAL_LINKS,
   MAX_KEYWORD_LENGTH,
@@ -95,9 +97,13 @@ export interface FieldDoc {
   pattern?: string;
   /** For a field that may be sent as a list: its most items and their longest. */
   list?: { maxItems: number; itemMaxLength: number };
+  /** Required by the schema, but a website profile's default may stand in: not required in the document. */
+  profileDefault?: true;
 }
 
 const FORM_BOOLEAN = 'A boolean: true/false, 1/0, yes/no or on/off.';
+const PROFILE_DEFAULT =
+  'Required, unless website_uuid names a website whose profile has a default for it (PUT /v1/websites/{website_uuid}/profile).';
 
 const websiteList = paginated(websiteRecordSchema, 'WebsiteList');
 const categoryList = paginated(categorySchema, 'CategoryList');
@@ -114,18 +120,20 @@ const BATCH_PARTIAL = `Create the valid rows and list the others in \`rejected\`
 
 /** A batch's body as JSON: the items (create bodies), batch-wide defaults, the calendar. */
 function batchJsonBody() {
-  return z.object({
+  // Strict, as the body is read: an unknown field is a 422 (a typo would otherwise be dropped).
+  return z.strictObject({
     items: z
-      .array(createArticleSchema())
+      // Every field of an item may come from `defaults` (or the website profile's): none is required here.
+      .array(zm.partial(createArticleFieldSchemas()))
       .min(1)
       .max(MAX_BATCH_ITEMS)
       .meta({
-        description: `1 to ${MAX_BATCH_ITEMS} create bodies, each checked as POST /v1/articles/create checks one; an item's row is its index (from 0). A bare JSON array is this list alone.`,
+        description: `1 to ${MAX_BATCH_ITEMS} create bodies, each checked as POST /v1/articles/create checks one, with \`defaults\` (then the website profile's) for the fields it leaves out: no field is required of an item itself. An item's row is its index (from 0). A bare JSON array is this list alone.`,
       }),
     defaults: z.optional(
       z.record(z.string(), z.unknown()).meta({
         description:
-          'Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model).',
+          'Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model); a name that is no create field is a 422.',
       }),
     ),
     schedule: z.optional(scheduleSchema()).meta({
@@ -332,11 +340,19 @@ export const operations: Record<string, OperationSpec> = {
         description: `A keyword, a sentence, or up to ${MAX_KEYWORDS} comma-separated keywords (each at most ${MAX_KEYWORD_LENGTH} characters); plain text.`,
         pattern: `^[^,]*(,[^,]*){0,${MAX_KEYWORDS - 1}}$`,
       },
-      h2_count: { description: 'Number of H2 sections, 1-10; each costs credits.' },
-      ai_model: { description: 'The model tier; sets the price.', enum: AI_MODELS },
+      h2_count: {
+        description: `Number of H2 sections, 1-10; each costs credits. ${PROFILE_DEFAULT}`,
+        profileDefault: true,
+      },
+      ai_model: {
+        description: `The model tier; sets the price. ${PROFILE_DEFAULT}`,
+        enum: AI_MODELS,
+        profileDefault: true,
+      },
       language: {
-        description: 'Language code (GET /v1/languages).',
+        description: `Language code (GET /v1/languages). ${PROFILE_DEFAULT}`,
         enum: listLanguages().map((language) => language.code),
+        profileDefault: true,
       },
       title: {
         description: `At most ${MAX_TITLE_LENGTH} characters; generated when left out.`,
@@ -484,7 +500,7 @@ export const operations: Record<string, OperationSpec> = {
   CreateBatch: {
     summary: 'Queue up to 500 articles in one request (JSON or a CSV upload)',
     description:
-      'Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row.',
+      'Every row is checked as a single create is; by default one bad row refuses the batch (422 listing each row and field), `partial=1` accepts the valid rows. Credits for every accepted item are reserved in one step; the daily limit defers items as it does single creates. Other form parts of a CSV upload are defaults for every row (create fields only: another name is a 422).',
     tag: 'Articles',
     body: batchJsonBody(),
     bodyMediaTypes: { 'application/json': batchJsonBody(), 'multipart/form-data': batchMultipartBody() },

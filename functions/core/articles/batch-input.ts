@@ -4,7 +4,7 @@
  * exactly as a single create is (create-batch.ts).
  */
 import * as z from 'zod/mini';
-import { ValidationError } from '../errors';
+import { type FieldErrors, ValidationError } from '../errors';
 import { formBoolean, optionalField, parseOrThrow } from '../schema-helpers';
 import { MAX_BATCH_ITEMS } from './batch';
 import { parseSchedule, type ScheduleInput } from './batch-schedule';
@@ -13,8 +13,8 @@ export interface BatchRow {
   /** CSV: the line's row in the file (the header is row 1); JSON: the item's index in `items` (from 0). */
   row: number;
   fields: Record<string, unknown>;
-  /** Why the row is no create at all (a JSON item that is not an object). */
-  error?: string;
+  /** Why the row is refused before the create schema reads it (a JSON item that is not an object, a field named twice). */
+  errors?: FieldErrors;
 }
 
 export interface BatchRequest {

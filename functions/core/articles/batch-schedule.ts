@@ -49,77 +49,94 @@ function buildScheduleSchema() {
       formText(label).check(z.trim()),
       z.string().check(z.minLength(1, { error: `The ${label} field is required.`, abort: true })),
     );
-  return z.object({
-    start: z.pipe(
-      required('start'),
-      z.string().check(z.refine(isDate, { error: 'The start must be a date, like 2026-03-27.' })),
-    ),
-    every: z.pipe(
-      z.pipe(
-        required('every'),
-        z.transform((value: string) => value.toLowerCase()),
+  return z.strictObject(
+    {
+      start: z.pipe(
+        required('start'),
+        z.string().check(z.refine(isDate, { error: 'The start must be a date, like 2026-03-27.' })),
       ),
-      z.string().check(
-        z.refine(
-          (value: string) => {
-            const match = EVERY.exec(value);
-            const amount = Number(match?.[1]);
-            const unit = match?.[2] as keyof typeof EVERY_LIMITS | undefined;
-            return unit !== undefined && amount >= 1 && amount <= EVERY_LIMITS[unit];
-          },
-          { error: 'The every must be a number of hours, days or weeks, like 1d, 12h, 2d or 1w.' },
-        ),
-      ),
-    ),
-    at: z.pipe(
-      required('at'),
-      z
-        .string()
-        .check(z.refine((value: string) => TIME.test(value), { error: 'The at must be HH:MM, like 09:00.' })),
-    ),
-    timezone: optionalField(
-      z.pipe(
-        formText('timezone').check(z.trim()),
+      every: z.pipe(
         z.pipe(
-          z.string().check(
-            z.refine(isTimeZone, {
-              error:
-                'The timezone must be an IANA time zone, like Europe/Paris, or a UTC offset, like +02:00.',
-            }),
+          required('every'),
+          z.transform((value: string) => value.toLowerCase()),
+        ),
+        z.string().check(
+          z.refine(
+            (value: string) => {
+              const match = EVERY.exec(value);
+              const amount = Number(match?.[1]);
+              const unit = match?.[2] as keyof typeof EVERY_LIMITS | undefined;
+              return unit !== undefined && amount >= 1 && amount <= EVERY_LIMITS[unit];
+            },
+            { error: 'The every must be a number of hours, days or weeks, like 1d, 12h, 2d or 1w.' },
           ),
-          z.transform((zone: string) => normalizeTimeZone(zone) ?? zone),
         ),
       ),
-    ),
-    weekdays: optionalField(
-      z.pipe(
-        z.union([formText('weekdays'), z.array(formText('weekdays'))], {
-          error: 'The weekdays must be a list of days, like mon,wed,fri.',
-        }),
-        z.transform((value: string | string[], context) => {
-          const names = (Array.isArray(value) ? value : value.split(','))
-            .map((name) => name.trim().toLowerCase())
-            .filter((name) => name !== '');
-          const days = names.map((name) => WEEKDAY_NAMES[name]);
-          if (names.length === 0 || days.some((day) => day === undefined)) {
-            context.issues.push({
-              code: 'custom',
-              input: value,
-              message: 'The weekdays must be days of the week (mon, tue, wed, thu, fri, sat, sun).',
-            });
-            return z.NEVER;
-          }
-          return WEEKDAYS.filter((day) => days.includes(day));
-        }),
+      at: z.pipe(
+        required('at'),
+        z
+          .string()
+          .check(
+            z.refine((value: string) => TIME.test(value), { error: 'The at must be HH:MM, like 09:00.' }),
+          ),
       ),
-    ),
-  });
+      timezone: optionalField(
+        z.pipe(
+          formText('timezone').check(z.trim()),
+          z.pipe(
+            z.string().check(
+              z.refine(isTimeZone, {
+                error:
+                  'The timezone must be an IANA time zone, like Europe/Paris, or a UTC offset, like +02:00.',
+              }),
+            ),
+            z.transform((zone: string) => normalizeTimeZone(zone) ?? zone),
+          ),
+        ),
+      ),
+      weekdays: optionalField(
+        z.pipe(
+          z.union([formText('weekdays'), z.array(formText('weekdays'))], {
+            error: 'The weekdays must be a list of days, like mon,wed,fri.',
+          }),
+          z.transform((value: string | string[], context) => {
+            const names = (Array.isArray(value) ? value : value.split(','))
+              .map((name) => name.trim().toLowerCase())
+              .filter((name) => name !== '');
+            const days = names.map((name) => WEEKDAY_NAMES[name]);
+            if (names.length === 0 || days.some((day) => day === undefined)) {
+              context.issues.push({
+                code: 'custom',
+                input: value,
+                message: 'The weekdays must be days of the week (mon, tue, wed, thu, fri, sat, sun).',
+              });
+              return z.NEVER;
+            }
+            return WEEKDAYS.filter((day) => days.includes(day));
+          }),
+        ),
+      ),
+    },
+    {
+      // A misspelt field would be dropped silently, and the calendar made without it.
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `The schedule has no field ${issue.keys.join(', ')}: its fields are start, every, at, timezone and weekdays.`
+          : undefined,
+    },
+  );
 }
 
 export type ScheduleInput = z.infer<ReturnType<typeof scheduleSchema>>;
 
 /** Parses a schedule; its errors are named `schedule.<field>`. */
 export function parseSchedule(input: unknown): ScheduleInput {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw ValidationError.forField(
+      'schedule',
+      'The schedule must be an object of start, every, at and, if you wish, timezone and weekdays (in a form: schedule[start], ...).',
+    );
+  }
   try {
     return parseOrThrow(scheduleSchema(), input);
   } catch (error) {

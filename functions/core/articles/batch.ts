@@ -74,9 +74,10 @@ export function batchArticleUuids(batchUuid: string, count: number): string[] {
 /**
  * What the reservation of a batch gives each item, from the prices in item order, the account's
  * credits and the daily slots left today: the first items up to the slots left are reserved
- * when the credits cover all of them at once (one charge, never a part of it); the items past the
- * slots wait for the next day (`daily_limit_reached`), as single creates do; when the credits do
- * not cover the items the day allows, nothing is charged and every item waits for credits.
+ * when the credits cover all of them at once (one charge, never a part of it); when they do not,
+ * nothing is charged and every item waits for credits. An item past the slots waits for the next
+ * day (`daily_limit_reached`), or, when the credits left would not cover it either, for credits
+ * (`not_enough_credits`): short of both, a single create waits for credits first.
  */
 export function planBatch(
   prices: readonly number[],
@@ -88,9 +89,11 @@ export function planBatch(
   if (reserved > 0 && credits < charge) {
     return { outcomes: prices.map(() => 'not_enough_credits'), charge: 0, reserved: 0 };
   }
-  const outcomes = prices.map(
-    (_, index): ReservationOutcome => (index < reserved ? 'reserved' : 'daily_limit_reached'),
-  );
+  const left = credits - charge;
+  const outcomes = prices.map((price, index): ReservationOutcome => {
+    if (index < reserved) return 'reserved';
+    return price > left ? 'not_enough_credits' : 'daily_limit_reached';
+  });
   return { outcomes, charge, reserved };
 }
 

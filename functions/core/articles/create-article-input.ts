@@ -24,7 +24,9 @@ export const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 50;
 export const MAX_META_DESCRIPTION_LENGTH = 160;
 export const MAX_INTERNAL_LINKS = 10;
-const LATEST_PUBLISH_AT_MS = Date.parse('9999-12-31T00:00:00Z');
+/** publish_at must be before it (WordPress stores local dates of years up to 9999): a create's and a calendar's. */
+export const LATEST_PUBLISH_AT = '9999-12-31T00:00:00Z';
+const LATEST_PUBLISH_AT_MS = Date.parse(LATEST_PUBLISH_AT);
 
 /** Characters as readers (and JSON Schema's `maxLength`) count them: code points, an emoji is one. */
 const characterCount = (text: string) => [...text].length;
@@ -185,7 +187,7 @@ function buildCreateArticleSchema() {
           // WordPress stores local dates of years up to 9999; a site 14 h ahead of UTC needs the margin.
           // (A value that is no date at all has the message above alone.)
           z.refine((value: string) => !(Date.parse(value) >= LATEST_PUBLISH_AT_MS), {
-            error: 'The publish_at must be before 9999-12-31T00:00:00Z.',
+            error: `The publish_at must be before ${LATEST_PUBLISH_AT}.`,
           }),
         ),
     ),

@@ -8,6 +8,7 @@ import pLimit from 'p-limit';
 import { BatchRowsError, SameTopicError, UnauthenticatedError, ValidationError } from '../errors';
 import type { SiteIndexStore, SiteProfileStore } from '../websites/ports';
 import type { Website } from '../websites/website';
+import { toWireTime } from '../wire';
 import type { Article, ArticleRequest } from './article';
 import { focusKeywordOf } from './article-seo';
 import { type Batch, type BatchSchedule, batchArticleUuid, type RejectedRow } from './batch';
@@ -15,6 +16,7 @@ import type { BatchRequest } from './batch-input';
 import type { BatchStore } from './batch-ports';
 import { publishTimes } from './batch-schedule';
 import { type CreateArticleDeps, newArticle, resolveRequest } from './create-article';
+import { LATEST_PUBLISH_AT } from './create-article-input';
 import { parseCreateArticleRequest } from './create-article-request';
 import { sendForGeneration } from './generation-messages';
 import { WAITING_RECHECK_MS } from './lifecycle-policy';
@@ -74,7 +76,7 @@ export async function createBatch(
   const lookups = memoised(deps);
   const { valid, rejected } = await checkRows(lookups, accountId, request);
   if (valid.length === 0 || (rejected.length > 0 && !request.partial)) {
-    throw new BatchRowsError(rejected);
+    throw new BatchRowsError(rejected, refusalMessage(rejected, valid.length > 0));
   }
   const schedule = request.schedule
     ? resolveSchedule(
@@ -89,12 +91,14 @@ export async function createBatch(
   const times = schedule
     ? publishTimes(schedule, valid.filter((item) => !item.request.publishAt).length)
     : [];
+  let slot = 0;
+  const scheduled = valid.map((item) => (schedule && !item.request.publishAt ? times[slot++] : undefined));
+  refuseTimesPastTheLatest(valid, scheduled);
 
   const now = deps.clock();
   const batchUuid = keyed?.batchUuid ?? randomUUID();
-  let slot = 0;
   const articles = valid.map((item, index): Article => {
-    const publishAt = schedule && !item.request.publishAt ? times[slot++] : undefined;
+    const publishAt = scheduled[index];
     return {
       ...newArticle(
         { ...item.request, ...(publishAt ? { publishAt } : {}) },
@@ -134,6 +138,30 @@ export async function createBatch(
     );
   return { batch, articles: stored, created };
 }
+
+/** Why the batch was refused; `partial=1` is advised only when other rows were valid. */
+function refusalMessage(rejected: RejectedRow[], someValid: boolean): string {
+  const one = rejected.length === 1;
+  const rows = `${one ? 'row' : 'rows'} ${rejected.map(({ row }) => row).join(', ')}`;
+  const them = one ? 'it' : 'them';
+  return `${rejected.length} ${one ? 'row is' : 'rows are'} invalid (${rows}); nothing was created. ${
+    someValid
+      ? `Correct ${them}, or send partial=1 to create the valid rows only.`
+      : `No row is valid: correct ${them}.`
+  }`;
+}
+
+/** A calendar time is held to a create's bound on publish_at: the first row past it refuses the schedule. */
+function refuseTimesPastTheLatest(valid: ValidRow[], scheduled: (string | undefined)[]): void {
+  const index = scheduled.findIndex((time) => time !== undefined && Date.parse(time) >= LATEST_PUBLISH_MS);
+  if (index < 0) return;
+  throw ValidationError.forField(
+    'schedule',
+    `The schedule would publish row ${valid[index]?.row} at ${toWireTime(scheduled[index])} UTC, and a publish_at must be before ${LATEST_PUBLISH_AT}: start earlier, or send fewer items.`,
+  );
+}
+
+const LATEST_PUBLISH_MS = Date.parse(LATEST_PUBLISH_AT);
 
 /**
  * Sends the reserved items' messages (10 a call where the queue can) and records them sent, as
@@ -188,9 +216,9 @@ async function checkRows(
   const rejected: RejectedRow[] = [];
   /** Topics of the valid rows so far, by website: two rows of one batch on one topic are a repeat. */
   const topics = new Map<string, number>();
-  for (const { row, fields, error } of request.rows) {
-    if (error !== undefined) {
-      rejected.push({ row, errors: { item: [error] } });
+  for (const { row, fields, errors } of request.rows) {
+    if (errors !== undefined) {
+      rejected.push({ row, errors });
       continue;
     }
     try {

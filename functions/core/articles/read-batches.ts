@@ -71,7 +71,11 @@ export function acceptedBatchAnswer(accepted: AcceptedBatch, baseUrl: string) {
     batch_url: batchUrl,
     info: `${articles.length} ${articles.length === 1 ? 'article is' : 'articles are'} on the waiting list${
       waiting > 0 ? ` (${waiting} waiting for credits or the daily limit)` : ''
-    }${batch.rejected.length > 0 ? `; ${batch.rejected.length} rows were refused (see rejected)` : ''}. Follow the batch at ${batchUrl}.`,
+    }${
+      batch.rejected.length > 0
+        ? `; ${batch.rejected.length} ${batch.rejected.length === 1 ? 'row was' : 'rows were'} refused (see rejected)`
+        : ''
+    }. Follow the batch at ${batchUrl}.`,
     items_count: articles.length,
     credits_reserved: batch.creditsReserved,
     schedule: presentSchedule(batch),

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { MAX_BODY_BYTES, parseFormBody } from '../../../functions/api/http/form-body';
+import { MAX_BODY_BYTES, parseFormBody, readMultipartParts } from '../../../functions/api/http/form-body';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import {
   MalformedBodyError,
@@ -252,6 +252,29 @@ describe('form body parsing', () => {
     await expect(
       parseFormBody({ body: 'abc', isBase64Encoded: false, contentType: 'multipart/form-data' }),
     ).rejects.toBeInstanceOf(MalformedBodyError);
+  });
+
+  it('refuses a multipart body cut off inside a file part with a 400, as one cut inside a field', async () => {
+    const head = (file: boolean) =>
+      `--XX\r\nContent-Disposition: form-data; name="keyword"${file ? '; filename="a.txt"' : ''}\r\n\r\n`;
+    for (const body of [`${head(true)}bread\r\nabc`, `${head(false)}bread\r\nabc`]) {
+      await expect(
+        parseFormBody({ body, isBase64Encoded: false, contentType: 'multipart/form-data; boundary=XX' }),
+      ).rejects.toThrow(new MalformedBodyError('Unexpected end of form'));
+    }
+  });
+
+  it('reads multipart parts in order, files as bytes, never cutting a part short (the body size bounds them)', async () => {
+    // Over busboy's default limit of a field (1 MiB), which cut it silently.
+    const big = 'x'.repeat(1_500_000);
+    const body = Buffer.from(
+      `--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n${big}\r\n--XX\r\nContent-Disposition: form-data; name="b"; filename="b.csv"\r\n\r\n${big}\r\n--XX--\r\n`,
+    );
+    const parts = await readMultipartParts(body, 'multipart/form-data; boundary=XX');
+    expect(parts).toEqual([
+      { name: 'a', value: big },
+      { name: 'b', file: Buffer.from(big) },
+    ]);
   });
 
   it('marks a form value whose bytes are not UTF-8, never replacing them silently', async () => {

@@ -77,6 +77,35 @@ describe('parseSchedule', () => {
     ]);
   });
 
+  it('refuses a schedule that is no object on schedule, saying what it must be', () => {
+    for (const input of ['daily', [], 1]) {
+      let refused: ValidationError | undefined;
+      try {
+        parseSchedule(input);
+      } catch (caught) {
+        refused = caught as ValidationError;
+      }
+      expect(refused?.fieldErrors).toEqual({
+        schedule: [
+          'The schedule must be an object of start, every, at and, if you wish, timezone and weekdays (in a form: schedule[start], ...).',
+        ],
+      });
+    }
+  });
+
+  it('refuses a field it does not have, naming it (a typo would be dropped silently)', () => {
+    const error = (() => {
+      try {
+        parseSchedule({ ...paris, foo: 'x', weekday: 'mon' });
+      } catch (caught) {
+        return caught as ValidationError;
+      }
+    })();
+    const message =
+      'The schedule has no field foo, weekday: its fields are start, every, at, timezone and weekdays.';
+    expect(error?.fieldErrors).toEqual({ 'schedule.foo': [message], 'schedule.weekday': [message] });
+  });
+
   it('takes weekdays as a list or as text, in any case, full names too', () => {
     expect(parseSchedule({ ...paris, weekdays: 'Friday, MON' }).weekdays).toEqual(['mon', 'fri']);
     expect(parseSchedule({ ...paris, weekdays: ['sun'] }).weekdays).toEqual(['sun']);
@@ -87,6 +116,19 @@ describe('planBatch', () => {
   it('reserves the items the day allows when the credits cover them all, and defers the rest', () => {
     expect(planBatch([3, 3, 3], 100, 2)).toEqual({
       outcomes: ['reserved', 'reserved', 'daily_limit_reached'],
+      charge: 6,
+      reserved: 2,
+    });
+  });
+
+  it('lets an item past the slots that the credits left would not cover either wait for credits, as a single create short of both', () => {
+    expect(planBatch([3, 3], 0, 0)).toEqual({
+      outcomes: ['not_enough_credits', 'not_enough_credits'],
+      charge: 0,
+      reserved: 0,
+    });
+    expect(planBatch([3, 3, 3, 1], 7, 2)).toEqual({
+      outcomes: ['reserved', 'reserved', 'not_enough_credits', 'daily_limit_reached'],
       charge: 6,
       reserved: 2,
     });

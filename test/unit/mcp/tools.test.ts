@@ -46,6 +46,13 @@ describe('apiTools', () => {
     expect(categories.readOnly).toBe(true);
   });
 
+  it('requires no field a default can supply: a create the keyword alone (the profile gives the others), a batch item none', () => {
+    expect(tool('create_article').inputSchema.required).toEqual(['keyword']);
+    const items = tool('create_batch').inputSchema.properties.items as { items: { required?: string[] } };
+    expect(items.items.required).toBeUndefined();
+    expect(tool('create_batch').inputSchema.required).toEqual(['items']);
+  });
+
   it('makes a route answering GET and POST one tool, through GET', () => {
     const queue = tool('list_queued_articles');
     expect(queue).toMatchObject({ method: 'GET', sendsBody: false });

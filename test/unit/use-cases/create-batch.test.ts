@@ -2,9 +2,13 @@
 import type { BatchRow } from '../../../functions/core/articles/batch-input';
 import { parseBatchRequest } from '../../../functions/core/articles/batch-input';
 import { createBatch } from '../../../functions/core/articles/create-batch';
-import { showBatch } from '../../../functions/core/articles/read-batches';
+import { acceptedBatchAnswer, showBatch } from '../../../functions/core/articles/read-batches';
 import { sweepBatches } from '../../../functions/core/articles/sweep-batches';
-import { BatchRowsError, IdempotencyKeyReusedError } from '../../../functions/core/errors';
+import {
+  BatchRowsError,
+  IdempotencyKeyReusedError,
+  type ValidationError,
+} from '../../../functions/core/errors';
 import { createFakes, type Fakes, sitePost } from '../../support/fakes';
 import { PRICE } from './helpers';
 
@@ -76,6 +80,28 @@ describe('createBatch', () => {
     expect(accepted.batch.rows).toEqual([2, 4]);
     expect(accepted.batch.rejected).toEqual([{ row: 3, errors: { language: [expect.any(String)] } }]);
     expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - 2 * PRICE);
+    expect(acceptedBatchAnswer(accepted, 'https://api').info).toContain(
+      '; 1 row was refused (see rejected).',
+    );
+  });
+
+  it('advises partial=1 only when it would create something', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const message = (fields: Record<string, unknown>[], partial: boolean) =>
+      createBatch(batchDeps(fakes), accountId, parseBatchRequest({ rows: rows(fields), partial })).catch(
+        (caught: unknown) => (caught as Error).message,
+      );
+
+    expect(await message([valid('')], true)).toBe(
+      '1 row is invalid (row 2); nothing was created. No row is valid: correct it.',
+    );
+    expect(await message([valid(''), valid('', { h2_count: '0' })], false)).toBe(
+      '2 rows are invalid (rows 2, 3); nothing was created. No row is valid: correct them.',
+    );
+    expect(await message([valid('a'), valid('')], false)).toBe(
+      '1 row is invalid (row 3); nothing was created. Correct it, or send partial=1 to create the valid rows only.',
+    );
   });
 
   it("refuses a row whose topic the website's index has, and a second row on one topic", async () => {
@@ -128,6 +154,29 @@ describe('createBatch', () => {
     expect(fakes.articles.row(accepted.articles[2] as never)?.article.startGenerationAt).toBe(
       '2026-03-02T00:00:00.000Z',
     );
+  });
+
+  it('short of credits and of daily slots, items wait for credits first, as a single create does', async () => {
+    const fakes = createFakes('2026-03-01T10:00:00.000Z');
+    const accountId = await fakes.account(PRICE, 1);
+    const first = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('a')]) }),
+    );
+    expect(first.articles.map((article) => article.state)).toEqual(['queued']);
+
+    const accepted = await createBatch(
+      batchDeps(fakes),
+      accountId,
+      parseBatchRequest({ rows: rows([valid('b'), valid('c')]) }),
+    );
+
+    expect(accepted.articles.map((article) => article.state)).toEqual([
+      'not_enough_credits',
+      'not_enough_credits',
+    ]);
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(0);
   });
 
   it('never charges part of a batch: credits short of the items the day allows defer them all', async () => {
@@ -217,6 +266,35 @@ describe('createBatch', () => {
       'https://api',
     );
     expect(shown.data).toMatchObject({ status: 'completed', counts: { generated: 2, queued: 0 } });
+  });
+
+  it("refuses, on schedule and before any charge, a calendar that passes a create's latest publish_at, naming the row", async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(100);
+    const { websiteUuid } = await fakes.website(accountId);
+    const request = (start: string) =>
+      parseBatchRequest({
+        rows: rows(['a', 'b', 'c'].map((keyword) => valid(keyword, { website_uuid: websiteUuid }))),
+        schedule: { start, every: '1d', at: '09:00', timezone: 'UTC' },
+      });
+
+    const refused = await createBatch(batchDeps(fakes), accountId, request('9999-12-30')).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect((refused as ValidationError).fieldErrors).toEqual({
+      schedule: [
+        'The schedule would publish row 3 at 9999-12-31 09:00:00 UTC, and a publish_at must be before 9999-12-31T00:00:00Z: start earlier, or send fewer items.',
+      ],
+    });
+    expect((await fakes.accounts.get(accountId))?.credits).toBe(100);
+    expect(fakes.batches.batches.size).toBe(0);
+    const last = await createBatch(batchDeps(fakes), accountId, request('9999-12-28'));
+    expect(last.articles.map((article) => article.publishAt)).toEqual([
+      '9999-12-28T09:00:00.000Z',
+      '9999-12-29T09:00:00.000Z',
+      '9999-12-30T09:00:00.000Z',
+    ]);
   });
 
   it('refuses more than 500 rows and none', () => {
