@@ -2639,10 +2639,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    ai_model?: string;
+                    allow_same_topic?: boolean;
+                    auto_tags?: boolean;
+                    category_uuid?: string;
                     /** @description Create fields for every item that leaves them out or empty (e.g. website_uuid, ai_model); a name that is no create field is a 422. */
                     defaults?: {
                         [key: string]: unknown;
                     };
+                    draft?: boolean;
+                    faq_count?: number;
+                    featured_image?: string;
+                    h2_count?: number;
+                    inline_images?: number;
+                    internal_links?: number;
                     /** @description 1 to 500 create bodies, each checked as POST /v1/articles/create checks one, with `defaults` (then the website profile's) for the fields it leaves out: no field is required of an item itself. An item's row is its index (from 0). A bare JSON array is this list alone. */
                     items: {
                         ai_model?: string;
@@ -2668,8 +2678,16 @@ export interface operations {
                         title?: string;
                         website_uuid?: string;
                     }[];
+                    keyword?: string;
+                    language?: string;
+                    meta_description?: string;
+                    need_bold?: boolean;
+                    outline_review?: boolean;
                     /** @description Create the valid rows and list the others in `rejected`, instead of refusing the whole batch (also `?partial=1`). A boolean: true/false, 1/0, yes/no or on/off. */
                     partial?: boolean | (0 | 1) | string;
+                    publish_at?: string;
+                    require_sources?: boolean;
+                    research?: string;
                     /** @description Spread publish_at over the items (each needs a website_uuid), in order: from `start` (YYYY-MM-DD) at `at` (local HH:MM) every `every` (1d, 12h, 2d, 1w...) in `timezone` (an IANA name like Europe/Paris, or a UTC offset like +02:00; left out: the time zone of the website, as its plugin reports it — a 422 when the website has not reported one or the items go to websites in different zones), on `weekdays` only (mon..sun) if given. Items with their own publish_at keep it and take no slot. */
                     schedule?: {
                         at: string;
@@ -2678,6 +2696,10 @@ export interface operations {
                         timezone?: string;
                         weekdays?: string | string[];
                     };
+                    sources?: string | string[];
+                    tags?: string | string[];
+                    title?: string;
+                    website_uuid?: string;
                 };
                 "multipart/form-data": {
                     /**

@@ -2,7 +2,8 @@
  * The body of `POST /v1/articles/batch`, as rows of create fields:
  *
  * - `application/json`: `{"items": [{...}, ...], "defaults": {...}, "schedule": {...}, "partial": 1}`
- *   or a bare array of items; an item's row is its index in the array (from 0).
+ *   or a bare array of items; an item's row is its index in the array (from 0). A create field
+ *   beside `items` (`"website_uuid": ...`) is a default, as a form part is with a CSV.
  * - `multipart/form-data`: one file part (any name), a CSV whose header row names create fields,
  *   UTF-8 with or without a byte order mark, quoted per RFC 4180 (csv-parse); its rows are
  *   numbered as in the file (the header is row 1, the first item row 2; a quoted value spanning
@@ -75,22 +76,28 @@ function jsonBatch(bytes: Buffer): BatchBody {
     : isObject(parsed)
       ? jsonObjectFields(parsed, repeatedAt([]))
       : {};
+  // A create field beside `items` is a default for every row, as a form part is in a CSV upload.
+  const bodyFieldNames = Object.keys(envelope).filter((name) => !BATCH_FIELDS.includes(name));
   refuseUnknown(
-    Object.keys(envelope).filter((name) => !BATCH_FIELDS.includes(name)),
+    unknownFields(bodyFieldNames),
     (name) => name,
-    `The batch has no such field: its fields are ${BATCH_FIELDS.join(', ')}.`,
+    `The batch has no such field: its fields are ${BATCH_FIELDS.join(', ')} and create fields (defaults for every row).`,
   );
   if (!Array.isArray(envelope.items)) {
     throw ValidationError.forField('items', 'The items field must be a list of create bodies.');
   }
-  const defaults = envelope.defaults;
-  if (defaults !== undefined && !isObject(defaults)) {
+  if (envelope.defaults !== undefined && !isObject(envelope.defaults)) {
     throw ValidationError.forField('defaults', 'The defaults field must be an object of create fields.');
   }
-  if (defaults) {
-    jsonObjectFields(defaults, repeatedAt(['defaults']), 'defaults.');
-    refuseUnknown(unknownFields(Object.keys(defaults)), (name) => `defaults.${name}`, NOT_A_CREATE_FIELD);
+  if (envelope.defaults) {
+    jsonObjectFields(envelope.defaults, repeatedAt(['defaults']), 'defaults.');
+    refuseUnknown(
+      unknownFields(Object.keys(envelope.defaults)),
+      (name) => `defaults.${name}`,
+      NOT_A_CREATE_FIELD,
+    );
   }
+  const defaults = bodyDefaults(envelope, bodyFieldNames);
   if (isObject(envelope.schedule)) jsonObjectFields(envelope.schedule, repeatedAt(['schedule']), 'schedule.');
   const rows = envelope.items.map((item: unknown, index): BatchRow => {
     if (!isObject(item)) {
@@ -137,6 +144,30 @@ function namesIn(value: unknown): number {
 const BATCH_FIELDS = ['items', 'defaults', 'schedule', 'partial'];
 const NOT_A_CREATE_FIELD =
   'A default is a create field for every row, and this is none (see POST /v1/articles/create).';
+
+/** `defaults` with the create fields given beside `items`; one given in both places is a 422. */
+function bodyDefaults(
+  envelope: Record<string, unknown>,
+  bodyFieldNames: string[],
+): Record<string, unknown> | undefined {
+  const listed = envelope.defaults as Record<string, unknown> | undefined;
+  if (bodyFieldNames.length === 0) return listed;
+  const twice = bodyFieldNames.filter((name) => listed !== undefined && Object.hasOwn(listed, name));
+  if (twice.length > 0) {
+    throw new ValidationError(
+      Object.fromEntries(
+        twice.map((name) => [
+          name,
+          [`The ${name} field is given both beside items and in defaults: give it once.`],
+        ]),
+      ),
+    );
+  }
+  return Object.fromEntries([
+    ...Object.entries(listed ?? {}),
+    ...bodyFieldNames.map((name) => [name, envelope[name]]),
+  ]);
+}
 
 /** Names that are no create field: unlike a single create's, a batch's defaults refuse them (a typo would miss every row). */
 function unknownFields(names: string[]): string[] {

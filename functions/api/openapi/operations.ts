@@ -121,7 +121,9 @@ const BATCH_PARTIAL = `Create the valid rows and list the others in \`rejected\`
 /** A batch's body as JSON: the items (create bodies), batch-wide defaults, the calendar. */
 function batchJsonBody() {
   // Strict, as the body is read: an unknown field is a 422 (a typo would otherwise be dropped).
+  // A create field beside `items` is a default for every row, as a form part is with a CSV.
   return z.strictObject({
+    ...zm.partial(createArticleFieldSchemas()).shape,
     items: z
       // Every field of an item may come from `defaults` (or the website profile's): none is required here.
       .array(zm.partial(createArticleFieldSchemas()))

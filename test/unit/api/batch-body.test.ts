@@ -161,4 +161,18 @@ describe('the fields of a JSON batch', () => {
       extra: 1,
     });
   });
+
+  it('takes a create field beside items as a default for every row, as a form part is with a CSV', async () => {
+    const batch = await jsonBody(
+      '{"items":[{"keyword":"a"},{"keyword":"b","h2_count":5}],"website_uuid":"w-1","h2_count":2,"defaults":{"language":"en"}}',
+    );
+    expect(batch.rows.map((row) => row.fields)).toEqual([
+      { language: 'en', website_uuid: 'w-1', h2_count: 2, keyword: 'a' },
+      { language: 'en', website_uuid: 'w-1', h2_count: 5, keyword: 'b' },
+    ]);
+    const twice = await refusal(
+      jsonBody('{"items":[{"keyword":"a"}],"language":"en","defaults":{"language":"de"}}'),
+    );
+    expect(Object.keys((twice as ValidationError).fieldErrors)).toEqual(['language']);
+  });
 });
