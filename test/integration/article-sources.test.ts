@@ -129,7 +129,11 @@ describe('articles written from sources', () => {
 
   it('writes without sources and says so when none could be fetched; fails and refunds once with require_sources', async () => {
     const accountId = await newAccount(100);
-    const without = json(await create(accountId, { sources: [`${pages.url}/dead`, `${pages.url}/binary`] }));
+    const without = json(
+      await create(accountId, {
+        sources: [`${pages.url}/dead`, `${pages.url}/binary`, `${pages.url}/nested`],
+      }),
+    );
     const required = json(await create(accountId, { sources: `${pages.url}/dead`, require_sources: 1 }));
     expect(await credits(accountId)).toBe(100 - 2 * 4);
     await drainQueue(resources.queueUrl, worker);
@@ -144,6 +148,12 @@ describe('articles written from sources', () => {
         title: null,
         used: 0,
         error: 'The page is not HTML or plain text (image/png).',
+      },
+      {
+        url: `${pages.url}/nested`,
+        title: null,
+        used: 0,
+        error: 'The page nests its markup more than 256 levels deep: not read.',
       },
     ]);
     const failed = await show(accountId, required.article_uuid);

@@ -4,7 +4,7 @@
  * extraction dropping what no reader sees, the link check of publication, and the sources
  * section travelling to the plugin as data.
  */
-import { mainText } from '../../../functions/adapters/sources/page-fetcher';
+import { MARKUP_LIMITS, mainText } from '../../../functions/adapters/sources/page-fetcher';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
@@ -12,6 +12,7 @@ import { ValidationError } from '../../../functions/core/errors';
 import { postStructure } from '../../../functions/core/publishing/post-structure';
 import { parseOrThrow } from '../../../functions/core/schema-helpers';
 import { checkExternalLinks } from '../../../functions/core/sources/external-link-check';
+import { SourceFetchError } from '../../../functions/core/sources/ports';
 import { createFakes, FakeDelivery, FakeLinkChecker, FakePageFetcher } from '../../support/fakes';
 import { articleInput, createDeps, generateDeps, PRICE } from '../use-cases/helpers';
 
@@ -118,6 +119,75 @@ describe('extraction', () => {
     expect(text).toContain('wild yeast');
     expect(text).toContain('equal weights');
     expect(text).not.toContain('evil.example');
+  });
+});
+
+describe('markup limits', () => {
+  const nested = (depth: number, tag = 'div', inner = '<p>Deep.</p>') =>
+    `<html><body>${`<${tag}>`.repeat(depth)}${inner}${`</${tag}>`.repeat(depth)}</body></html>`;
+  const refusal = (html: string) => {
+    try {
+      mainText(html, 'https://deep.example/', 'deep.example');
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('refuses markup nested deeper than the limit before building a DOM', () => {
+    for (const html of [nested(1_500), nested(100_000), nested(1_000, 'ul><li', '<p>Deep.</p>')]) {
+      const error = refusal(html);
+      expect(error).toBeInstanceOf(SourceFetchError);
+      expect((error as Error).message).toBe(
+        `The page nests its markup more than ${MARKUP_LIMITS.maxDepth} levels deep: not read.`,
+      );
+    }
+  });
+
+  it('refuses too many elements, and many stacks deep but under the depth limit', () => {
+    expect(
+      (refusal(`<html><body>${'<b>x</b>'.repeat(MARKUP_LIMITS.maxElements)}</body></html>`) as Error).message,
+    ).toBe(`The page holds more than ${MARKUP_LIMITS.maxElements} elements: not read.`);
+    // 30 stacks of 200 levels: each under the depth limit, together more than Readability can afford.
+    const stack = `${'<div>'.repeat(200)}<p>Deep.</p>${'</div>'.repeat(200)}`;
+    const stacks = `<html><body>${stack.repeat(30)}</body></html>`;
+    expect((refusal(stacks) as Error).message).toBe(
+      'The page nests its markup too deeply for its size: not read.',
+    );
+  });
+
+  it('reads a page nested within the limits', () => {
+    const { text } = mainText(
+      nested(200, 'div', `<p>${'Deep words here. '.repeat(10)}</p>`),
+      'https://deep.example/',
+      'x',
+    );
+    expect(text).toContain('Deep words here.');
+  });
+
+  it('a refused page is a failed source; the article is written without it', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ sources: ['https://deep.example/a'] }),
+    );
+    const pages = {
+      fetchPage: async (url: string) => ({ url, ...mainText(nested(1_500), url, 'deep.example') }),
+    };
+    const result = await generateQueuedArticle(
+      { ...generateDeps(fakes), sources: { pages } },
+      article,
+      new FakeDelivery(),
+    );
+    expect(result.outcome).toBe('generated');
+    expect(fakes.articles.row(article)?.article.seo?.sources).toEqual([
+      expect.objectContaining({
+        url: 'https://deep.example/a',
+        error: 'The page nests its markup more than 256 levels deep: not read.',
+      }),
+    ]);
   });
 });
 
