@@ -158,6 +158,9 @@ describe('articles written from sources', () => {
     ]);
     const failed = await show(accountId, required.article_uuid);
     expect(failed.status).toBe('error');
+    expect(failed.data.sources).toEqual([
+      { url: `${pages.url}/dead`, title: null, used: 0, error: 'The page answered HTTP 404.' },
+    ]);
     expect(await credits(accountId)).toBe(100 - 4);
     await drainQueue(resources.queueUrl, worker);
     expect(await credits(accountId)).toBe(100 - 4);

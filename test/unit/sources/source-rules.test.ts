@@ -5,6 +5,8 @@
  * section travelling to the plugin as data.
  */
 import { MARKUP_LIMITS, mainText } from '../../../functions/adapters/sources/page-fetcher';
+import type { Article } from '../../../functions/core/articles/article';
+import { presentArticle } from '../../../functions/core/articles/article-presenter';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
@@ -94,6 +96,16 @@ describe('require_sources', () => {
     expect(result.outcome).toBe('failed');
     expect(result.failure).toMatch(/SourcesUnavailableError: None of the sources could be fetched/);
     expect(fakes.articles.row(article)?.article).toMatchObject({ state: 'error', creditsCharged: 0 });
+    // Show says why each source failed.
+    const shown = presentArticle(fakes.articles.row(article)?.article as Article, {});
+    expect(shown.data.sources).toEqual(
+      ['https://dead.example/a', 'https://dead.example/b'].map((url) => ({
+        url,
+        title: null,
+        used: 0,
+        error: 'The page answered HTTP 404.',
+      })),
+    );
     expect((await generateQueuedArticle(deps, article, new FakeDelivery())).outcome).toBe('skipped');
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
   });
