@@ -8,6 +8,7 @@ import type { Readability } from '@mozilla/readability';
 import type { Parser as HtmlParser } from 'htmlparser2';
 import type { parseHTML } from 'linkedom';
 import { type FetchedPage, type PageFetcher, SourceFetchError } from '../../core/sources/ports';
+import { safeText } from '../../core/text';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../wordpress/guarded-http';
 import type { DestinationPolicy } from '../wordpress/ssrf-guard';
 
@@ -188,7 +189,7 @@ export function mainText(html: string, url: string, fallbackTitle: string): { ti
   for (const element of [...document.querySelectorAll('font[color]')]) {
     if (/^(white|#fff|#ffffff)$/i.test(element.getAttribute('color') ?? '')) element.remove();
   }
-  const pageTitle = (document.querySelector('title')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const pageTitle = document.querySelector('title')?.textContent ?? '';
   type Content = ReturnType<typeof document.querySelector>;
   let article: { title?: string | null; content?: Content } | null = null;
   try {
@@ -204,8 +205,9 @@ export function mainText(html: string, url: string, fallbackTitle: string): { ti
     article = null;
   }
   const text = blocksText(article?.content ?? document.querySelector('body'));
-  const title = (article?.title ?? '').replace(/\s+/g, ' ').trim() || pageTitle || fallbackTitle;
-  return { title: title.slice(0, 300), text };
+  // DOM text is decoded already: made safe (no control characters, `<` as ‹), not decoded again.
+  const title = safeText(article?.title ?? '') || safeText(pageTitle) || fallbackTitle;
+  return { title: title.slice(0, 300).toWellFormed(), text };
 }
 
 const BLOCKS = 'p, li, blockquote, pre, h1, h2, h3, h4, h5, h6, td, th, dd, dt, figcaption';

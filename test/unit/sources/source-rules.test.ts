@@ -13,6 +13,12 @@ import { generateQueuedArticle } from '../../../functions/core/articles/generate
 import { ValidationError } from '../../../functions/core/errors';
 import { postStructure } from '../../../functions/core/publishing/post-structure';
 import { parseOrThrow } from '../../../functions/core/schema-helpers';
+import {
+  sourceItems,
+  sourceLinkHtml,
+  sourcesSectionHtml,
+  withCitation,
+} from '../../../functions/core/sources/citations';
 import { checkExternalLinks } from '../../../functions/core/sources/external-link-check';
 import { SourceFetchError } from '../../../functions/core/sources/ports';
 import { createFakes, FakeDelivery, FakeLinkChecker, FakePageFetcher } from '../../support/fakes';
@@ -131,6 +137,39 @@ describe('extraction', () => {
     expect(text).toContain('wild yeast');
     expect(text).toContain('equal weights');
     expect(text).not.toContain('evil.example');
+  });
+});
+
+describe('source titles', () => {
+  const paragraph =
+    '<p>Sourdough rises slowly because wild yeast works at its own pace; a long rise gives the bread its taste.</p>';
+
+  it('are plain text: control characters removed, a leftover < or > as ‹ ›', () => {
+    const { title } = mainText(
+      `<html><head><title>&lt;img src=x onerror=alert(1)&gt; \u0007\u001b[31m Bread</title></head><body><article>${paragraph.repeat(3)}</article></body></html>`,
+      'https://facts.example/a',
+      'facts.example',
+    );
+    expect(title).toBe('‹img src=x onerror=alert(1)› [31m Bread');
+  });
+
+  it('are plain text in the sources section and citations, whoever made them', () => {
+    const source = {
+      url: 'https://facts.example/a',
+      title: '<img src=x onerror=alert(1)>\u0007\u001b Bread',
+    };
+    for (const html of [
+      sourceLinkHtml(source),
+      sourcesSectionHtml('en', [source]),
+      withCitation('<p>Text.</p>', 'en', source),
+    ]) {
+      expect(html).toContain('‹img src=x onerror=alert(1)› Bread</a>');
+      expect(html).not.toMatch(/<img|&lt;img/);
+      expect([...html].filter((character) => character === '\u0007' || character === '\u001b')).toEqual([]);
+    }
+    expect(sourceItems(sourcesSectionHtml('en', [source]))).toEqual([
+      { title: '‹img src=x onerror=alert(1)› Bread', url: 'https://facts.example/a' },
+    ]);
   });
 });
 
