@@ -57,7 +57,7 @@ export class GuardedPageFetcher implements PageFetcher {
       throw new SourceFetchError(`The page answered HTTP ${response.status}, not a page.`);
     }
     const contentType = String(response.headers['content-type'] ?? '').toLowerCase();
-    const text = decode(response.body, contentType);
+    const text = decode(response.body, contentType, !/^text\/plain\b/.test(contentType));
     const fallbackTitle = hostOf(url);
     if (/^text\/plain\b/.test(contentType)) {
       return { url, title: fallbackTitle, text: text.replace(/\r\n?/g, '\n') };
@@ -95,14 +95,46 @@ function hostOf(url: string): string {
   }
 }
 
-/** The body as text, in the charset the answer names (UTF-8 when none or unknown). */
-function decode(body: Buffer, contentType: string): string {
-  const charset = /charset=["']?([\w-]+)/.exec(contentType)?.[1];
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
+/**
+ * The body as text, its encoding found in the WHATWG order: a byte order mark, then the
+ * Content-Type's charset, then (HTML) a `<meta charset>` or `<meta http-equiv>` in the first
+ * 1,024 bytes; UTF-8 when none is found or the label is unknown.
+ */
+function decode(body: Buffer, contentType: string, html = true): string {
+  const labels = [
+    byteOrderMark(body),
+    /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentType)?.[1],
+    html ? metaCharset(body) : undefined,
+  ];
+  for (const label of labels) {
+    if (!label) continue;
+    try {
+      // The decoder drops a BOM of its own encoding.
+      return new TextDecoder(label).decode(body);
+    } catch {
+      // Not an encoding TextDecoder knows: the next clue.
+    }
   }
+  return new TextDecoder('utf-8').decode(body);
+}
+
+function byteOrderMark(body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  return undefined;
+}
+
+/** The charset a `<meta>` names in the first 1,024 bytes (read as ASCII); UTF-16 there means UTF-8. */
+function metaCharset(body: Buffer): string | undefined {
+  const head = body.subarray(0, 1024).toString('latin1');
+  for (const meta of head.match(/<meta\b[^>]*>/gi) ?? []) {
+    const label = /charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(meta)?.[1]?.toLowerCase();
+    if (!label) continue;
+    if (label.startsWith('utf-16')) return 'utf-8';
+    return label === 'x-user-defined' ? 'windows-1252' : label;
+  }
+  return undefined;
 }
 
 /** Elements whose content no reader sees, or that are no text at all. */

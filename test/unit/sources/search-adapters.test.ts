@@ -94,6 +94,54 @@ describe('search adapters', () => {
   });
 });
 
+describe('page charsets', () => {
+  const paragraph =
+    'Un café crème et une baguette: le matin, la boulangerie sent le levain et la croûte dorée.';
+  const html = (head: string) =>
+    `<html><head>${head}<title>Café</title></head><body><article><p>${paragraph}</p><p>${paragraph}</p></article></body></html>`;
+  const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+  const answers: Record<string, { type: string; body: Buffer }> = {
+    '/meta-charset': { type: 'text/html', body: Buffer.from(html('<meta charset="iso-8859-1">'), 'latin1') },
+    '/http-equiv': {
+      type: 'text/html',
+      body: Buffer.from(
+        html('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'),
+        'latin1',
+      ),
+    },
+    '/utf16le-bom': {
+      type: 'text/html',
+      body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(html(''), 'utf16le')]),
+    },
+    '/utf16be-bom': {
+      type: 'text/html',
+      body: Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(html(''))]),
+    },
+    // The header's charset is taken before the page's own <meta>.
+    '/header-wins': {
+      type: 'text/html; charset=utf-8',
+      body: Buffer.from(html('<meta charset="iso-8859-1">'), 'utf8'),
+    },
+  };
+  let server: LocalHttpServer;
+  beforeAll(async () => {
+    server = await startLocalHttpServer((request, response) => {
+      const answer = answers[request.url ?? ''];
+      response.writeHead(200, { 'Content-Type': answer?.type ?? 'text/plain' });
+      response.end(answer?.body ?? '');
+    });
+  });
+  afterAll(() => server.close());
+
+  it('decodes by byte order mark, then the header charset, then a <meta> in the first 1,024 bytes', async () => {
+    const fetcher = new GuardedPageFetcher({ allowPrivate: true, resolve: systemResolver });
+    for (const path of Object.keys(answers)) {
+      const page = await fetcher.fetchPage(`${server.url}${path}`);
+      expect([path, page.title, page.text]).toEqual([path, 'Café', `${paragraph}\n\n${paragraph}`]);
+    }
+  });
+});
+
 describe('SEARCH_PROVIDER', () => {
   const env = { INKPRESS_LOCAL_MODE: 'true' };
   const uses = { tables: {}, webSearch: 'uses' as const };
