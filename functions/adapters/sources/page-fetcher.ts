@@ -34,7 +34,8 @@ export class GuardedPageFetcher implements PageFetcher {
   private readonly policy: OutboundPolicy;
 
   constructor(destinations: DestinationPolicy, limits: Partial<typeof SOURCE_LIMITS> = {}) {
-    this.policy = { ...SOURCE_LIMITS, ...limits, ...destinations };
+    // Deployed (no private addresses), every hop must be https; plain http only locally and in tests.
+    this.policy = { ...SOURCE_LIMITS, ...limits, ...destinations, httpsOnly: !destinations.allowPrivate };
   }
 
   async fetchPage(url: string): Promise<FetchedPage> {

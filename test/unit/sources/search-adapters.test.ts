@@ -11,12 +11,15 @@ import { GuardedPageFetcher } from '../../../functions/adapters/sources/page-fet
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { generationWorker, routes } from '../../../functions/routes';
 import { ConfigError, loadConfig } from '../../../functions/shared/config';
+import { httpsServedAsHttp } from '../../support/https-as-http';
 import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
 import { type SourcePages, startSourcePages } from '../../support/source-pages';
 
 const policy = searchPolicy({ allowPrivate: true, resolve: systemResolver });
 let pages: SourcePages;
 let provider: LocalHttpServer;
+/** `/down` redirects to `http://` `/good`, a page. */
+let redirects: LocalHttpServer;
 const seen: { url: string; headers: Record<string, unknown>; body: string }[] = [];
 
 beforeAll(async () => {
@@ -32,14 +35,25 @@ beforeAll(async () => {
         content: 'Snippet',
       },
       { url: 'javascript:alert(1)', title: 'bad' },
+      { url: 'http://plain.example/2', title: 'Plain http' },
       { title: 'no url' },
     ];
     response.end(JSON.stringify(request.url?.startsWith('/brave') ? { web: { results } } : { results }));
   });
+  redirects = await startLocalHttpServer((request, response) => {
+    if (request.url === '/down') {
+      response.writeHead(302, { Location: `http://127.0.0.1:${new URL(redirects.url).port}/good` }).end();
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': 'text/html' });
+    response.end(
+      `<html><body><article><p>${'Sourdough rises slowly because wild yeast works at its own pace. '.repeat(3)}</p></article></body></html>`,
+    );
+  });
 });
 
 afterAll(async () => {
-  await Promise.all([pages.close(), provider.close()]);
+  await Promise.all([pages.close(), provider.close(), redirects.close()]);
 });
 
 describe('search adapters', () => {
@@ -63,7 +77,11 @@ describe('search adapters', () => {
       language: 'de',
       limit: 3,
     });
-    expect(brave).toEqual([{ url: 'https://a.example/1', title: 'First & best', snippet: 'Snippet' }]);
+    // Locally (private addresses allowed) plain http results stay, as plain http sources do.
+    expect(brave).toEqual([
+      { url: 'https://a.example/1', title: 'First & best', snippet: 'Snippet' },
+      { url: 'http://plain.example/2', title: 'Plain http', snippet: '' },
+    ]);
     const braveCall = seen.find((call) => call.url.startsWith('/brave'));
     expect(braveCall?.headers['x-subscription-token']).toBe('secret-key');
     expect(braveCall?.url).toBe('/brave?q=bread&count=3&search_lang=de');
@@ -72,7 +90,7 @@ describe('search adapters', () => {
       language: 'en',
       limit: 2,
     });
-    expect(tavily).toEqual([{ url: 'https://a.example/1', title: 'First & best', snippet: 'Snippet' }]);
+    expect(tavily.map((result) => result.url)).toEqual(['https://a.example/1', 'http://plain.example/2']);
     const tavilyCall = seen.find((call) => call.url === '/tavily');
     expect(tavilyCall?.headers.authorization).toBe('Bearer secret-key');
     expect(JSON.parse(tavilyCall?.body ?? '{}')).toEqual({
@@ -80,6 +98,49 @@ describe('search adapters', () => {
       max_results: 2,
       search_depth: 'basic',
     });
+  });
+
+  it('deployed, the page fetcher takes https only, on every hop', async () => {
+    const served = httpsServedAsHttp();
+    try {
+      // Every address allowed: only the scheme refuses.
+      const deployed = new GuardedPageFetcher({
+        allowPrivate: false,
+        isAllowedAddress: () => true,
+        resolve: systemResolver,
+      });
+      const https = `https://127.0.0.1:${new URL(redirects.url).port}`;
+      expect((await deployed.fetchPage(`${https}/good`)).text).toContain('wild yeast');
+      await expect(deployed.fetchPage(`${https}/down`)).rejects.toThrow(
+        /redirected to 127\.0\.0\.1:\d+: Only https addresses are fetched, not http:/,
+      );
+      await expect(deployed.fetchPage(`${redirects.url}/good`)).rejects.toThrow(
+        /Only https addresses are fetched/,
+      );
+    } finally {
+      served.mockRestore();
+    }
+  });
+
+  it('deployed, Brave and Tavily results that are not https are dropped', async () => {
+    const deployedPolicy = searchPolicy({
+      allowPrivate: false,
+      isAllowedAddress: () => true,
+      resolve: systemResolver,
+    });
+    const served = httpsServedAsHttp();
+    try {
+      const https = `https://127.0.0.1:${new URL(provider.url).port}`;
+      const brave = new BraveSearch(async () => 'key', deployedPolicy, `${https}/brave`);
+      const tavily = new TavilySearch(async () => 'key', deployedPolicy, `${https}/tavily`);
+      for (const search of [brave, tavily]) {
+        expect(
+          (await search.search('bread', { language: 'en', limit: 5 })).map((result) => result.url),
+        ).toEqual(['https://a.example/1']);
+      }
+    } finally {
+      served.mockRestore();
+    }
   });
 
   it('the page fetcher reads plain text and refuses what is neither HTML nor text, and private addresses when deployed', async () => {

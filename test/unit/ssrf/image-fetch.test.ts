@@ -10,6 +10,7 @@ import {
 } from '../../../functions/adapters/images/sharp-image-processor';
 import { systemResolver } from '../../../functions/adapters/wordpress/ssrf-guard';
 import { ImageUnavailableError } from '../../../functions/core/images/ports';
+import { httpsServedAsHttp } from '../../support/https-as-http';
 import { type LocalHttpServer, startLocalHttpServer } from '../../support/local-http-server';
 
 let server: LocalHttpServer;
@@ -20,7 +21,10 @@ beforeAll(async () => {
     .png()
     .toBuffer();
   server = await startLocalHttpServer((request, response) => {
-    if (request.url === '/slow.png') {
+    if (request.url === '/down.png') {
+      // An https image redirecting down to plain http.
+      response.writeHead(302, { Location: `http://127.0.0.1:${new URL(server.url).port}/photo.png` }).end();
+    } else if (request.url === '/slow.png') {
       setTimeout(() => response.writeHead(200, { 'Content-Type': 'image/png' }).end(png), 2_000);
     } else {
       response.writeHead(200, { 'Content-Type': 'image/png' }).end(png);
@@ -40,6 +44,26 @@ describe('client image URLs', () => {
       fetcher(false).fetch(`https://127.0.0.1:${new URL(server.url).port}/photo.png`),
     ).rejects.toThrow(/blocked/);
     await expect(fetcher(false).fetch('https://169.254.169.254/latest/meta-data')).rejects.toThrow(/blocked/);
+  });
+
+  it('are refused when deployed if a redirect goes down to http', async () => {
+    const served = httpsServedAsHttp();
+    try {
+      // Every address allowed: only the scheme of the second hop refuses it.
+      const deployed = new GuardedImageFetcher({
+        ...IMAGE_FETCH_LIMITS,
+        allowPrivate: false,
+        isAllowedAddress: () => true,
+        resolve: systemResolver,
+      });
+      const https = `https://127.0.0.1:${new URL(server.url).port}`;
+      expect(await deployed.fetch(`${https}/photo.png`)).toEqual(png);
+      await expect(deployed.fetch(`${https}/down.png`)).rejects.toThrow(
+        /Only https addresses are fetched, not http:/,
+      );
+    } finally {
+      served.mockRestore();
+    }
   });
 
   it('are read where private addresses are allowed (local mode)', async () => {
