@@ -5,6 +5,7 @@ import {
   IMAGE_FETCH_LIMITS,
 } from '../../../functions/adapters/images/guarded-image-fetcher';
 import {
+  MAX_IMAGE_HEIGHT,
   SharpImageProcessor,
   sniffImageFormat,
 } from '../../../functions/adapters/images/sharp-image-processor';
@@ -89,5 +90,35 @@ describe('client image URLs', () => {
     const small = await processor.prepare(png);
     expect(small.width).toBe(40);
     expect(['image/webp', 'image/jpeg']).toContain(small.mimeType);
+  });
+
+  it('fit a very tall image inside 1200 x 4800, where WebP can encode it', async () => {
+    const processor = new SharpImageProcessor();
+    const sizes: [number, number][] = [
+      [300, 20_000],
+      [1, 40_000],
+    ];
+    for (const [width, height] of sizes) {
+      const tall = await sharp({ create: { width, height, channels: 3, background: '#3a3' } })
+        .png()
+        .toBuffer();
+      const prepared = await processor.prepare(tall);
+      expect(prepared.height).toBe(MAX_IMAGE_HEIGHT);
+      expect(prepared.width).toBe(Math.max(1, Math.round((width * MAX_IMAGE_HEIGHT) / height)));
+      expect(await sharp(prepared.bytes).metadata()).toMatchObject({ height: MAX_IMAGE_HEIGHT });
+    }
+  });
+
+  it('keep the JPEG when WebP cannot encode the image', async () => {
+    const webp = jest.spyOn(sharp.prototype, 'webp').mockImplementation(() => {
+      throw new Error('Processed image is too large for the WebP format');
+    });
+    try {
+      const prepared = await new SharpImageProcessor().prepare(png);
+      expect(prepared.mimeType).toBe('image/jpeg');
+      expect(sniffImageFormat(prepared.bytes)).toBe('jpeg');
+    } finally {
+      webp.mockRestore();
+    }
   });
 });
