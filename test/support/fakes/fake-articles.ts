@@ -79,7 +79,13 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     const row = this.row(article);
     if (!row || !(from as string[]).includes(row.article.state)) return undefined;
     const outcome = this.tryToReserve(article.accountId, reservation);
-    const { leaseOwner: _owner, leaseExpiresAt: _until, resends: _resends, ...rest } = row.article;
+    const {
+      leaseOwner: _owner,
+      leaseExpiresAt: _until,
+      resends: _resends,
+      failedSources: _failedSources,
+      ...rest
+    } = row.article;
     if (outcome === 'reserved') {
       row.article = reservedArticle(rest, reservation);
       row.sweep = { kind: 'generation', at: reservation.sendBy };

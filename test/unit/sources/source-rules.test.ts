@@ -6,6 +6,7 @@
  */
 import { MARKUP_LIMITS, mainText } from '../../../functions/adapters/sources/page-fetcher';
 import type { Article } from '../../../functions/core/articles/article';
+import { retryArticle } from '../../../functions/core/articles/article-actions';
 import { presentArticle } from '../../../functions/core/articles/article-presenter';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
@@ -22,7 +23,7 @@ import {
 import { checkExternalLinks } from '../../../functions/core/sources/external-link-check';
 import { SourceFetchError } from '../../../functions/core/sources/ports';
 import { createFakes, FakeDelivery, FakeLinkChecker, FakePageFetcher } from '../../support/fakes';
-import { articleInput, createDeps, generateDeps, PRICE } from '../use-cases/helpers';
+import { actionDeps, articleInput, createDeps, generateDeps, PRICE } from '../use-cases/helpers';
 
 const base = { keyword: 'sourdough bread', h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' };
 const fieldErrors = (fields: Record<string, unknown>) => {
@@ -114,6 +115,12 @@ describe('require_sources', () => {
     );
     expect((await generateQueuedArticle(deps, article, new FakeDelivery())).outcome).toBe('skipped');
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
+    // Retried, the sources are not fetched yet: the last failure's reasons go.
+    const retried = await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(retried.data.sources.map((source: { error: string | null }) => source.error)).toEqual([
+      null,
+      null,
+    ]);
   });
 });
 
