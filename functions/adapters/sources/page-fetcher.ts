@@ -59,6 +59,9 @@ export class GuardedPageFetcher implements PageFetcher {
     }
     const contentType = String(response.headers['content-type'] ?? '').toLowerCase();
     const text = decode(response.body, contentType, !/^text\/plain\b/.test(contentType));
+    if (mostlyUndecodable(text)) {
+      throw new SourceFetchError('The page is not text in the charset it names: not read.');
+    }
     const fallbackTitle = hostOf(url);
     if (/^text\/plain\b/.test(contentType)) {
       return { url, title: fallbackTitle, text: text.replace(/\r\n?/g, '\n') };
@@ -117,6 +120,13 @@ function decode(body: Buffer, contentType: string, html = true): string {
     }
   }
   return new TextDecoder('utf-8').decode(body);
+}
+
+/** More than a quarter of the visible characters are U+FFFD: bytes that are not in that charset. */
+function mostlyUndecodable(text: string): boolean {
+  const visible = text.replace(/\s+/g, '').length;
+  const undecodable = text.match(/\uFFFD/g)?.length ?? 0;
+  return undecodable > 16 && undecodable * 4 > visible;
 }
 
 function byteOrderMark(body: Buffer): string | undefined {

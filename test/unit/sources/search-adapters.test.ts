@@ -170,6 +170,11 @@ describe('page charsets', () => {
         'latin1',
       ),
     },
+    // Latin-1 bytes said to be UTF-8: every accented letter a U+FFFD, most of the page.
+    '/wrong-charset': {
+      type: 'text/plain; charset=utf-8',
+      body: Buffer.from('\u00e9'.repeat(200), 'latin1'),
+    },
     '/utf16le-bom': {
       type: 'text/html',
       body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(html(''), 'utf16le')]),
@@ -196,7 +201,10 @@ describe('page charsets', () => {
 
   it('decodes by byte order mark, then the header charset, then a <meta> in the first 1,024 bytes', async () => {
     const fetcher = new GuardedPageFetcher({ allowPrivate: true, resolve: systemResolver });
-    for (const path of Object.keys(answers)) {
+    await expect(fetcher.fetchPage(`${server.url}/wrong-charset`)).rejects.toThrow(
+      'The page is not text in the charset it names: not read.',
+    );
+    for (const path of Object.keys(answers).filter((path) => path !== '/wrong-charset')) {
       const page = await fetcher.fetchPage(`${server.url}${path}`);
       expect([path, page.title, page.text]).toEqual([path, 'Café', `${paragraph}\n\n${paragraph}`]);
     }
