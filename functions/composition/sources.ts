@@ -29,6 +29,7 @@ export function webSearch(config: Config): WebSearch | undefined {
     return new SearxngSearch(
       search.searxngUrl as string,
       searchPolicy({ allowPrivate: true, resolve: systemResolver }),
+      !config.allowPrivateUrls,
     );
   }
   const policy = searchPolicy(destinations(config));

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
+import { handler as retryArticleHandler } from '../../functions/api/retry-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { createAccount } from '../../functions/core/accounts';
 import { handler as worker } from '../../functions/worker/generation-worker';
@@ -70,6 +71,8 @@ const show = async (accountId: string, uuid: string) =>
   json(
     await showArticleHandler(apiEvent('show-article', { accountId, pathParameters: { article_uuid: uuid } })),
   );
+const retryEvent = (accountId: string, uuid: string) =>
+  apiEvent('retry-article', { accountId, pathParameters: { article_uuid: uuid } });
 const credits = async (accountId: string) => (await deps.accountStore().get(accountId))?.credits;
 const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
 
@@ -129,7 +132,11 @@ describe('articles written from sources', () => {
 
   it('writes without sources and says so when none could be fetched; fails and refunds once with require_sources', async () => {
     const accountId = await newAccount(100);
-    const without = json(await create(accountId, { sources: [`${pages.url}/dead`, `${pages.url}/binary`] }));
+    const without = json(
+      await create(accountId, {
+        sources: [`${pages.url}/dead`, `${pages.url}/binary`, `${pages.url}/nested`],
+      }),
+    );
     const required = json(await create(accountId, { sources: `${pages.url}/dead`, require_sources: 1 }));
     expect(await credits(accountId)).toBe(100 - 2 * 4);
     await drainQueue(resources.queueUrl, worker);
@@ -145,12 +152,27 @@ describe('articles written from sources', () => {
         used: 0,
         error: 'The page is not HTML or plain text (image/png).',
       },
+      {
+        url: `${pages.url}/nested`,
+        title: null,
+        used: 0,
+        error: 'The page nests its markup more than 256 levels deep: not read.',
+      },
     ]);
     const failed = await show(accountId, required.article_uuid);
     expect(failed.status).toBe('error');
+    expect(failed.data.sources).toEqual([
+      { url: `${pages.url}/dead`, title: null, used: 0, error: 'The page answered HTTP 404.' },
+    ]);
     expect(await credits(accountId)).toBe(100 - 4);
     await drainQueue(resources.queueUrl, worker);
     expect(await credits(accountId)).toBe(100 - 4);
+    // Retried, its sources are not fetched yet: the last failure's reasons go.
+    expect((await retryArticleHandler(retryEvent(accountId, required.article_uuid))).statusCode).toBe(202);
+    expect((await show(accountId, required.article_uuid)).data.sources).toEqual([
+      { url: `${pages.url}/dead`, title: null, used: 0, error: null },
+    ]);
+    await drainQueue(resources.queueUrl, worker);
   });
 
   it('refuses bad sources with a 422 on `sources` and charges nothing', async () => {

@@ -61,7 +61,7 @@ export const PAGES: Record<string, { title: string; html: string }> = {
   },
 };
 
-/** Serves PAGES, `/dead` (404), `/binary` (an image), `/text` (plain text) and `/search` (SearXNG JSON). */
+/** Serves PAGES, `/dead` (404), `/nested` (markup 1,500 levels deep), `/binary` (an image), `/text` (plain text) and `/search` (SearXNG JSON). */
 export async function startSourcePages(latencyMs = 0): Promise<SourcePages> {
   const fetched: string[] = [];
   let server: LocalHttpServer | undefined;
@@ -101,6 +101,10 @@ export async function startSourcePages(latencyMs = 0): Promise<SourcePages> {
         response.end(
           'Plain notes on sourdough bread.\n\nA starter is flour, water and patience; feed it daily for a week.',
         );
+      } else if (url.pathname === '/nested') {
+        // 1,500 nested divs around one paragraph (16.7 KB): once a stall of minutes, now refused.
+        response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        response.end(`<html><body>${'<div>'.repeat(1500)}<p>Deep.</p>${'</div>'.repeat(1500)}</body></html>`);
       } else if (url.pathname === '/binary') {
         response.writeHead(200, { 'Content-Type': 'image/png' });
         response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));

@@ -19,6 +19,7 @@ import type {
   GenerationResult,
   LeaseOutcome,
 } from '../../core/articles/ports';
+import type { SourceReport } from '../../core/sources/article-sources';
 import { articleFromItem, articleKey, generationBucket, type Item, publicationBucket } from './article-item';
 import { endWithRefund, readArticle } from './article-refund';
 import { updateIfCondition } from './conditional-update';
@@ -180,6 +181,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
     reason: string,
     failedAt: string,
     leaseId?: string,
+    sources?: SourceReport[],
   ): Promise<boolean> {
     const event = await this.events?.stage(article.accountId, 'article.failed', {
       kind: 'article',
@@ -193,8 +195,9 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
         !canFailGeneration(current, failedAt, leaseId)
           ? undefined
           : {
-              UpdateExpression:
-                'SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt',
+              UpdateExpression: `SET #state = :error, creditsCharged = :zero, lastError = :reason, failedAt = :failedAt${
+                sources ? ', failedSources = :sources' : ''
+              } REMOVE sweepBucket, sweepAt, leaseOwner, leaseExpiresAt`,
               // canFailGeneration, as a condition: the worker's lease, or every attempt used
               // and no live lease.
               ConditionExpression: `#state = :queued AND creditsCharged = :refund AND ${
@@ -207,6 +210,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
                 ':zero': 0,
                 ':reason': errorText(reason),
                 ':failedAt': failedAt,
+                ...(sources ? { ':sources': sources } : {}),
                 ':queued': 'queued',
                 ...(leaseId !== undefined ? { ':lease': leaseId } : { ':max': MAX_GENERATION_ATTEMPTS }),
               },

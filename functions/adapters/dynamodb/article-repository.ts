@@ -21,6 +21,7 @@ import type {
   Reservation,
   ReservationOutcome,
 } from '../../core/articles/ports';
+import type { SourceReport } from '../../core/sources/article-sources';
 import { DynamoGenerationLifecycle, type GenerationTables } from './article-generation';
 import { DynamoOutlineReviews } from './article-outline-review';
 import { DynamoArticleReads } from './article-reads';
@@ -90,8 +91,14 @@ export class DynamoArticleRepository implements ArticleStore, QueuedGenerations 
   completeGeneration(article: Article, leaseId: string, result: GenerationResult): Promise<boolean> {
     return this.lifecycle.completeGeneration(article, leaseId, result);
   }
-  failGeneration(article: ArticleKey, reason: string, failedAt: string, leaseId?: string): Promise<boolean> {
-    return this.lifecycle.failGeneration(article, reason, failedAt, leaseId);
+  failGeneration(
+    article: ArticleKey,
+    reason: string,
+    failedAt: string,
+    leaseId?: string,
+    sources?: SourceReport[],
+  ): Promise<boolean> {
+    return this.lifecycle.failGeneration(article, reason, failedAt, leaseId, sources);
   }
 
   markSent(article: ArticleKey, recheckAt: string): Promise<void> {

@@ -97,7 +97,7 @@ export class DynamoArticleReservations implements ArticleReservations {
         TableName: this.tables.articles,
         Key: articleKey(article),
         UpdateExpression:
-          'SET #state = :queued, creditsCharged = :price, startGenerationAt = :now, sweepBucket = :bucket, sweepAt = :sweepAt, generationAttempts = :zero REMOVE leaseOwner, leaseExpiresAt, resends',
+          'SET #state = :queued, creditsCharged = :price, startGenerationAt = :now, sweepBucket = :bucket, sweepAt = :sweepAt, generationAttempts = :zero REMOVE leaseOwner, leaseExpiresAt, resends, failedSources',
         ConditionExpression: fromCondition,
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: {
@@ -115,7 +115,7 @@ export class DynamoArticleReservations implements ArticleReservations {
     const { retryAt, startGenerationAt } = deferral(outcome, reservation);
     const updated = await updateIfCondition(this.client, this.tables.articles, articleKey(article), {
       // A retried generation waits with its attempts reset, as when it is reserved at once.
-      UpdateExpression: `SET #state = :state, sweepBucket = :bucket, sweepAt = :sweepAt, generationAttempts = :zero${startGenerationAt ? ', startGenerationAt = :start' : ''} REMOVE leaseOwner, leaseExpiresAt, resends`,
+      UpdateExpression: `SET #state = :state, sweepBucket = :bucket, sweepAt = :sweepAt, generationAttempts = :zero${startGenerationAt ? ', startGenerationAt = :start' : ''} REMOVE leaseOwner, leaseExpiresAt, resends, failedSources`,
       ConditionExpression: fromCondition,
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {

@@ -15,7 +15,12 @@ export const IMAGE_FETCH_LIMITS = {
 } as const;
 
 export class GuardedImageFetcher implements ImageFetcher {
-  constructor(private readonly policy: OutboundPolicy) {}
+  private readonly policy: OutboundPolicy;
+
+  constructor(policy: OutboundPolicy) {
+    // Redirects too: https on every hop where plain http is not allowed.
+    this.policy = { ...policy, httpsOnly: !policy.allowPrivate };
+  }
 
   async fetch(url: string): Promise<Buffer> {
     let parsed: URL;

@@ -1,8 +1,9 @@
 /**
  * Image conversion with sharp: only JPEG, PNG, WebP and GIF pass, told by their first bytes
  * (never SVG or anything else, whatever its Content-Type or name); the first frame, turned
- * upright, at most 1200 px wide, stored as WebP or as JPEG when that is smaller, at most 200 KB
- * (quality, then size, lowered until it fits).
+ * upright, at most 1200 px wide and 4800 px high (WebP stops at 16,383), stored as WebP or as
+ * JPEG when that is smaller (or when the other cannot encode it), at most 200 KB (quality, then
+ * size, lowered until it fits).
  */
 import {
   type ImageProcessor,
@@ -13,6 +14,8 @@ import {
 import { sharp } from './sharp-loader';
 
 export const MAX_IMAGE_WIDTH = 1200;
+/** A 1:4 strip at full width; far below WebP's 16,383 px, so a very tall image still encodes. */
+export const MAX_IMAGE_HEIGHT = 4800;
 export const MAX_IMAGE_BYTES = 200 * 1024;
 /** Decoding bombs: at most 50 megapixels are read. */
 const MAX_INPUT_PIXELS = 50_000_000;
@@ -53,22 +56,24 @@ export class SharpImageProcessor implements ImageProcessor {
   async prepare(bytes: Buffer): Promise<PreparedImage> {
     const format = sniffImageFormat(bytes);
     if (!format) throw new ImageUnavailableError('The bytes are not a JPEG, PNG, WebP or GIF image.');
-    let width = MAX_IMAGE_WIDTH;
     try {
       const meta = await sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS, pages: 1 }).metadata();
       if (meta.format !== format) {
         throw new ImageUnavailableError('The image does not decode as its format.');
       }
-      width = Math.min(MAX_IMAGE_WIDTH, meta.autoOrient?.width ?? meta.width ?? MAX_IMAGE_WIDTH);
-      // At its own width (1200 px at most) first, then smaller while it does not fit. Each width
-      // is decoded once; its qualities are encoded from the same pixels.
+      // Fitted in its own size (1200 x 4800 at most) first, then in a box 0.8 times smaller each
+      // time while it does not fit. Each box is decoded once; its qualities are encoded from the
+      // same pixels.
+      let width = Math.min(MAX_IMAGE_WIDTH, meta.autoOrient?.width ?? meta.width ?? MAX_IMAGE_WIDTH);
+      let height = Math.min(MAX_IMAGE_HEIGHT, meta.autoOrient?.height ?? meta.height ?? MAX_IMAGE_HEIGHT);
       for (let first = true; first || width >= MIN_SHRUNK_WIDTH; first = false) {
-        const pixels = await this.decode(bytes, width);
+        const pixels = await this.decode(bytes, width, height);
         for (const quality of QUALITIES) {
           const candidate = await this.encode(pixels, quality);
           if (candidate.bytes.length <= MAX_IMAGE_BYTES) return candidate;
         }
         width = Math.round(width * 0.8);
+        height = Math.max(1, Math.round(height * 0.8));
       }
     } catch (error) {
       if (error instanceof ImageUnavailableError) throw error;
@@ -91,31 +96,36 @@ export class SharpImageProcessor implements ImageProcessor {
       .toBuffer();
   }
 
-  /** The first frame, turned upright, at most `width` wide, on white: raw pixels. */
-  private async decode(bytes: Buffer, width: number): Promise<RawPixels> {
+  /** The first frame, turned upright, inside `width` x `height`, on white: raw pixels. */
+  private async decode(bytes: Buffer, width: number, height: number): Promise<RawPixels> {
     const { data, info } = await sharp()(bytes, {
       limitInputPixels: MAX_INPUT_PIXELS,
       pages: 1,
       failOn: 'error',
     })
       .rotate()
-      .resize({ width, withoutEnlargement: true })
+      .resize({ width, height, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
       .raw()
       .toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, channels: info.channels };
   }
 
-  /** WebP and JPEG at one quality: the smaller of the two. */
+  /** WebP and JPEG at one quality: the smaller of the two, or the one that could encode it. */
   private async encode(pixels: RawPixels, quality: number): Promise<PreparedImage> {
     const { data, ...raw } = pixels;
     const base = () => sharp()(data, { raw });
-    const [webp, jpeg] = await Promise.all([
-      base().webp({ quality }).toBuffer({ resolveWithObject: true }),
-      base().jpeg({ quality, mozjpeg: true }).toBuffer({ resolveWithObject: true }),
+    const [webp, jpeg] = await Promise.allSettled([
+      (async () => base().webp({ quality }).toBuffer({ resolveWithObject: true }))(),
+      (async () => base().jpeg({ quality, mozjpeg: true }).toBuffer({ resolveWithObject: true }))(),
     ]);
-    const best = jpeg.data.length < webp.data.length ? jpeg : webp;
-    const mimeType: StoredImageType = best === jpeg ? 'image/jpeg' : 'image/webp';
-    return { bytes: best.data, mimeType, width: best.info.width, height: best.info.height };
+    const encoded: { mimeType: StoredImageType; data: Buffer; info: { width: number; height: number } }[] =
+      [];
+    if (webp.status === 'fulfilled') encoded.push({ mimeType: 'image/webp', ...webp.value });
+    if (jpeg.status === 'fulfilled') encoded.push({ mimeType: 'image/jpeg', ...jpeg.value });
+    // Neither encoder could: WebP's reason (the first tried) says why.
+    if (webp.status === 'rejected' && jpeg.status === 'rejected') throw webp.reason;
+    const best = encoded.reduce((smaller, next) => (next.data.length < smaller.data.length ? next : smaller));
+    return { bytes: best.data, mimeType: best.mimeType, width: best.info.width, height: best.info.height };
   }
 }

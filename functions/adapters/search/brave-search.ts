@@ -29,6 +29,11 @@ export class BraveSearch implements WebSearch {
     if (answer === null || typeof answer !== 'object')
       throw new SearchError('Brave Search answered no results.');
     const web = (answer as { web?: { results?: unknown } }).web;
-    return cleanResults(web?.results, { url: 'url', title: 'title', snippet: 'description' }, options.limit);
+    return cleanResults(
+      web?.results,
+      { url: 'url', title: 'title', snippet: 'description' },
+      options.limit,
+      !this.policy.allowPrivate,
+    );
   }
 }

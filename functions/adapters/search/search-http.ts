@@ -43,21 +43,23 @@ export async function searchJson(
 }
 
 /**
- * Results as the provider gave them, kept only where the URL is http(s) and made plain text:
- * the provider's answer is untrusted input like a page.
+ * Results as the provider gave them, kept only where the URL is https (or http, unless
+ * `httpsOnly`: deployed) and made plain text: the provider's answer is untrusted input like a page.
  */
 export function cleanResults(
   items: unknown,
   fields: { url: string; title: string; snippet: string },
   limit: number,
+  httpsOnly = false,
 ): SearchResult[] {
+  const scheme = httpsOnly ? /^https:\/\//i : /^https?:\/\//i;
   if (!Array.isArray(items)) return [];
   const results: SearchResult[] = [];
   for (const item of items) {
     if (item === null || typeof item !== 'object') continue;
     const record = item as Record<string, unknown>;
     const url = record[fields.url];
-    if (typeof url !== 'string' || url.length > 2000 || !/^https?:\/\//i.test(url)) continue;
+    if (typeof url !== 'string' || url.length > 2000 || !scheme.test(url)) continue;
     try {
       new URL(url);
     } catch {

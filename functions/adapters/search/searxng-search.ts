@@ -7,6 +7,8 @@ export class SearxngSearch implements WebSearch {
   constructor(
     private readonly baseUrl: string,
     private readonly policy: OutboundPolicy,
+    /** Results must be https (deployed); the instance itself may be private and plain http. */
+    private readonly httpsResultsOnly = false,
   ) {}
 
   async search(query: string, options: { language: string; limit: number }): Promise<SearchResult[]> {
@@ -25,6 +27,7 @@ export class SearxngSearch implements WebSearch {
       (answer as { results?: unknown }).results,
       { url: 'url', title: 'title', snippet: 'content' },
       options.limit,
+      this.httpsResultsOnly,
     );
   }
 }

@@ -32,6 +32,7 @@ export class TavilySearch implements WebSearch {
       (answer as { results?: unknown }).results,
       { url: 'url', title: 'title', snippet: 'content' },
       options.limit,
+      !this.policy.allowPrivate,
     );
   }
 }

@@ -20,6 +20,8 @@ export interface OutboundPolicy extends DestinationPolicy {
   totalTimeoutMs: number;
   maxResponseBytes: number;
   maxRedirects: number;
+  /** Every hop, redirects included, must be https (sources and images when deployed). */
+  httpsOnly?: boolean;
 }
 
 export interface OutboundRequest {
@@ -92,6 +94,12 @@ export async function guardedRequest(
   try {
     for (let hop = 0; ; hop++) {
       const url = parseUrl(current.url);
+      if (policy.httpsOnly && url.protocol !== 'https:') {
+        throw new OutboundError(
+          'blocked',
+          `Only https addresses are fetched, not ${url.protocol}//${url.host}`,
+        );
+      }
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new OutboundError('timeout', `No answer from ${url.host} in time`);
       let addresses: ResolvedAddress[];

@@ -17,6 +17,7 @@ import {
 } from '../images/ports';
 import { IMAGE_PRICES, imagePriceOf } from '../pricing';
 import type { ArticleBrief, ArticleModel, Outline, TokenUsage } from './article-model';
+import { plainTextFromMarkdown } from './markdown-cleanup';
 
 export const MAX_INLINE_IMAGES = 3;
 export const MAX_ALT_LENGTH = 125;
@@ -122,10 +123,13 @@ export function imagePrompt(title: string, keyword: string, subject?: string): s
   return `A high-quality editorial photograph illustrating ${about}. Natural light, realistic detail. No text, letters, numbers, words, captions, logos or watermarks anywhere in the image.`;
 }
 
-/** Plain text, one line, at most MAX_ALT_LENGTH characters (cut at a word where it can be). */
+/**
+ * Plain text as any model text (markdown and tags dropped, entities decoded once, control
+ * characters removed, a leftover `<` `>` as ‹ ›), without quotes, at most MAX_ALT_LENGTH
+ * characters (cut at a word where it can be).
+ */
 export function fitAltText(text: string): string {
-  const clean = text
-    .replace(/<[^>]*>/g, ' ')
+  const clean = plainTextFromMarkdown(text)
     .replace(/["\u201c\u201d]/g, '')
     .replace(/\s+/g, ' ')
     .trim();

@@ -171,7 +171,8 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       tags: article.tags ?? [],
       auto_tags: toBit(article.autoTags),
       meta_description: article.metaDescription ?? null,
-      sources: (article.sources ?? []).map((url) => presentSource(notFetchedYet(url))),
+      // A failed article keeps why each source failed (require_sources).
+      sources: (article.failedSources ?? (article.sources ?? []).map(notFetchedYet)).map(presentSource),
       research: article.research ?? 'none',
       require_sources: toBit(article.requireSources),
       ...outlineFields(article),

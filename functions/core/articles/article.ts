@@ -1,5 +1,6 @@
 /** The article record: one item from creation, through generation, to publication. */
 import type { AiModel } from '../pricing';
+import type { SourceReport } from '../sources/article-sources';
 import type { PublicationSite } from '../websites/cms-client';
 import type { ArticleProfile } from '../websites/site-profile';
 import type { ArticleImage } from './article-images';
@@ -102,6 +103,8 @@ export interface Article extends ArticleRequest {
   generatedSeq?: number;
   /** Last generation failure, for the operator. */
   lastError?: string;
+  /** Each source and why it failed, on an article failed for want of its required sources. */
+  failedSources?: SourceReport[];
   /** Generation attempts started (each one a worker taking the lease). */
   generationAttempts?: number;
   /** The worker holding the article, and until when (ISO); absent when nobody works on it. */

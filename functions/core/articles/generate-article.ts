@@ -7,7 +7,7 @@
  * Failed attempts come back after a backoff of seconds to minutes.
  */
 import { randomUUID } from 'node:crypto';
-import { type SourceDeps, SourcesUnavailableError } from '../sources/article-sources';
+import { type SourceDeps, type SourceReport, SourcesUnavailableError } from '../sources/article-sources';
 import { siteHostOf } from '../sources/citations';
 import type { Article } from './article';
 import { type ArticleImageDeps, type ImagesOutcome, imageKeysOf, imagesBeside } from './article-images';
@@ -181,7 +181,13 @@ export async function generateQueuedArticle(
       error instanceof SourcesUnavailableError ||
       (article.generationAttempts ?? 1) >= MAX_GENERATION_ATTEMPTS
     )
-      return failForGood(deps, article, reason, leaseId);
+      return failForGood(
+        deps,
+        article,
+        reason,
+        leaseId,
+        error instanceof SourcesUnavailableError ? error.sources : undefined,
+      );
     return retryLater(deps, delivery, article, leaseId, reason);
   } finally {
     stopRenewing();
@@ -247,8 +253,15 @@ async function failForGood(
   article: Article,
   reason: string,
   leaseId?: string,
+  sources?: SourceReport[],
 ): Promise<GenerationAttemptResult> {
-  const failed = await deps.articles.failGeneration(article, reason, deps.clock().toISOString(), leaseId);
+  const failed = await deps.articles.failGeneration(
+    article,
+    reason,
+    deps.clock().toISOString(),
+    leaseId,
+    sources,
+  );
   // Images an earlier attempt stored go with the failed article (its credits came back whole).
   if (failed && deps.images) await deps.images.store.delete(imageKeysOf(article)).catch(() => undefined);
   return failed ? { outcome: 'failed', article, failure: reason } : { outcome: 'skipped', article };

@@ -1,4 +1,6 @@
 /** What the article use cases need from the outside world. */
+
+import type { SourceReport } from '../sources/article-sources';
 import type { Category, Website } from '../websites/website';
 import type { Article } from './article';
 import type { ArticleImage } from './article-images';
@@ -135,7 +137,13 @@ export interface GenerationLifecycle {
    * worker's last attempt) or, without a lease id, when its attempts are used up and no lease is
    * live at `failedAt` (its last worker died). False otherwise.
    */
-  failGeneration(article: ArticleKey, reason: string, failedAt: string, leaseId?: string): Promise<boolean>;
+  failGeneration(
+    article: ArticleKey,
+    reason: string,
+    failedAt: string,
+    leaseId?: string,
+    sources?: SourceReport[],
+  ): Promise<boolean>;
 }
 
 /**

@@ -89,7 +89,8 @@ export async function writeArticle(
 
   const sources = new ArticleSources(gathering ? await gathering : [], focusKeyword);
   if (gathering && sources.fetchedCount === 0) {
-    if (request.requireSources) throw new SourcesUnavailableError('None of the sources could be fetched.');
+    if (request.requireSources)
+      throw new SourcesUnavailableError('None of the sources could be fetched.', sources.report(new Set()));
     warnings.push('no_source_fetched');
   }
   const linkPlan = planSiteLinks(

@@ -48,6 +48,14 @@ interface Gathered {
 /** No source could be fetched and the article requires them: it fails (and is refunded) instead. */
 export class SourcesUnavailableError extends Error {
   override readonly name = 'SourcesUnavailableError';
+
+  /** Each source and why it could not be fetched, kept on the failed article. */
+  constructor(
+    message: string,
+    readonly sources: SourceReport[] = [],
+  ) {
+    super(message);
+  }
 }
 
 export function wantsSources(request: SourceRequest): boolean {

@@ -5,6 +5,7 @@
  * links have their own rules). Also the sources section that ends the article.
  */
 import { textToHtml } from '../html-safety';
+import { safeText } from '../text';
 
 /** A link as the sanitiser writes it: `<a href="...">` (or a bare `<a>`), never nested. */
 const LINK = /<a(?: href="([^"]*)")?>([\s\S]*?)<\/a>/g;
@@ -149,7 +150,8 @@ export function sourceLinkHtml(source: { url: string; title: string }): string {
   const href = source.url.replace(/[[\]<>"'`\s]/g, (character) =>
     character === "'" ? '%27' : encodeURIComponent(character),
   );
-  return `<a href="${href.replace(/&/g, '&amp;')}">${textToHtml(source.title)}</a>`;
+  // Page titles are untrusted: plain text again here, whoever made them.
+  return `<a href="${href.replace(/&/g, '&amp;')}">${textToHtml(safeText(source.title) || source.url)}</a>`;
 }
 
 /** The sources section: its H2, then a list of the sources used, title and link. */

@@ -33,6 +33,7 @@ import type {
   Reservation,
   ReservationOutcome,
 } from '../../../functions/core/articles/ports';
+import type { SourceReport } from '../../../functions/core/sources/article-sources';
 import { type ArticleRow, copy, type InMemoryTables, key } from './tables';
 
 export class FakeArticleStore implements ArticleStore, QueuedGenerations {
@@ -78,7 +79,13 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     const row = this.row(article);
     if (!row || !(from as string[]).includes(row.article.state)) return undefined;
     const outcome = this.tryToReserve(article.accountId, reservation);
-    const { leaseOwner: _owner, leaseExpiresAt: _until, resends: _resends, ...rest } = row.article;
+    const {
+      leaseOwner: _owner,
+      leaseExpiresAt: _until,
+      resends: _resends,
+      failedSources: _failedSources,
+      ...rest
+    } = row.article;
     if (outcome === 'reserved') {
       row.article = reservedArticle(rest, reservation);
       row.sweep = { kind: 'generation', at: reservation.sendBy };
@@ -228,12 +235,20 @@ export class FakeArticleStore implements ArticleStore, QueuedGenerations {
     reason: string,
     failedAt: string,
     leaseId?: string,
+    sources?: SourceReport[],
   ): Promise<boolean> {
     const row = this.row(article);
     if (!row || !canFailGeneration(row.article, failedAt, leaseId)) return false;
     this.refund(row);
     const { leaseOwner: _owner, leaseExpiresAt: _until, ...rest } = row.article;
-    row.article = { ...rest, state: 'error', creditsCharged: 0, lastError: errorText(reason), failedAt };
+    row.article = {
+      ...rest,
+      state: 'error',
+      creditsCharged: 0,
+      lastError: errorText(reason),
+      failedAt,
+      ...(sources ? { failedSources: copy(sources) } : {}),
+    };
     row.sweep = undefined;
     return true;
   }

@@ -4,16 +4,26 @@
  * extraction dropping what no reader sees, the link check of publication, and the sources
  * section travelling to the plugin as data.
  */
-import { mainText } from '../../../functions/adapters/sources/page-fetcher';
+import { MARKUP_LIMITS, mainText } from '../../../functions/adapters/sources/page-fetcher';
+import type { Article } from '../../../functions/core/articles/article';
+import { retryArticle } from '../../../functions/core/articles/article-actions';
+import { presentArticle } from '../../../functions/core/articles/article-presenter';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { createArticleSchema } from '../../../functions/core/articles/create-article-input';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
 import { ValidationError } from '../../../functions/core/errors';
 import { postStructure } from '../../../functions/core/publishing/post-structure';
 import { parseOrThrow } from '../../../functions/core/schema-helpers';
+import {
+  sourceItems,
+  sourceLinkHtml,
+  sourcesSectionHtml,
+  withCitation,
+} from '../../../functions/core/sources/citations';
 import { checkExternalLinks } from '../../../functions/core/sources/external-link-check';
+import { SourceFetchError } from '../../../functions/core/sources/ports';
 import { createFakes, FakeDelivery, FakeLinkChecker, FakePageFetcher } from '../../support/fakes';
-import { articleInput, createDeps, generateDeps, PRICE } from '../use-cases/helpers';
+import { actionDeps, articleInput, createDeps, generateDeps, PRICE } from '../use-cases/helpers';
 
 const base = { keyword: 'sourdough bread', h2_count: 2, ai_model: 'gpt-3.5-turbo', language: 'en' };
 const fieldErrors = (fields: Record<string, unknown>) => {
@@ -93,8 +103,24 @@ describe('require_sources', () => {
     expect(result.outcome).toBe('failed');
     expect(result.failure).toMatch(/SourcesUnavailableError: None of the sources could be fetched/);
     expect(fakes.articles.row(article)?.article).toMatchObject({ state: 'error', creditsCharged: 0 });
+    // Show says why each source failed.
+    const shown = presentArticle(fakes.articles.row(article)?.article as Article, {});
+    expect(shown.data.sources).toEqual(
+      ['https://dead.example/a', 'https://dead.example/b'].map((url) => ({
+        url,
+        title: null,
+        used: 0,
+        error: 'The page answered HTTP 404.',
+      })),
+    );
     expect((await generateQueuedArticle(deps, article, new FakeDelivery())).outcome).toBe('skipped');
     expect((await fakes.accounts.get(accountId))?.credits).toBe(10);
+    // Retried, the sources are not fetched yet: the last failure's reasons go.
+    const retried = await retryArticle(actionDeps(fakes), accountId, article.articleUuid);
+    expect(retried.data.sources.map((source: { error: string | null }) => source.error)).toEqual([
+      null,
+      null,
+    ]);
   });
 });
 
@@ -118,6 +144,108 @@ describe('extraction', () => {
     expect(text).toContain('wild yeast');
     expect(text).toContain('equal weights');
     expect(text).not.toContain('evil.example');
+  });
+});
+
+describe('source titles', () => {
+  const paragraph =
+    '<p>Sourdough rises slowly because wild yeast works at its own pace; a long rise gives the bread its taste.</p>';
+
+  it('are plain text: control characters removed, a leftover < or > as ‹ ›', () => {
+    const { title } = mainText(
+      `<html><head><title>&lt;img src=x onerror=alert(1)&gt; \u0007\u001b[31m Bread</title></head><body><article>${paragraph.repeat(3)}</article></body></html>`,
+      'https://facts.example/a',
+      'facts.example',
+    );
+    expect(title).toBe('‹img src=x onerror=alert(1)› [31m Bread');
+  });
+
+  it('are plain text in the sources section and citations, whoever made them', () => {
+    const source = {
+      url: 'https://facts.example/a',
+      title: '<img src=x onerror=alert(1)>\u0007\u001b Bread',
+    };
+    for (const html of [
+      sourceLinkHtml(source),
+      sourcesSectionHtml('en', [source]),
+      withCitation('<p>Text.</p>', 'en', source),
+    ]) {
+      expect(html).toContain('‹img src=x onerror=alert(1)› Bread</a>');
+      expect(html).not.toMatch(/<img|&lt;img/);
+      expect([...html].filter((character) => character === '\u0007' || character === '\u001b')).toEqual([]);
+    }
+    expect(sourceItems(sourcesSectionHtml('en', [source]))).toEqual([
+      { title: '‹img src=x onerror=alert(1)› Bread', url: 'https://facts.example/a' },
+    ]);
+  });
+});
+
+describe('markup limits', () => {
+  const nested = (depth: number, tag = 'div', inner = '<p>Deep.</p>') =>
+    `<html><body>${`<${tag}>`.repeat(depth)}${inner}${`</${tag}>`.repeat(depth)}</body></html>`;
+  const refusal = (html: string) => {
+    try {
+      mainText(html, 'https://deep.example/', 'deep.example');
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('refuses markup nested deeper than the limit before building a DOM', () => {
+    for (const html of [nested(1_500), nested(100_000), nested(1_000, 'ul><li', '<p>Deep.</p>')]) {
+      const error = refusal(html);
+      expect(error).toBeInstanceOf(SourceFetchError);
+      expect((error as Error).message).toBe(
+        `The page nests its markup more than ${MARKUP_LIMITS.maxDepth} levels deep: not read.`,
+      );
+    }
+  });
+
+  it('refuses too many elements, and many stacks deep but under the depth limit', () => {
+    expect(
+      (refusal(`<html><body>${'<b>x</b>'.repeat(MARKUP_LIMITS.maxElements)}</body></html>`) as Error).message,
+    ).toBe(`The page holds more than ${MARKUP_LIMITS.maxElements} elements: not read.`);
+    // 30 stacks of 200 levels: each under the depth limit, together more than Readability can afford.
+    const stack = `${'<div>'.repeat(200)}<p>Deep.</p>${'</div>'.repeat(200)}`;
+    const stacks = `<html><body>${stack.repeat(30)}</body></html>`;
+    expect((refusal(stacks) as Error).message).toBe(
+      'The page nests its markup too deeply for its size: not read.',
+    );
+  });
+
+  it('reads a page nested within the limits', () => {
+    const { text } = mainText(
+      nested(200, 'div', `<p>${'Deep words here. '.repeat(10)}</p>`),
+      'https://deep.example/',
+      'x',
+    );
+    expect(text).toContain('Deep words here.');
+  });
+
+  it('a refused page is a failed source; the article is written without it', async () => {
+    const fakes = createFakes();
+    const accountId = await fakes.account(10);
+    const article = await createArticle(
+      createDeps(fakes),
+      accountId,
+      articleInput({ sources: ['https://deep.example/a'] }),
+    );
+    const pages = {
+      fetchPage: async (url: string) => ({ url, ...mainText(nested(1_500), url, 'deep.example') }),
+    };
+    const result = await generateQueuedArticle(
+      { ...generateDeps(fakes), sources: { pages } },
+      article,
+      new FakeDelivery(),
+    );
+    expect(result.outcome).toBe('generated');
+    expect(fakes.articles.row(article)?.article.seo?.sources).toEqual([
+      expect.objectContaining({
+        url: 'https://deep.example/a',
+        error: 'The page nests its markup more than 256 levels deep: not read.',
+      }),
+    ]);
   });
 });
 

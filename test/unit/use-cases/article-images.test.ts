@@ -174,4 +174,36 @@ describe('article images', () => {
     expect(outcome.failures).toEqual([]);
     expect(outcome.images.map((image) => image.alt)).toEqual(['A round loaf cooling on a rack']);
   });
+
+  it("makes the model's alt text plain text: no markup, no control characters, entities decoded once and safe", async () => {
+    const images = fakeImageDeps();
+    const brief = {
+      keyword: 'sourdough',
+      focusKeyword: 'sourdough',
+      language: 'en',
+      languageName: 'English',
+      h2Count: 2,
+      needBold: false,
+      faqCount: 0,
+      autoTags: false,
+    };
+    const altFor = async (alt: string) => {
+      const model = { describeImage: async () => ({ alt, usage: { promptTokens: 1, completionTokens: 1 } }) };
+      const outcome = await produceArticleImages(
+        images,
+        model,
+        brief,
+        { accountId: 'account', articleUuid: 'article', h2Count: 2, featuredImage: 'generate' },
+        { title: 'Sourdough at home', headings: ['Starter', 'Baking'] },
+      );
+      return outcome.images[0]?.alt;
+    };
+    // The tag never closes: nothing of it is text, so the subject stands in.
+    expect(await altFor('<img src=x onerror=alert(1)// \u0007\u001b[31m [gallery] &lt;b&gt;')).toBe(
+      'Sourdough at home',
+    );
+    expect(await altFor('A loaf \u0007\u001b[31m <b>crust</b> &lt;b&gt; &amp;amp; **bold**')).toBe(
+      'A loaf [31m crust ‹b› &amp; bold',
+    );
+  });
 });
