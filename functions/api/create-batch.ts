@@ -42,8 +42,7 @@ export const handler = apiHandler(
     scope: 'articles.batch',
     parse: ({ fields, query }) => {
       const body = fields.batch as BatchBody;
-      // `partial` in the query string or the body.
-      return parseBatchRequest({ ...body, partial: query.partial ?? body.partial });
+      return parseBatchRequest({ ...body, partialInQuery: query.partial });
     },
     run: async ({ accountId, baseUrl }, deps, request, keyed) => {
       const batch = await createBatch(

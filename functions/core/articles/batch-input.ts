@@ -30,6 +30,8 @@ const partialSchema = z.object({ partial: z._default(optionalField(formBoolean('
 export function parseBatchRequest(source: {
   rows: BatchRow[];
   partial?: unknown;
+  /** `partial` in the query string (`?partial=1`), which the body may also carry. */
+  partialInQuery?: unknown;
   schedule?: unknown;
 }): BatchRequest {
   if (source.rows.length === 0) {
@@ -41,8 +43,22 @@ export function parseBatchRequest(source: {
       `A batch may hold at most ${MAX_BATCH_ITEMS} items; this one has ${source.rows.length}.`,
     );
   }
-  const { partial } = parseOrThrow(partialSchema, { partial: source.partial });
+  const partial = partialOf(source.partialInQuery, source.partial);
   const schedule =
     source.schedule === undefined || source.schedule === null ? undefined : parseSchedule(source.schedule);
   return { rows: source.rows, partial, ...(schedule ? { schedule } : {}) };
+}
+
+/** `partial` from the query string or the body; given in both with different meanings, a 422. */
+function partialOf(inQuery: unknown, inBody: unknown): boolean {
+  const read = (value: unknown) => parseOrThrow(partialSchema, { partial: value }).partial;
+  if (inQuery === undefined) return read(inBody);
+  const fromQuery = read(inQuery);
+  if (inBody !== undefined && read(inBody) !== fromQuery) {
+    throw ValidationError.forField(
+      'partial',
+      'The partial field is given in the query string and in the body with different values: give it once.',
+    );
+  }
+  return fromQuery;
 }

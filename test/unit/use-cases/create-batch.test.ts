@@ -4,11 +4,7 @@ import { parseBatchRequest } from '../../../functions/core/articles/batch-input'
 import { createBatch } from '../../../functions/core/articles/create-batch';
 import { acceptedBatchAnswer, showBatch } from '../../../functions/core/articles/read-batches';
 import { sweepBatches } from '../../../functions/core/articles/sweep-batches';
-import {
-  BatchRowsError,
-  IdempotencyKeyReusedError,
-  type ValidationError,
-} from '../../../functions/core/errors';
+import { BatchRowsError, IdempotencyKeyReusedError, ValidationError } from '../../../functions/core/errors';
 import { createFakes, type Fakes, sitePost } from '../../support/fakes';
 import { PRICE } from './helpers';
 
@@ -83,6 +79,23 @@ describe('createBatch', () => {
     expect(acceptedBatchAnswer(accepted, 'https://api').info).toContain(
       '; 1 row was refused (see rejected).',
     );
+  });
+
+  it('reads partial from the query string or the body, and refuses the two saying different things', () => {
+    const request = (source: { partial?: unknown; partialInQuery?: unknown }) =>
+      parseBatchRequest({ rows: rows([valid('one')]), ...source });
+    expect(request({ partialInQuery: '1' }).partial).toBe(true);
+    expect(request({ partial: 'true' }).partial).toBe(true);
+    expect(request({ partialInQuery: '1', partial: 'yes' }).partial).toBe(true);
+    expect(request({}).partial).toBe(false);
+    let refusal: unknown;
+    try {
+      request({ partialInQuery: '1', partial: '0' });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ValidationError);
+    expect(Object.keys((refusal as ValidationError).fieldErrors)).toEqual(['partial']);
   });
 
   it('advises partial=1 only when it would create something', async () => {
