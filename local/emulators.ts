@@ -36,6 +36,20 @@ export function freePort(): Promise<number> {
 /** JVM flags that cut DynamoDB Local's start-up by about a third (client compiler only). */
 const FAST_START_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 const LAUNCHER_CLASS = 'DynamoDbLocalLoopback';
+/**
+ * SQLite's native library in DynamoDB Local's lib folder, per platform. Told where it is,
+ * DynamoDB Local loads it from there; otherwise it copies it out of its jar into the system's
+ * temporary folder at every start, a 0.9 MB file left behind whenever the JVM is killed.
+ */
+const SQLITE_NATIVE_LIBRARIES: Record<string, string> = {
+  'linux-x64': 'libsqlite4java-linux-amd64.so',
+  'linux-arm64': 'libsqlite4java-linux-aarch64.so',
+  'linux-ia32': 'libsqlite4java-linux-i386.so',
+  'darwin-arm64': 'libsqlite4java-osx-aarch64.dylib',
+  'darwin-x64': 'libsqlite4java-osx-x86_64.dylib',
+  'win32-x64': 'sqlite4java-win32-x64.dll',
+  'win32-ia32': 'sqlite4java-win32-x86.dll',
+};
 const LAUNCHER_SOURCE = path.join(__dirname, 'dynamodb-local-loopback.java');
 
 /** Where DynamoDB Local is installed, and its 127.0.0.1 launcher (or why there is none). */
@@ -61,9 +75,14 @@ export async function startDynamoDbLocal(
 ): Promise<RunningEmulator> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const { home, jar, launcher } = dynamoDbLocalInstall();
+  const libraries = path.join(home, 'DynamoDBLocal_lib');
+  const sqlite = SQLITE_NATIVE_LIBRARIES[`${process.platform}-${process.arch}`];
   const args = (port: number) => [
     ...(options.fastStart ? FAST_START_JVM_OPTIONS : []),
-    `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
+    `-Djava.library.path=${libraries}`,
+    ...(sqlite && existsSync(path.join(libraries, sqlite))
+      ? [`-Dorg.sqlite.lib.path=${libraries}`, `-Dorg.sqlite.lib.name=${sqlite}`]
+      : []),
     // An IPv4 socket: `ss` shows 127.0.0.1 instead of the IPv4-mapped [::ffff:127.0.0.1].
     '-Djava.net.preferIPv4Stack=true',
     ...('classes' in launcher

@@ -1,10 +1,9 @@
 /** CDK context: operators choose the provider models, an OpenAI-compatible server and the rate limit; developers a template for `sam local`. */
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { allFunctions } from '../../functions/routes';
 import { runtimeSettings } from '../../functions/shared/runtime-settings';
 import { InkpressStack } from '../../lib/inkpress-stack';
-import { TEMPLATE_ONLY_CONTEXT } from '../support/template-only-context';
+import { templateOnlyApp } from '../support/template-only-context';
 
 type FunctionResource = {
   Properties: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } };
@@ -21,10 +20,7 @@ function synthesized(context: Record<string, string>): Template {
   const key = JSON.stringify(Object.entries(context).sort(([a], [b]) => a.localeCompare(b)));
   const existing = templates.get(key);
   if (existing) return existing;
-  const app = new App({
-    context: { ...context, ...TEMPLATE_ONLY_CONTEXT },
-    builtinCloudFormationValidation: false,
-  });
+  const app = templateOnlyApp(context);
   const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
   templates.set(key, template);
   return template;

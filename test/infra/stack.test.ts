@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { type TableName, tableDefinitions } from '../../functions/adapters/dynamodb/table-definitions';
@@ -26,7 +25,7 @@ import { runtimeSettings, webhookSettings } from '../../functions/shared/runtime
 import { RATE_PER_ADDRESS } from '../../lib/constructs/api-firewall';
 import { ANSWERED_METHODS, STAGE_NAME, THROTTLING } from '../../lib/constructs/inkpress-api';
 import { InkpressStack, MODEL_SECRET_PLACEHOLDER } from '../../lib/inkpress-stack';
-import { TEMPLATE_ONLY_CONTEXT } from '../support/template-only-context';
+import { templateOnlyApp } from '../support/template-only-context';
 
 type Json = Record<string, unknown>;
 interface CfnResource {
@@ -46,12 +45,7 @@ interface Statement {
 const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
   context: Json;
 };
-// Without CDK's built-in CloudFormation validation: its WebAssembly engine costs ~10 s of CPU per
-// test file and only ever warns; `npm run synth` (`.ci/run`'s synth step) runs it.
-const app = new App({
-  context: { ...cdkJson.context, ...TEMPLATE_ONLY_CONTEXT },
-  builtinCloudFormationValidation: false,
-});
+const app = templateOnlyApp(cdkJson.context);
 const stack = new InkpressStack(app, 'Inkpress');
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, CfnResource>;
@@ -764,10 +758,7 @@ describe('web ACL on the API stage', () => {
   });
 
   it('is dropped with -c waf=false, and cdk-nag accepts that with a reason', () => {
-    const withoutWaf = new App({
-      context: { ...cdkJson.context, ...TEMPLATE_ONLY_CONTEXT, waf: 'false' },
-      builtinCloudFormationValidation: false,
-    });
+    const withoutWaf = templateOnlyApp({ ...cdkJson.context, waf: 'false' });
     const stackWithoutWaf = new InkpressStack(withoutWaf, 'Inkpress');
     const types = Object.values(
       Template.fromStack(stackWithoutWaf).toJSON().Resources as Record<string, CfnResource>,

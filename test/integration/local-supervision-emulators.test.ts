@@ -11,7 +11,7 @@
  * local-runtime.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
@@ -101,6 +101,21 @@ describe('the emulators of a local runtime that starts its own', () => {
     }
     expect(listening(dynamodb)).toEqual([new URL(runtime.endpoints.dynamodb).host]);
     expect(listening(moto)).toEqual([new URL(runtime.endpoints.moto).host]);
+  });
+
+  it('has DynamoDB Local load SQLite from its own lib folder, so a killed one leaves no copy in the temporary folder', () => {
+    let maps: string;
+    try {
+      maps = readFileSync(`/proc/${runtime.emulatorPids.dynamodb}/maps`, 'utf8');
+    } catch {
+      return; // no /proc (not Linux): nothing to check with
+    }
+    const sqlite = [
+      ...new Set(maps.split('\n').flatMap((line) => /\s(\/\S*libsqlite4java\S*)$/.exec(line)?.[1] ?? [])),
+    ];
+    expect(sqlite).toHaveLength(1);
+    expect(sqlite[0]).toContain(`${path.sep}DynamoDBLocal_lib${path.sep}`);
+    expect(sqlite[0]?.startsWith(os.tmpdir())).toBe(false);
   });
 
   it('refuses a second runtime on the same data folder', async () => {

@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { allFunctions, type FunctionDefinition, functionNamed } from '../../functions/routes';
@@ -23,7 +22,7 @@ import { samEnvFile } from '../../local/sam-env';
 import { startAttachedRuntime } from '../support/attached-runtime';
 import { bundleBuilder, invokeBundle } from '../support/bundles';
 import { apiEvent } from '../support/events';
-import { TEMPLATE_ONLY_CONTEXT } from '../support/template-only-context';
+import { templateOnlyApp } from '../support/template-only-context';
 
 const tsxCli = require.resolve('tsx/cli');
 let dataDir: string;
@@ -56,12 +55,7 @@ afterAll(async () => {
 let declaredByFunction: Map<string, Record<string, string>>;
 
 function synthesizedDeclarations(): Map<string, Record<string, string>> {
-  // Without CDK's built-in CloudFormation validation (~10 s of CPU, only ever warns): `npm run synth`
-  // (`.ci/run`'s synth step) runs it.
-  const app = new App({
-    context: { samLocal: 'true', ...TEMPLATE_ONLY_CONTEXT },
-    builtinCloudFormationValidation: false,
-  });
+  const app = templateOnlyApp({ samLocal: 'true' });
   const template = Template.fromStack(new InkpressStack(app, 'Inkpress'));
   const resources = template.findResources('AWS::Lambda::Function') as Record<
     string,
