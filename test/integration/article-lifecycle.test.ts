@@ -5,6 +5,7 @@
  * final states with refunds exactly once, and the client's retry and cancel.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { OpenAiModelProvider } from '../../functions/adapters/model/openai-article-model';
 import { SqsGenerationQueue } from '../../functions/adapters/sqs/sqs-generation-queue';
@@ -190,6 +191,43 @@ describe('lease ids', () => {
     expect(await deps.articleStore().completeGeneration(article, 'holder', result())).toBe(true);
     expect((await stored(accountId, uuid)).state).toBe('generated');
   });
+
+  it('a completion keeps trying while other completions of the account keep taking the next place in its list', async () => {
+    // Each completion takes the account's next number (generatedCount), read then written on that
+    // condition: with a hundred completing at once, the last loses that race round after round. A
+    // completion that gave up would throw, and its article would wait out its lease and be written
+    // again by the model. Here others take a number every few milliseconds for 3.5 s (longer than
+    // the ~1.6 s of backoff that twelve attempts gave).
+    const accountId = await newAccount(100);
+    const uuid = await create(accountId);
+    expect((await take(accountId, uuid, 'holder', new Date())).kind).toBe('leased');
+    const article = await stored(accountId, uuid);
+    const client = dynamoDocumentClient();
+    let othersDone = false;
+    const others = (async () => {
+      const until = Date.now() + 3_500;
+      let taken = 0;
+      while (Date.now() < until) {
+        await client.send(
+          new UpdateCommand({
+            TableName: resources.tableNames.accounts,
+            Key: { accountId },
+            UpdateExpression: 'ADD generatedCount :one',
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        );
+        taken++;
+      }
+      othersDone = true;
+      return taken;
+    })();
+    const completed = await deps.articleStore().completeGeneration(article, 'holder', result());
+    const taken = await others;
+    expect(completed).toBe(true);
+    expect(othersDone).toBe(true);
+    expect((await stored(accountId, uuid)).generatedSeq).toBe(taken + 1);
+    expect((await deps.accountStore().get(accountId))?.generatedCount).toBe(taken + 1);
+  }, 60_000);
 
   it('a duplicate that loses the race with the holder’s retry neither fails nor refunds the article', async () => {
     const accountId = await newAccount(100);

@@ -40,6 +40,13 @@ export interface GenerationTables {
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/**
+ * Completions of one account race for its next place in the generated list (`generatedCount`):
+ * each lost round is another completion's win, and with a hundred at once the last needs many
+ * rounds. A completion that gave up would wait out its lease and be written again by the model.
+ */
+const COMPLETION_ATTEMPTS = 100;
+
 export class DynamoGenerationLifecycle implements GenerationLifecycle {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -171,6 +178,7 @@ export class DynamoGenerationLifecycle implements GenerationLifecycle {
         if (conditionFailed(codes, 1)) return 'retry';
         return undefined;
       },
+      COMPLETION_ATTEMPTS,
     );
     if (completed) await event?.committed();
     return completed;

@@ -59,6 +59,7 @@ export async function transactWithRetry<T>(
   build: (attempt: number) => Promise<TransactWriteCommandInput | { result: T }>,
   committed: T,
   decide: (codes: CancellationCodes) => CancellationVerdict<T> | undefined,
+  maxAttempts = MAX_TRANSACTION_ATTEMPTS,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const input = await build(attempt);
@@ -72,7 +73,7 @@ export async function transactWithRetry<T>(
       const verdict = decide(codes);
       if (verdict !== undefined && verdict !== 'retry') return verdict.result;
       if (verdict === undefined && !isRetryableCancellation(codes)) throw error;
-      if (attempt + 1 >= MAX_TRANSACTION_ATTEMPTS) throw error;
+      if (attempt + 1 >= maxAttempts) throw error;
       await backoff(attempt);
     }
   }
