@@ -111,14 +111,18 @@ export class PayloadTooLargeError extends DomainError {
 }
 
 export class UnsupportedMediaTypeError extends DomainError {
-  constructor(contentType: string, contentEncoding?: string) {
+  constructor(
+    contentType: string,
+    contentEncoding?: string,
+    accepted = 'multipart/form-data, application/x-www-form-urlencoded or application/json',
+  ) {
     const problem =
       contentEncoding !== undefined
         ? `Unsupported content encoding "${contentEncoding}": send the body uncompressed.`
         : contentType === ''
           ? 'The request has no Content-Type header.'
           : `Unsupported content type "${contentType}".`;
-    super(`${problem} Send multipart/form-data, application/x-www-form-urlencoded or application/json.`);
+    super(`${problem} Send ${accepted}.`);
   }
 }
 

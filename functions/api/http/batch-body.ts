@@ -17,7 +17,12 @@
  */
 import type { BatchRow } from '../../core/articles/batch-input';
 import { createArticleFieldSchemas } from '../../core/articles/create-article-input';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../core/errors';
+import {
+  JsonSentAsFormError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../core/errors';
 import { MAX_BATCH_BODY_BYTES } from '../../routes';
 import {
   collect,
@@ -39,6 +44,9 @@ export interface BatchBody {
 /** Drops a leading byte order mark; bad bytes become U+FFFD. */
 const utf8 = new TextDecoder('utf-8');
 
+/** What the batch route reads: no urlencoded form, which cannot carry a file or a list of items. */
+const BATCH_MEDIA_TYPES = 'multipart/form-data (a CSV file) or application/json';
+
 /** Parses the batch body into `{ batch: BatchBody }` (the handler's fields). */
 export async function parseBatchBody({
   body,
@@ -51,12 +59,27 @@ export async function parseBatchBody({
   const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const encoding = contentEncoding?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
-    throw new UnsupportedMediaTypeError(mediaType, encoding);
+    throw new UnsupportedMediaTypeError(mediaType, encoding, BATCH_MEDIA_TYPES);
   }
   if (bytes.length === 0) return { batch: { rows: [] } satisfies BatchBody };
   if (mediaType === 'application/json') return { batch: jsonBatch(bytes) };
   if (mediaType === 'multipart/form-data') return { batch: await multipartBatch(bytes, contentType ?? '') };
-  throw new UnsupportedMediaTypeError(mediaType);
+  // `curl -d '{"items": ...}'` sends JSON as a urlencoded form: say which header it lacks.
+  throw isJson(bytes)
+    ? new JsonSentAsFormError(mediaType)
+    : new UnsupportedMediaTypeError(mediaType, undefined, BATCH_MEDIA_TYPES);
+}
+
+/** Whether a body is a JSON object or array (a batch's two shapes). */
+function isJson(bytes: Buffer): boolean {
+  const text = utf8.decode(bytes).trim();
+  if (!text.startsWith('{') && !text.startsWith('[')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,6 +1,11 @@
 /** The batch body (`POST /v1/articles/batch`): every object and form part read as a single create's body is. */
 import { type BatchBody, parseBatchBody } from '../../../functions/api/http/batch-body';
-import { MalformedBodyError, ValidationError } from '../../../functions/core/errors';
+import {
+  JsonSentAsFormError,
+  MalformedBodyError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../../functions/core/errors';
 import { UndecodableText } from '../../../functions/core/undecodable-text';
 
 const jsonBody = async (body: string | Buffer) =>
@@ -174,5 +179,33 @@ describe('the fields of a JSON batch', () => {
       jsonBody('{"items":[{"keyword":"a"}],"language":"en","defaults":{"language":"de"}}'),
     );
     expect(Object.keys((twice as ValidationError).fieldErrors)).toEqual(['language']);
+  });
+});
+
+describe('the content type of a batch body', () => {
+  const sent = (body: string, contentType?: string) =>
+    refusal(parseBatchBody({ body, isBase64Encoded: false, contentType }));
+
+  it('names only what the batch route reads (no urlencoded form) when it refuses a content type', async () => {
+    for (const contentType of ['application/x-www-form-urlencoded', 'text/csv']) {
+      const error = await sent('keyword=bread', contentType);
+      expect(error).toBeInstanceOf(UnsupportedMediaTypeError);
+      expect((error as Error).message).toBe(
+        `Unsupported content type "${contentType}". Send multipart/form-data (a CSV file) or application/json.`,
+      );
+    }
+  });
+
+  it('says which header is missing when JSON, an object or an array of items, comes without application/json', async () => {
+    for (const [body, contentType] of [
+      ['{"items":[{"keyword":"bread"}]}', undefined],
+      ['[{"keyword":"bread"}]', 'application/x-www-form-urlencoded'],
+    ] as const) {
+      const error = await sent(body, contentType);
+      expect(error).toBeInstanceOf(JsonSentAsFormError);
+      expect((error as Error).message).toMatch(
+        /^The body is JSON but .*: send the header Content-Type: application\/json\.$/,
+      );
+    }
   });
 });
