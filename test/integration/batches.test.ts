@@ -209,7 +209,7 @@ describe('POST /v1/articles/batch', () => {
     expect(await credits(accountId)).toBe(100 - 3 * PRICE);
   });
 
-  it('refuses each row with the wrong number of cells by its row, and with partial=1 accepts the others; a line of spaces is blank', async () => {
+  it('refuses each row with the wrong number of cells by its row, and with partial=1 accepts the others; a line of spaces is a blank row, numbered and skipped', async () => {
     const accountId = await newAccount(100);
     const csv = csvOf([
       row('k1'),
@@ -224,15 +224,15 @@ describe('POST /v1/articles/batch', () => {
     expect(refused.statusCode).toBe(422);
     expect(json(refused).rows).toEqual([
       { row: 3, errors: { cells: ['The row has 3 cells where the header has 4.'] } },
-      { row: 4, errors: { h2_count: [expect.stringMatching(/greater than 10/)] } },
-      { row: 5, errors: { cells: ['The row has 5 cells where the header has 4.'] } },
+      { row: 5, errors: { h2_count: [expect.stringMatching(/greater than 10/)] } },
+      { row: 6, errors: { cells: ['The row has 5 cells where the header has 4.'] } },
     ]);
     expect(await credits(accountId)).toBe(100);
 
     const partial = await post(accountId, csvUpload(csv, { partial: '1' }));
     expect(partial.statusCode).toBe(202);
-    expect(json(partial).items.map((item: { row: number }) => item.row)).toEqual([2, 6]);
-    expect(json(partial).rejected.map((rejected: { row: number }) => rejected.row)).toEqual([3, 4, 5]);
+    expect(json(partial).items.map((item: { row: number }) => item.row)).toEqual([2, 7]);
+    expect(json(partial).rejected.map((rejected: { row: number }) => rejected.row)).toEqual([3, 5, 6]);
     expect(await credits(accountId)).toBe(100 - 2 * PRICE);
   });
 

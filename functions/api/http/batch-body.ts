@@ -6,9 +6,9 @@
  *   beside `items` (`"website_uuid": ...`) is a default, as a form part is with a CSV.
  * - `multipart/form-data`: one file part (any name), a CSV whose header row names create fields,
  *   UTF-8 with or without a byte order mark, quoted per RFC 4180 (csv-parse); its rows are
- *   numbered as in the file (the header is row 1, the first item row 2; a quoted value spanning
- *   lines is one row; blank lines, empty or of spaces, are skipped; a row with the wrong number of
- *   cells is that row's error). The other parts: `partial`, the schedule as
+ *   numbered as a spreadsheet shows the file (the header is row 1, the first item row 2; a quoted
+ *   value spanning lines is one row; a blank row, empty or of spaces, keeps its number and is
+ *   skipped; a row with the wrong number of cells is that row's error). The other parts: `partial`, the schedule as
  *   `schedule[start]`, `schedule[every]`, ... and any create field, a default for every row that
  *   leaves it empty.
  *
@@ -265,33 +265,38 @@ async function multipartBatch(bytes: Buffer, contentType: string): Promise<Batch
   return { rows, partial, ...(schedule.size > 0 ? { schedule: Object.fromEntries(schedule) } : {}) };
 }
 
-/** The CSV's rows as create fields, numbered as in the file (the header is row 1). */
+/** The CSV's rows as create fields, numbered as a spreadsheet shows the file (the header is row 1). */
 function csvRows(file: Buffer): BatchRow[] {
   // Loaded by the first CSV, not at init: only this route parses one.
   const { parse }: typeof import('csv-parse/sync') = require('csv-parse/sync');
   let records: string[][];
   try {
     // Records of any length: a row with the wrong number of cells is that row's error, not the file's.
-    records = parse(utf8.decode(file), { bom: true, skip_empty_lines: true, relax_column_count: true });
+    // Blank lines kept as records: they are rows of the file, numbered, then skipped.
+    records = parse(utf8.decode(file), { bom: true, skip_empty_lines: false, relax_column_count: true });
   } catch (error) {
     throw ValidationError.forField(
       'file',
       `The CSV could not be read: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  // A line of nothing but spaces (or empty cells) is blank, as an empty line is: skipped, not counted.
-  const [header, ...lines] = records.filter((cells) => cells.some((cell) => cell.trim() !== ''));
+  // Numbered as a spreadsheet shows the file (a quoted value spanning lines is one row); a blank
+  // row (empty, only spaces or only empty cells) keeps its number and is skipped.
+  const [first, ...filled] = records
+    .map((cells, index) => ({ cells, row: index + 1 }))
+    .filter(({ cells }) => cells.some((cell) => cell.trim() !== ''));
+  const header = first?.cells;
   if (!header)
     throw ValidationError.forField('file', 'The CSV is empty: its first row names the create fields.');
   const names = header.map((name) => name.trim());
   // A column without a name (a trailing comma) is ignored when it is empty in every row.
   for (const [column, name] of names.entries()) {
     if (name !== '') continue;
-    const filled = lines.findIndex((cells) => (cells[column] ?? '').trim() !== '');
-    if (filled >= 0) {
+    const using = filled.find(({ cells }) => (cells[column] ?? '').trim() !== '');
+    if (using) {
       throw ValidationError.forField(
         'file',
-        `The CSV header's column ${column + 1} has no name, and row ${filled + 2} has a value in it: name the column (a create field) or empty it.`,
+        `The CSV header's column ${column + 1} has no name, and row ${using.row} has a value in it: name the column (a create field) or empty it.`,
       );
     }
   }
@@ -308,8 +313,7 @@ function csvRows(file: Buffer): BatchRow[] {
   if (repeated.length > 0) {
     throw ValidationError.forField('file', `The CSV header names ${repeated.join(', ')} more than once.`);
   }
-  return lines.map((cells, index): BatchRow => {
-    const row = index + 2;
+  return filled.map(({ cells, row }): BatchRow => {
     if (cells.length !== names.length) {
       return {
         row,

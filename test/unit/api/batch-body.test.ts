@@ -120,13 +120,16 @@ describe('a CSV batch body', () => {
     expect(batch.schedule).toEqual({ weekdays: ['mon', 'tue'], at: ['09:00', '10:00'], start: '2026-03-28' });
   });
 
-  it('numbers rows as records, skipping blank lines (empty, of spaces or of empty cells), and refuses a row of the wrong length alone', async () => {
-    const batch = await csvBody([], 'keyword,h2_count\r\n\r\n  \r\na,1\r\n,\r\nb\r\n"c\nd",2,3\r\ne,4\r\n');
+  it('numbers rows as a spreadsheet shows the file: a blank row (empty, of spaces or of empty cells) keeps its number and is skipped, a quoted line break is one row; a row of the wrong length is refused alone', async () => {
+    const batch = await csvBody(
+      [],
+      'keyword,h2_count\r\n\r\n  \r\na,1\r\n,\r\nb\r\n"c\nd",2,3\r\ne,4\r\n\r\n',
+    );
     expect(batch.rows).toEqual([
-      { row: 2, fields: { keyword: 'a', h2_count: '1' } },
-      { row: 3, fields: {}, errors: { cells: ['The row has 1 cell where the header has 2.'] } },
-      { row: 4, fields: {}, errors: { cells: ['The row has 3 cells where the header has 2.'] } },
-      { row: 5, fields: { keyword: 'e', h2_count: '4' } },
+      { row: 4, fields: { keyword: 'a', h2_count: '1' } },
+      { row: 6, fields: {}, errors: { cells: ['The row has 1 cell where the header has 2.'] } },
+      { row: 7, fields: {}, errors: { cells: ['The row has 3 cells where the header has 2.'] } },
+      { row: 8, fields: { keyword: 'e', h2_count: '4' } },
     ]);
   });
 
