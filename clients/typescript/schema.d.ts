@@ -1218,6 +1218,8 @@ export interface components {
                 language: string;
                 meta_description: string | null;
                 publication: components["schemas"]["Publication"];
+                /** @description When it is to go live on its website: the create's `publish_at` or its batch's calendar; null without one (live once generated) or without a website. */
+                publish_at: string | null;
                 published_at: string | null;
                 quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested" | "featured_image_unavailable" | "inline_image_unavailable") | string)[];
                 slug: string | null;
@@ -1271,6 +1273,8 @@ export interface components {
                 language: string;
                 meta_description: string | null;
                 publication: components["schemas"]["PublicationOutput"];
+                /** @description When it is to go live on its website: the create's `publish_at` or its batch's calendar; null without one (live once generated) or without a website. */
+                publish_at: string | null;
                 published_at: string | null;
                 quality_warnings: (("keyword_missing_in_title" | "keyword_missing_in_first_paragraph" | "keyword_missing_in_meta_description" | "keyword_missing_in_h2" | "meta_description_too_short" | "no_source_fetched" | "site_index_unavailable" | "same_topic_exists" | "internal_links_fewer_than_requested" | "featured_image_unavailable" | "inline_image_unavailable") | string)[];
                 slug: string | null;
@@ -1601,6 +1605,8 @@ export interface components {
                  */
                 outline_review: 0 | 1;
                 publication: components["schemas"]["Publication"];
+                /** @description When it is to go live on its website: the create's `publish_at` or its batch's calendar; null without one (live once generated) or without a website. */
+                publish_at: string | null;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}
@@ -1693,6 +1699,8 @@ export interface components {
                  */
                 outline_review: 0 | 1;
                 publication: components["schemas"]["PublicationOutput"];
+                /** @description When it is to go live on its website: the create's `publish_at` or its batch's calendar; null without one (live once generated) or without a website. */
+                publish_at: string | null;
                 /**
                  * @description A boolean written as 0 or 1.
                  * @enum {number}

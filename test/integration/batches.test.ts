@@ -19,6 +19,7 @@ import { handler as createBatchHandler } from '../../functions/api/create-batch'
 import { handler as createWebhookHandler } from '../../functions/api/create-webhook';
 import { handler as createWebsiteHandler } from '../../functions/api/create-website';
 import { handler as listBatchesHandler } from '../../functions/api/list-batches';
+import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { handler as showBatchHandler } from '../../functions/api/show-batch';
 import { handler as showWebsiteHandler } from '../../functions/api/show-website';
 import { handler as updateWebsiteHandler } from '../../functions/api/update-website';
@@ -327,6 +328,19 @@ describe('POST /v1/articles/batch', () => {
     ]);
     const shown = json(await show(accountId, body.batch_uuid));
     expect(shown.data.items.map((item: { publish_at: string }) => item.publish_at)).toEqual(
+      body.items.map((item: { publish_at: string }) => item.publish_at),
+    );
+    // Each article's own show carries its time too, queued as it is here.
+    const articlesShown = await Promise.all(
+      body.items.map(async (item: { article_uuid: string }) =>
+        json(
+          await showArticleHandler(
+            apiEvent('show-article', { accountId, pathParameters: { article_uuid: item.article_uuid } }),
+          ),
+        ),
+      ),
+    );
+    expect(articlesShown.map((article) => article.data.publish_at)).toEqual(
       body.items.map((item: { publish_at: string }) => item.publish_at),
     );
     expect(shown.data.schedule).toEqual({

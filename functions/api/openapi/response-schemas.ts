@@ -14,6 +14,11 @@ const wireTime = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
   .meta({ description: 'UTC time, `YYYY-MM-DD HH:MM:SS`.', example: '2026-11-22 10:00:00' });
+/** The time an article is to go live on its website (create's publish_at, or its batch's calendar). */
+const PUBLISH_AT = wireTime.nullable().meta({
+  description:
+    "When it is to go live on its website: the create's `publish_at` or its batch's calendar; null without one (live once generated) or without a website.",
+});
 const uuid = z.string().meta({ format: 'uuid', example: '6f1c2a9e-8b3d-4c5e-9a7f-1e2d3c4b5a69' });
 
 export const errorSchema = z
@@ -276,6 +281,7 @@ export const generatedArticleSchema = z
       total_words: z.int(),
       created_at: wireTime.nullable(),
       published_at: wireTime.nullable(),
+      publish_at: PUBLISH_AT,
       meta_description: z.string().nullable(),
       excerpt: z.string().nullable(),
       focus_keyword: z.string(),
@@ -336,6 +342,7 @@ export const queuedArticleSchema = z
       generation_error: bit,
       daily_limit_reached: bit,
       start_generation_at: wireTime.nullable(),
+      publish_at: PUBLISH_AT,
       faq_count: z.int(),
       tags: z.array(z.string()),
       auto_tags: bit,

@@ -141,6 +141,7 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
       total_words: article.totalWords ?? 0,
       created_at: toWireTime(article.createdAt),
       published_at: onWebsite ? toWireTime(article.publishedAt) : null,
+      publish_at: onWebsite ? toWireTime(article.publishAt) : null,
       ...seoFields(article),
       ...presentImages(article, linked.imageUrls),
       ...linkedObjects(linked),
@@ -167,6 +168,7 @@ export function presentQueuedArticle(article: Article, linked: Linked, outerStat
       daily_limit_reached: toBit(article.state === 'daily_limit_reached'),
       // A cancelled article's generation never starts.
       start_generation_at: article.state === 'cancelled' ? null : toWireTime(article.startGenerationAt),
+      publish_at: article.websiteUuid !== undefined ? toWireTime(article.publishAt) : null,
       faq_count: article.faqCount ?? 0,
       tags: article.tags ?? [],
       auto_tags: toBit(article.autoTags),
