@@ -112,7 +112,8 @@ function buildScheduleSchema() {
               });
               return z.NEVER;
             }
-            return WEEKDAYS.filter((day) => days.includes(day));
+            // Echoed Monday first, as the days are named everywhere else.
+            return [...WEEKDAYS.slice(1), WEEKDAYS[0]].filter((day) => days.includes(day));
           }),
         ),
       ),

@@ -110,6 +110,14 @@ describe('parseSchedule', () => {
     expect(parseSchedule({ ...paris, weekdays: 'Friday, MON' }).weekdays).toEqual(['mon', 'fri']);
     expect(parseSchedule({ ...paris, weekdays: ['sun'] }).weekdays).toEqual(['sun']);
   });
+
+  it('gives the weekdays back Monday first, whatever order they came in', () => {
+    expect(parseSchedule({ ...paris, weekdays: ['sat', 'sun', 'mon'] }).weekdays).toEqual([
+      'mon',
+      'sat',
+      'sun',
+    ]);
+  });
 });
 
 describe('planBatch', () => {
