@@ -535,7 +535,7 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle, allowPlainHtt
       if (repeatsCredentials(obstacle.location, site)) {
         return problem(
           'redirected',
-          `${url} redirects (HTTP ${obstacle.status}) to an address that repeats the site password (not shown), and Inkpress does not follow a site's redirects with its password.`,
+          `${url} redirects (HTTP ${obstacle.status}) to an address that repeats the site password (not shown); Inkpress carries the password across a redirect only from http to https on the same host.`,
           noRedirect,
         );
       }
@@ -564,7 +564,7 @@ function obstacleProblem(site: SiteAccess, obstacle: SiteObstacle, allowPlainHtt
       const instead = registerInstead(url, obstacle.location);
       return problem(
         'redirected',
-        `${url} redirects (HTTP ${obstacle.status}) to ${where}, and Inkpress does not follow a site's redirects with its password.`,
+        `${url} redirects (HTTP ${obstacle.status}) to ${where}; Inkpress carries the password across a redirect only from http to https on the same host.`,
         instead !== undefined && instead !== url
           ? `Register ${instead} instead, the address the site answers at.`
           : noRedirect,
