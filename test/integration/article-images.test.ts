@@ -5,12 +5,14 @@
  * and an image that cannot be had (an SVG, a 20 MB image, a failing Images API) leaves the article
  * generated without it, with exactly its credits back, once, whatever the redeliveries.
  */
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import sharp from 'sharp';
 import { handler as createArticleHandler } from '../../functions/api/create-article';
 import { handler as showArticleHandler } from '../../functions/api/show-article';
 import { createAccount } from '../../functions/core/accounts';
+import { MAX_GENERATION_ATTEMPTS } from '../../functions/core/articles/lifecycle-policy';
 import { handler as worker } from '../../functions/worker/generation-worker';
 import type { ProvisionedResources } from '../../local/provision';
 import * as deps from '../support/deps';
@@ -179,6 +181,30 @@ describe('article images', () => {
     expect(await credits(accountId)).toBe(100 - TEXT_PRICE);
     const stored = await deps.articleStore().get(accountId, uuid);
     expect(stored?.imageCreditsRefunded).toBe(4);
+  });
+
+  it('leaves no image in the bucket of an article that failed for good while its images were being made', async () => {
+    const accountId = await newAccount(100);
+    // The outline and the images succeed (the images answer after the sections failed); every section fails.
+    fakeOpenAi.behaviour = { latencyMs: 0, imageLatencyMs: 1500, failSectionsWithStatus: 500 };
+    const created = await create(accountId, { featured_image: 'generate', inline_images: 2 });
+    const uuid = json(created).article_uuid as string;
+    const [message] = await receive(resources.queueUrl);
+    if (!message) throw new Error('no message');
+    for (let attempt = 0; attempt < MAX_GENERATION_ATTEMPTS; attempt++) {
+      await worker(sqsEventOf([message]), lambdaContext);
+    }
+    const { data, status } = await show(accountId, uuid);
+    expect(status).toBe('error');
+    expect(await credits(accountId)).toBe(100);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const s3 = new S3Client({ forcePathStyle: true });
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: resources.imageBucket, Prefix: `articles/${accountId}/${uuid}/` }),
+    );
+    s3.destroy();
+    expect((listed.Contents ?? []).map((object) => object.Key)).toEqual([]);
+    expect(data).toBeDefined();
   });
 
   it('shows what a queued article asked for, priced with its images', async () => {

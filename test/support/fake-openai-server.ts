@@ -40,6 +40,8 @@ export interface FakeOpenAiBehaviour {
   imageLatencyMs?: number;
   /** HTTP status every image generation fails with. */
   failImagesWithStatus?: number;
+  /** HTTP status every call but the outline's (json_schema answers) fails with: sections fail. */
+  failSectionsWithStatus?: number;
 }
 
 /** The made-up address the obeying model cites. */
@@ -113,6 +115,12 @@ export async function startFakeOpenAi(behaviour: Partial<FakeOpenAiBehaviour> = 
       const { latencyMs, failWithStatus, failFirst } = state.behaviour;
       if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
       const failing = failFirst !== undefined ? calls <= failFirst : failWithStatus !== undefined;
+      const { failSectionsWithStatus } = state.behaviour;
+      const isSection = (body.response_format as { type?: string } | undefined)?.type !== 'json_schema';
+      if (failSectionsWithStatus !== undefined && isSection) {
+        send(response, failSectionsWithStatus, { error: { message: 'fake failure', type: 'server_error' } });
+        return;
+      }
       if (failing) {
         send(response, failWithStatus ?? 500, { error: { message: 'fake failure', type: 'server_error' } });
         return;

@@ -13,6 +13,7 @@ import {
   type ImageProcessor,
   type ImageStore,
   ImageUnavailableError,
+  type PreparedImage,
   type StoredImageType,
 } from '../images/ports';
 import { IMAGE_PRICES, imagePriceOf } from '../pricing';
@@ -147,6 +148,33 @@ export interface ArticleImageDeps {
   store: ImageStore;
 }
 
+/**
+ * The storing of one attempt's images. Once the attempt ends in failure it is closed: no image
+ * is stored after that, and closing waits for those being stored, so that deleting the article's
+ * images afterwards leaves none behind (an image made meanwhile would land after the clean-up).
+ */
+export class ImageStoring {
+  private closed = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  async put(store: ImageStore, key: string, image: PreparedImage): Promise<void> {
+    if (this.closed) throw new ImageUnavailableError('The attempt ended before the image was stored.');
+    const put = store.put(key, image);
+    this.inFlight.add(put);
+    try {
+      await put;
+    } finally {
+      this.inFlight.delete(put);
+    }
+  }
+
+  /** No image is stored after this; resolves once those being stored are (stored or failed). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
 export interface ImagesOutcome {
   images: ArticleImage[];
   warnings: ImageWarning[];
@@ -167,13 +195,17 @@ export async function produceArticleImages(
   brief: ArticleBrief,
   article: ImageRequest,
   outline: Outline,
+  storing: ImageStoring = new ImageStoring(),
 ): Promise<ImagesOutcome> {
   const wanted = wantedImages(article, outline.headings);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   const results = await Promise.all(
     wanted.map(async (image) => {
       try {
-        return { image, stored: await produceOne(deps, model, brief, article, outline, image, usage) };
+        return {
+          image,
+          stored: await produceOne(deps, model, brief, article, outline, image, usage, storing),
+        };
       } catch (error) {
         return { image, reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
       }
@@ -202,6 +234,7 @@ async function produceOne(
   outline: Outline,
   image: WantedImage,
   usage: TokenUsage,
+  storing: ImageStoring,
 ): Promise<ArticleImage> {
   const raw =
     image.from === 'generate'
@@ -214,7 +247,7 @@ async function produceOne(
     altTextFor(deps, model, brief, outline, image, raw, usage),
   ]);
   const key = imageKey(article, image.slot);
-  await deps.store.put(key, prepared);
+  await storing.put(deps.store, key, prepared);
   return {
     slot: image.slot,
     key,
@@ -269,6 +302,7 @@ export function imagesBeside(
   brief: ArticleBrief,
   article: ImageRequest,
   outline: Outline,
+  storing?: ImageStoring,
 ): Promise<ImagesOutcome> | undefined {
   const wanted = wantedImages(article);
   if (wanted.length === 0) return undefined;
@@ -288,7 +322,7 @@ export function imagesBeside(
     }
     return Promise.resolve(outcome);
   }
-  const outcome = produceArticleImages(deps, model, brief, article, outline);
+  const outcome = produceArticleImages(deps, model, brief, article, outline, storing);
   outcome.catch(() => undefined);
   return outcome;
 }

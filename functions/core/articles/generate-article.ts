@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { type SourceDeps, type SourceReport, SourcesUnavailableError } from '../sources/article-sources';
 import { siteHostOf } from '../sources/citations';
 import type { Article } from './article';
-import { type ArticleImageDeps, type ImagesOutcome, imageKeysOf, imagesBeside } from './article-images';
+import {
+  type ArticleImageDeps,
+  ImageStoring,
+  type ImagesOutcome,
+  imageKeysOf,
+  imagesBeside,
+} from './article-images';
 import type { ArticleModelProvider } from './article-model';
 import { type GenerationStep, generationStep } from './generation-step';
 import type { SiteForLinks } from './internal-links';
@@ -148,6 +154,7 @@ export async function generateQueuedArticle(
   let providerModel: string;
   let images: Promise<ImagesOutcome> | undefined;
   let imageOutcome: ImagesOutcome | undefined;
+  const storing = new ImageStoring();
   try {
     // Read beside the outline: the index refresh is a call to the site.
     const site = article.websiteUuid ? deps.siteLinks?.(article) : undefined;
@@ -165,7 +172,7 @@ export async function generateQueuedArticle(
         ...(site ? { site } : {}),
         // Images are made beside the sections, from the final outline.
         onOutline: (outline, brief) => {
-          images = imagesBeside(deps.images, model, brief, article, outline);
+          images = imagesBeside(deps.images, model, brief, article, outline, storing);
         },
       }),
       attempt,
@@ -173,6 +180,10 @@ export async function generateQueuedArticle(
     imageOutcome = images ? await withinBudget(images, attempt) : undefined;
   } catch (error) {
     stopRenewing();
+    // The attempt failed while its images may still be made: none is stored from now on, and
+    // those being stored are waited for, so the clean-up of a failure for good (or of the
+    // attempt that fails the article later) runs after the last of them landed.
+    await storing.close();
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     if (attempt.signal.reason instanceof LeaseLostError)
       return { outcome: 'lease_lost', article, failure: reason };

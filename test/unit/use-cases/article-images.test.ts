@@ -3,7 +3,9 @@
 import { inlineSections, produceArticleImages } from '../../../functions/core/articles/article-images';
 import { createArticle } from '../../../functions/core/articles/create-article';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
+import { MAX_GENERATION_ATTEMPTS } from '../../../functions/core/articles/lifecycle-policy';
 import { ValidationError } from '../../../functions/core/errors';
+import type { PreparedImage } from '../../../functions/core/images/ports';
 import { publishArticle } from '../../../functions/core/publishing/publish-article';
 import { createFakes, FakeDelivery } from '../../support/fakes';
 import { fakeImageDeps } from '../../support/fakes/fake-images';
@@ -17,6 +19,29 @@ async function setUp(fields: Record<string, unknown>, credits = 100) {
   const generate = () =>
     generateQueuedArticle({ ...generateDeps(fakes), images }, article, new FakeDelivery());
   return { fakes, images, accountId, article, generate };
+}
+
+/** The model answers the outline and fails every section (a provider answering 500 for each). */
+function failingSections(fakes: ReturnType<typeof createFakes>) {
+  return {
+    modelFor: async (aiModel: Parameters<typeof fakes.models.modelFor>[0], signal?: AbortSignal) => ({
+      ...(await fakes.models.modelFor(aiModel, signal)),
+      write: async () => {
+        throw new Error('InternalServerError: 500 The server had an error while processing your request.');
+      },
+    }),
+  };
+}
+
+/** Runs every attempt of an article whose sections always fail; the outcome of the last one. */
+async function failEveryAttempt(setUpResult: Awaited<ReturnType<typeof setUp>>) {
+  const { fakes, images, article } = setUpResult;
+  const outcomes: string[] = [];
+  for (let attempt = 0; attempt < MAX_GENERATION_ATTEMPTS; attempt++) {
+    const deps = { ...generateDeps(fakes), models: failingSections(fakes), images };
+    outcomes.push((await generateQueuedArticle(deps, article, new FakeDelivery())).outcome);
+  }
+  return outcomes;
 }
 
 describe('article images', () => {
@@ -121,6 +146,51 @@ describe('article images', () => {
       createArticle(createDeps(fakes), accountId, articleInput({ h2_count: 2, inline_images: 3 })),
     ).rejects.toThrow(ValidationError);
     expect((await fakes.accounts.get(accountId))?.credits).toBe(100 - PRICE - 1);
+  });
+
+  it('leaves no image of an article that failed for good, though its images were still being made', async () => {
+    const set = await setUp({ featured_image: 'generate', inline_images: 2 });
+    // The Images API answers only after the last attempt failed.
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const generate = set.images.generator.generate.bind(set.images.generator);
+    set.images.generator.generate = async (prompt) => {
+      await answered;
+      return generate(prompt);
+    };
+    expect(await failEveryAttempt(set)).toEqual([
+      'retry_scheduled',
+      'retry_scheduled',
+      'retry_scheduled',
+      'failed',
+    ]);
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(set.images.generator.prompts.length).toBeGreaterThan(0);
+    expect([...set.images.store.objects.keys()]).toEqual([]);
+    expect(set.fakes.articles.row(set.article)?.article).toMatchObject({ state: 'error', creditsCharged: 0 });
+    expect((await set.fakes.accounts.get(set.accountId))?.credits).toBe(100);
+  });
+
+  it('leaves no image of an article that failed for good, though its images were still being stored', async () => {
+    const set = await setUp({ featured_image: 'generate', inline_images: 2 });
+    // S3 takes a while to store each image: the sections have failed meanwhile.
+    const put = set.images.store.put.bind(set.images.store);
+    set.images.store.put = async (key: string, image: PreparedImage) => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await put(key, image);
+    };
+    expect(await failEveryAttempt(set)).toEqual([
+      'retry_scheduled',
+      'retry_scheduled',
+      'retry_scheduled',
+      'failed',
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(set.images.generator.prompts.length).toBe(3 * MAX_GENERATION_ATTEMPTS);
+    expect([...set.images.store.objects.keys()]).toEqual([]);
   });
 
   it('spreads inline images over the sections, never two after one', () => {
