@@ -2,8 +2,9 @@
  * The answer of the plugin's index route (`GET inkpress/v1/index`, plugin 1.5), checked and made
  * safe: what a site says about its posts becomes links in our articles, so a post whose URL is
  * not an http(s) URL on the site's own host is left out, and every text is plain text. Every field
- * is bounded (docs/decisions.md, "Site index"): one post with a huge keyword or category list
- * would otherwise make its page's write fail (DynamoDB's 400 KB item); a field that cannot be made sane leaves its entry out, never the page.
+ * is bounded (docs/decisions.md, "Site index"): one post with a huge title, keyword or category
+ * list would otherwise make its page's write fail (DynamoDB's 400 KB item) or every later read
+ * of the index slow; a field that cannot be made sane leaves its entry out, never the page.
  */
 import * as z from 'zod/mini';
 import { safeText } from '../../core/text';
@@ -42,8 +43,9 @@ export function siteIndexRoute(query: SiteIndexQuery): string {
   return `index&${params.toString()}`;
 }
 
-/** Characters (code points) kept of an excerpt: cut at a character boundary. */
+/** Characters (code points) kept of an excerpt and of a title: cut at a character boundary. */
 export const EXCERPT_MAX = 300;
+export const TITLE_MAX = 300;
 /** A longer focus keyword is dropped, not cut (a cut keyword is another keyword). */
 export const FOCUS_KEYWORD_MAX = 200;
 /** Category names kept per post; a longer name is dropped (WordPress holds at most 200). */
@@ -75,7 +77,7 @@ export function siteIndexPageOf(
     const url = siteUrlOf(post.link, siteUrl);
     const modified =
       post.modified_gmt && post.modified_gmt.length <= DATE_MAX ? Date.parse(post.modified_gmt) : Number.NaN;
-    const title = safeText(post.title ?? '');
+    const title = cutText(post.title ?? '', TITLE_MAX);
     if (url === undefined || Number.isNaN(modified) || title === '') {
       // Not a post we could link to: treated as gone, so an earlier copy leaves the index.
       entries.push({ status: 'unusable', postId });

@@ -8,6 +8,7 @@ import type { IndexedPost, SiteIndexEntry } from '../../../functions/core/websit
 
 const SITE = 'https://blog.example.com';
 /** The bounds of docs/decisions.md, written out so that a test fails on behaviour, not on an import. */
+const TITLE_MAX = 300;
 const CATEGORIES_MAX = 20;
 const URL_MAX = 2_048;
 
@@ -76,4 +77,27 @@ it('a huge permalink, date or status leaves that entry out', () => {
     { status: 'unknown', postId: '3' },
     expect.objectContaining({ status: 'publish', postId: '4' }),
   ]);
+});
+
+it('a huge title is cut to TITLE_MAX characters at a character boundary', () => {
+  const page = siteIndexPageOf(
+    {
+      posts: [
+        post(1, { title: 'Compost '.repeat(40_000) }),
+        // Emoji (two UTF-16 units) and a letter with a combining accent: never cut in half.
+        post(2, { title: `${'🌱'.repeat(TITLE_MAX - 1)}e\u0301 and more` }),
+        post(3, { title: 'é'.repeat(TITLE_MAX) }),
+      ],
+      total_pages: 1,
+    },
+    SITE,
+  );
+  const [first, second, third] = published(page.entries);
+  expect([...(first?.title ?? '')].length).toBeLessThanOrEqual(TITLE_MAX);
+  expect(first?.title).toMatch(/^Compost Compost/);
+  expect(first?.title).toBe(first?.title.trim());
+  expect(second?.title).toBe('🌱'.repeat(TITLE_MAX - 1));
+  expect(second?.title.isWellFormed()).toBe(true);
+  expect(third?.title).toBe('é'.repeat(TITLE_MAX));
+  for (const entry of page.entries) expect(bytes(entry)).toBeLessThan(5_000);
 });
