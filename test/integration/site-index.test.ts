@@ -118,6 +118,36 @@ it('registration builds the index, show reports it, and a refresh follows the si
   ]);
 });
 
+it('one post with a huge focus keyword or category list leaves the good posts of its page indexed', async () => {
+  // ~480 KB of keyword, ~900 KB of categories: stored whole, either item is past DynamoDB's 400 KB.
+  site.index = [
+    post(1),
+    post(2, { focus_keyword: 'compost '.repeat(60_000) }),
+    post(3),
+    post(4, { title: 'Compost '.repeat(40_000) }),
+  ];
+  const created = await register('/oversized');
+  expect(created.data).toMatchObject({ posts_indexed: 4, index_supported: 1 });
+  const websiteUuid = created.data.uuid;
+  const stored = await deps.siteIndexStore().list(websiteUuid);
+  expect(stored.map((entry) => entry.postId).sort()).toEqual(['1', '2', '3', '4']);
+  expect(stored.find((entry) => entry.postId === '2')?.focusKeyword).toBe('');
+  expect([...(stored.find((entry) => entry.postId === '4')?.title ?? '')].length).toBeLessThanOrEqual(300);
+
+  site.index = [
+    post(5, { categories: Array.from({ length: 60_000 }, (_, i) => `Category ${i}`) }),
+    post(6, { modified_gmt: '2026-01-09T10:00:00Z' }),
+  ];
+  const refreshed = await refreshHandler(
+    apiEvent('refresh-site-index', { accountId, pathParameters: { website_uuid: websiteUuid } }),
+  );
+  expect(refreshed.statusCode).toBe(200);
+  expect(body(refreshed).data).toMatchObject({ posts_indexed: 6 });
+  const after = await deps.siteIndexStore().list(websiteUuid);
+  expect(after.map((entry) => entry.postId).sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+  expect(after.find((entry) => entry.postId === '5')?.categories).toHaveLength(20);
+});
+
 it('a site whose plugin is older than 1.5 is registered without an index', async () => {
   site.index = undefined;
   const created = await register('/legacy');
