@@ -19,7 +19,7 @@ import { sameSiteHost } from '../websites/site-hosts';
 import type { IndexedPost } from '../websites/site-index';
 import type { QualityWarning } from './article-seo';
 import { DEFAULT_INTERNAL_LINKS } from './internal-links-input';
-import { comparableText, sameTopicPost } from './same-topic';
+import { comparableText, foldedText, isSeparatorWord, sameTopicPost, WORD_CHARACTER } from './same-topic';
 
 /** A link placed in an article (article show's `internal_links`). */
 export interface InternalLink {
@@ -399,19 +399,21 @@ export function findPhrase(html: string, phrase: string): { start: number; end: 
     const text = run[2];
     if (text === undefined) continue;
     const base = run.index ?? 0;
-    // Comparable characters, each with the raw offsets of what it came from.
-    let comparable = '';
-    const from: number[] = [];
-    const to: number[] = [];
+    // Folded characters (as comparableText folds them), each with the raw offsets of what it came from.
+    let folded = '';
+    const foldedFrom: number[] = [];
+    const foldedTo: number[] = [];
     const emit = (chars: string, start: number, end: number) => {
       for (const char of chars) {
-        const normal = char.normalize('NFD').replace(/\p{M}/gu, '').toLocaleLowerCase('en');
-        for (const piece of normal) {
-          const kept = /[\p{L}\p{N}]/u.test(piece) ? piece : ' ';
-          if (kept === ' ' && (comparable === '' || comparable.endsWith(' '))) continue;
-          comparable += kept;
-          from.push(start);
-          to.push(end);
+        for (const piece of foldedText(char)) {
+          const kept = WORD_CHARACTER.test(piece) ? piece : ' ';
+          if (kept === ' ' && (folded === '' || folded.endsWith(' '))) continue;
+          folded += kept;
+          // One offset per UTF-16 unit: a letter outside the BMP is two.
+          for (let unit = 0; unit < kept.length; unit++) {
+            foldedFrom.push(start);
+            foldedTo.push(end);
+          }
         }
       }
     };
@@ -425,6 +427,22 @@ export function findPhrase(html: string, phrase: string): { start: number; end: 
         emit(char, base + at, base + at + char.length);
         at += char.length;
       }
+    }
+    // Comparable text: the folded words without those comparableText leaves out ("+" alone).
+    let comparable = '';
+    const from: number[] = [];
+    const to: number[] = [];
+    for (const word of folded.matchAll(/[^ ]+/g)) {
+      if (isSeparatorWord(word[0])) continue;
+      const at = word.index ?? 0;
+      if (comparable !== '') {
+        comparable += ' ';
+        from.push(foldedFrom[at - 1] ?? base);
+        to.push(foldedTo[at - 1] ?? base);
+      }
+      comparable += word[0];
+      from.push(...foldedFrom.slice(at, at + word[0].length));
+      to.push(...foldedTo.slice(at, at + word[0].length));
     }
     for (let index = comparable.indexOf(phrase); index >= 0; index = comparable.indexOf(phrase, index + 1)) {
       const end = index + phrase.length;

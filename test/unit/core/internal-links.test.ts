@@ -8,6 +8,7 @@ import {
   relatedTopics,
   spreadOrder,
 } from '../../../functions/core/articles/internal-links';
+import { comparableText } from '../../../functions/core/articles/same-topic';
 import type { IndexedPost } from '../../../functions/core/websites/site-index';
 
 const SITE = 'https://blog.example.com';
@@ -115,6 +116,12 @@ describe('placing internal links', () => {
     expect(links).toHaveLength(1);
   });
 
+  it('gives offsets right after a letter outside the BMP (two UTF-16 units)', () => {
+    const astral = '𐌰𐌱 rye flour';
+    const after = findPhrase(astral, 'rye flour');
+    expect(after && astral.slice(after.start, after.end)).toBe('rye flour');
+  });
+
   it('finds phrases across entities and accents, never across tags', () => {
     const html = 'Le pain &amp; la crème fraîche';
     const found = findPhrase(html, 'creme fraiche');
@@ -124,6 +131,16 @@ describe('placing internal links', () => {
     expect(both && entity.slice(both.start, both.end)).toBe('Salt &amp; Pepper');
     expect(findPhrase('rye <em>flour</em>', 'rye flour')).toBeUndefined();
     expect(findPhrase('ryeflour', 'rye flour')).toBeUndefined();
+    // Folded as comparableText folds (the phrases come from it): ß as ss, fullwidth as plain, "+" kept in a word.
+    const street = 'Die Straße pflastern';
+    const folded = findPhrase(street, comparableText('STRASSE pflastern'));
+    expect(folded && street.slice(folded.start, folded.end)).toBe('Straße pflastern');
+    const wide = 'Ｃ++ Templates, then salt + pepper';
+    const cpp = findPhrase(wide, comparableText('C++ templates'));
+    expect(cpp && wide.slice(cpp.start, cpp.end)).toBe('Ｃ++ Templates');
+    const salt = findPhrase(wide, comparableText('salt pepper'));
+    expect(salt && wide.slice(salt.start, salt.end)).toBe('salt + pepper');
+    expect(findPhrase('C# templates', comparableText('C templates'))).toBeUndefined();
     const { parts } = place(['<p>On <em>baking</em> and the Baking Stone.</p>'], 1);
     expect(parts[0]).toBe(
       '<p>On <em>baking</em> and the <a href="https://blog.example.com/p3/">Baking Stone</a>.</p>',

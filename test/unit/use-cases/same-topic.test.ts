@@ -127,6 +127,44 @@ describe('the same-topic measure', () => {
     expect(sameTopicPost([sitePost(1, { focusKeyword: '' })], { focusKeyword: '' })).toBeUndefined();
   });
 
+  it('keeps the tolerance for separators: hyphens, repeated spaces and trailing punctuation', () => {
+    const posts = [sitePost(1, { focusKeyword: 'Crème brûlée' })];
+    for (const keyword of ['creme-brulee', 'crème  brûlée!', ' CRÈME–BRÛLÉE. ', 'creme + brulee']) {
+      expect(sameTopicPost(posts, { focusKeyword: keyword })?.postId).toBe('1');
+    }
+    expect(comparableText('salt & pepper')).toBe(comparableText('salt + pepper'));
+  });
+
+  it('keeps "+", "#" and digits in a word: C++, C# and C are different topics', () => {
+    expect(comparableText('C++ templates')).toBe('c++ templates');
+    expect(comparableText('C# templates!')).toBe('c# templates');
+    const posts = [sitePost(1, { focusKeyword: 'C++ templates' })];
+    expect(sameTopicPost(posts, { focusKeyword: 'C# templates' })).toBeUndefined();
+    expect(sameTopicPost(posts, { focusKeyword: 'C templates' })).toBeUndefined();
+    expect(sameTopicPost(posts, { focusKeyword: 'c++  Templates!' })?.postId).toBe('1');
+    expect(
+      sameTopicPost([sitePost(2, { focusKeyword: 'F# basics' })], { focusKeyword: 'F basics' }),
+    ).toBeUndefined();
+    expect(
+      sameTopicPost([sitePost(3, { focusKeyword: 'Web 2' })], { focusKeyword: 'Web 3' }),
+    ).toBeUndefined();
+    expect(titleSimilarity('Learn C++ templates', 'Learn C# templates')).toBeLessThan(NEAR_IDENTICAL_TITLE);
+  });
+
+  it('folds case fully (ß, ẞ as ss) and reads fullwidth letters as their plain ones', () => {
+    const posts = [sitePost(1, { focusKeyword: 'Straße pflastern' })];
+    for (const keyword of [
+      'STRASSE PFLASTERN',
+      'strasse pflastern',
+      'STRAẞE pflastern',
+      'ｓｔｒａßｅ pflastern',
+    ]) {
+      expect(sameTopicPost(posts, { focusKeyword: keyword })?.postId).toBe('1');
+    }
+    expect(comparableText('ＣＲＥＭＥ Brûlée')).toBe('creme brulee');
+    expect(titleSimilarity('Die Straße pflastern', 'DIE STRASSE PFLASTERN')).toBe(1);
+  });
+
   it(`titles are near-identical at a word-set Jaccard index of ${NEAR_IDENTICAL_TITLE} or more`, () => {
     expect(titleSimilarity('Best baking stones', 'best Baking stones!')).toBe(1);
     // 10 shared words of 11: 0.91.
