@@ -125,6 +125,63 @@ describe('internal links at generation', () => {
     for (const [, url] of links) expect(article.seo?.internalLinks?.map((link) => link.url)).toContain(url);
   });
 
+  it.each([
+    [12, 10],
+    [6, 6],
+  ])(
+    'a model that repeats paragraphs in every part: %i topics, %i links in the final text, the warning when short',
+    async (count, expected) => {
+      const { fakes, accountId, website } = await setUp();
+      // Twelve posts on distinct baking topics, and a model that writes the same paragraph about
+      // each of them in every part (the copies after the first are dropped as repeats).
+      const topics = [
+        'Rye flour',
+        'Starter feeding',
+        'Baking stones',
+        'Proofing baskets',
+        'Scoring dough',
+        'Bread hydration',
+        'Dutch ovens',
+        'Bread crust',
+        'Oven steam',
+        'Whole wheat',
+        'Autolyse rest',
+        'Cold retard',
+      ].slice(0, count);
+      fakes.indexSource.posts = topics.map((topic, index) =>
+        sitePost(index + 1, {
+          title: `${topic} for sourdough bread`,
+          focusKeyword: topic.toLowerCase(),
+          url: `${website.url}/topic-${index + 1}/`,
+        }),
+      );
+      const offline = await fakes.models.modelFor('gpt-3.5-turbo');
+      const shared = topics
+        .map((topic) => `<p>${topic} matters for every loaf you bake at home.</p>`)
+        .join('');
+      const repeating: ArticleModel = {
+        ...offline,
+        write: async (brief, part, feedback) => {
+          const written = await offline.write(brief, { ...part, related: [] }, feedback);
+          return { ...written, html: `${written.html}${shared}` };
+        },
+      };
+      fakes.models.modelFor = async () => repeating;
+      const article = await generate(fakes, accountId, website, { internal_links: '10' });
+      const shown = presentGeneratedArticle(article, { website }).data;
+      // The shared paragraphs appear once in the final text.
+      expect(shown.content.match(/matters for every loaf/g)).toHaveLength(topics.length);
+      // Show lists exactly the links of the final content...
+      expect(linksIn(shown.content).map(([, url]) => url)).toEqual(
+        shown.internal_links.map((link) => link.url),
+      );
+      // ...placed in paragraphs that survive (ten fit in twelve shared paragraphs, six in six), and
+      // the warning whenever fewer than the ten asked for remain.
+      expect(shown.internal_links).toHaveLength(expected);
+      expect(shown.quality_warnings.includes('internal_links_fewer_than_requested')).toBe(expected < 10);
+    },
+  );
+
   it('a plugin before 1.5: no links, a quality warning, nothing fails', async () => {
     const { fakes, accountId, website } = await setUp({ legacy: true });
     const article = await generate(fakes, accountId, website, { internal_links: '4' });
