@@ -206,6 +206,33 @@ describe('internal links at generation', () => {
     expect(allowed.seo?.qualityWarnings).not.toContain('same_topic_exists');
   });
 
+  it('once published, show lists the links on the site: those the plugin dropped are gone from internal_links and content', async () => {
+    const { fakes, accountId, website } = await setUp();
+    const article = await generate(fakes, accountId, website, { internal_links: '4' });
+    const written = article.seo?.internalLinks ?? [];
+    expect(written).toHaveLength(4);
+    // Two targets were drafted or trashed since the index was read: the site drops their links.
+    const [first, second, ...others] = written;
+    if (!first || !second) throw new Error('no links');
+    fakes.cms.unpublishedTargets = new Set([first.postId, second.postId]);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    const published = fakes.articles.row(article)?.article;
+    if (!published) throw new Error('not stored');
+    const shown = presentGeneratedArticle(published, { website }).data;
+    expect(shown.publication?.site).toMatchObject({ internal_links_kept: 2, internal_links_dropped: 2 });
+    expect(shown.internal_links).toEqual(
+      others.map(({ url, postId, anchor }) => ({ url, post_id: postId, anchor })),
+    );
+    expect(linksIn(shown.content).map(([, url]) => url)).toEqual(others.map((link) => link.url));
+    // The dropped links' text stays, as on the site.
+    for (const link of [first, second]) {
+      expect(shown.content).not.toContain(`href="${link.url}"`);
+      expect(shown.content).toContain(link.anchor);
+    }
+    // The stored article keeps them: a later publication sends them for the site to check again.
+    expect(published.seo?.internalLinks).toEqual(written);
+  });
+
   it('publishing sends the links for the plugin to check, and the post joins the index with its focus keyword', async () => {
     const { fakes, accountId, website } = await setUp();
     const article = await generate(fakes, accountId, website, { internal_links: '2' });
