@@ -1195,7 +1195,7 @@ export interface components {
                 category: components["schemas"]["Category"] | null;
                 cms_id: string | null;
                 cms_permalink: string | null;
-                /** @description HTML. */
+                /** @description HTML. Once published, without the internal links the site dropped (their text kept; plugin 1.5.2+). */
                 content: string;
                 created_at: string | null;
                 credits_used: number;
@@ -1209,7 +1209,7 @@ export interface components {
                 featured_image: components["schemas"]["FeaturedImage"];
                 focus_keyword: string;
                 images: components["schemas"]["InlineImage"][];
-                /** @description Links placed to the website's own posts, in reading order. */
+                /** @description Links placed to the website's own posts, in reading order: exactly the links of `content`. Once published, those the site dropped (target no longer published) are left out (plugin 1.5.2+, which names them; with 1.5.0-1.5.1 only `publication.site.internal_links_dropped` counts them). */
                 internal_links: {
                     anchor: string;
                     post_id: string;
@@ -1250,7 +1250,7 @@ export interface components {
                 category: components["schemas"]["CategoryOutput"] | null;
                 cms_id: string | null;
                 cms_permalink: string | null;
-                /** @description HTML. */
+                /** @description HTML. Once published, without the internal links the site dropped (their text kept; plugin 1.5.2+). */
                 content: string;
                 created_at: string | null;
                 credits_used: number;
@@ -1264,7 +1264,7 @@ export interface components {
                 featured_image: components["schemas"]["FeaturedImageOutput"];
                 focus_keyword: string;
                 images: components["schemas"]["InlineImageOutput"][];
-                /** @description Links placed to the website's own posts, in reading order. */
+                /** @description Links placed to the website's own posts, in reading order: exactly the links of `content`. Once published, those the site dropped (target no longer published) are left out (plugin 1.5.2+, which names them; with 1.5.0-1.5.1 only `publication.site.internal_links_dropped` counts them). */
                 internal_links: {
                     anchor: string;
                     post_id: string;

@@ -119,7 +119,7 @@ const codes = (report: Report) => report.problems.map((problem) => problem.code)
 describe('connection doctor against the real WordPress', () => {
   it('a site that connects, with the real password and with an application password', async () => {
     const report = await check();
-    expect(report).toEqual({ url: WP_URL, connected: 1, plugin_version: '1.5.1', problems: [] });
+    expect(report).toEqual({ url: WP_URL, connected: 1, plugin_version: '1.5.2', problems: [] });
     expect(await check({ password: env('WP_APP_PASSWORD') })).toMatchObject({ connected: 1, problems: [] });
   });
 

@@ -60,6 +60,8 @@ async function healSite() {
   site.postFailure = undefined;
   site.failedLogins.clear();
   site.users.set('inkpress', { password: PASSWORD, roles: ['inkpress_editor'] });
+  site.index = undefined;
+  site.pluginVersion = '1.5.0';
 }
 
 beforeEach(async () => {
@@ -250,6 +252,49 @@ describe('publishing after generation', () => {
         internal_links_dropped: 0,
       },
     });
+  });
+
+  it('once published, show lists the internal links on the site: those the plugin dropped are gone from internal_links and content', async () => {
+    site.pluginVersion = '1.5.2';
+    const indexed = (id: number, title: string, focus: string) => ({
+      id,
+      status: 'publish',
+      title,
+      link: `${site.url}/post-${id}/`,
+      excerpt: `${title}: a guide for home bakers.`,
+      focus_keyword: focus,
+      categories: ['Recipes'],
+      modified_gmt: '2026-01-05T10:00:00Z',
+      noindex: false,
+    });
+    site.index = [
+      indexed(11, 'Lemon curd for tarts', 'lemon curd'),
+      indexed(12, 'Shortcrust pastry for tarts', 'shortcrust pastry'),
+      indexed(13, 'Meringue topping for tarts', 'meringue topping'),
+      indexed(14, 'Blind baking a tart shell', 'blind baking'),
+    ];
+    const { accountId, websiteUuid } = await setUp('/links');
+    const articleUuid = await createArticle(accountId, { website_uuid: websiteUuid, internal_links: '4' });
+    // Since the index was read, two of its posts were drafted or trashed on the site.
+    const [first, second] = site.index;
+    if (!first || !second) throw new Error('no index');
+    first.status = 'draft';
+    second.status = 'trash';
+    expect(await generateAll()).toBe(1);
+    const [post] = postsOf(articleUuid);
+    const record = await showArticle(accountId, articleUuid);
+    expect(record.data.publication.state).toBe('published');
+    const kept = record.data.publication.site.internal_links_kept as number;
+    expect(record.data.publication.site.internal_links_dropped).toBe(2);
+    expect(kept).toBeGreaterThanOrEqual(1);
+    const shown = record.data.internal_links as { url: string; post_id: string; anchor: string }[];
+    // Show lists exactly the links on the site: none to the drafted or trashed post.
+    expect(shown).toHaveLength(kept);
+    expect(shown.map((link) => link.post_id)).not.toContain('11');
+    expect(shown.map((link) => link.post_id)).not.toContain('12');
+    const hrefs = (html: string) => [...html.matchAll(/<a href="([^"]*)">/g)].map((match) => match[1]).sort();
+    expect(hrefs(record.data.content)).toEqual(shown.map((link) => link.url).sort());
+    expect(hrefs(post?.content ?? '')).toEqual(shown.map((link) => link.url).sort());
   });
 
   it('sends a draft as a draft, without a publication date', async () => {

@@ -49,6 +49,11 @@ export interface FakePost {
   excerpt: string | null;
   tags: string[];
   language: string | null;
+  /**
+   * The link check of plugin 1.5 (only with an index): links to the site kept and dropped, and
+   * (1.5.2+) the URLs of those dropped, as sent.
+   */
+  links?: { kept: number; dropped: number; droppedUrls: string[] };
 }
 
 /** A post or page as the plugin's index route (1.5) lists it. */
@@ -443,6 +448,38 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       ? (input.sections as { heading: string; html: string }[])
       : [];
     const faq = (input.faq as FakePost['faq'] | undefined) ?? null;
+    // Plugin 1.5: a link to a post of this site that is not published (any more) is dropped, its text kept.
+    const links = { kept: 0, dropped: 0, droppedUrls: [] as string[] };
+    if (site.index !== undefined) {
+      const meant = new Map(
+        (Array.isArray(input.internal_links)
+          ? (input.internal_links as { url: string; post_id: number }[])
+          : []
+        ).map((link) => [link.url, link.post_id]),
+      );
+      const host = new URL(site.url).host;
+      const check = (html: string) =>
+        html.replace(/<a href="([^"]*)">([\s\S]*?)<\/a>/g, (whole, href: string, inner: string) => {
+          const url = href.replace(/&amp;/g, '&');
+          let linkHost: string;
+          try {
+            linkHost = new URL(url, site.url).host;
+          } catch {
+            return whole;
+          }
+          if (linkHost !== host) return whole;
+          const id = meant.get(url) ?? site.index?.find((entry) => entry.link === url)?.id;
+          if (site.index?.some((entry) => entry.id === id && entry.status === 'publish')) {
+            links.kept++;
+            return whole;
+          }
+          links.dropped++;
+          links.droppedUrls.push(url);
+          return inner;
+        });
+      input.intro_html = check(String(input.intro_html ?? ''));
+      for (const section of sections) section.html = check(section.html);
+    }
     // Like the plugin: headings, questions and answers are text (escaped), and no bracket
     // anywhere in the stored post can start a shortcode.
     const content = neutraliseShortcodes(
@@ -476,6 +513,7 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
       slug,
       date_gmt: input.date_gmt ? String(input.date_gmt) : `${new Date().toISOString().slice(0, 19)}Z`,
       category_ids: categoryId === undefined ? [1] : [categoryId],
+      ...(site.index !== undefined ? { links } : {}),
     };
     site.posts.set(`${author}|${uuid}`, post);
     if (site.dropNextPostAnswer) {
@@ -521,6 +559,16 @@ export async function startFakeWordPress(): Promise<FakeWordPress> {
         },
         schema: { printed_by: 'inkpress', types: post.faq ? ['Article', 'FAQPage'] : ['Article'] },
         faq_questions: post.faq?.items.length ?? 0,
+        ...(post.links
+          ? {
+              internal_links_kept: post.links.kept,
+              internal_links_dropped: post.links.dropped,
+              // Plugin 1.5.2+ names the links it dropped.
+              ...(site.pluginVersion.localeCompare('1.5.2', 'en', { numeric: true }) >= 0
+                ? { internal_links_dropped_urls: post.links.droppedUrls }
+                : {}),
+            }
+          : {}),
       },
     };
   }

@@ -3,7 +3,7 @@
  * Plugin Name:       Inkpress Connector
  * Plugin URI:        https://inkpress.app/
  * Description:       Lets Inkpress publish articles to this site through a dedicated "Inkpress Editor" user and a small REST API (namespace inkpress/v1).
- * Version:           1.5.1
+ * Version:           1.5.2
  * Requires at least: 6.1
  * Requires PHP:      8.0
  * Author:            Inkpress
@@ -17,7 +17,7 @@
 
 defined( 'ABSPATH' ) || exit;
 
-define( 'INKPRESS_CONNECTOR_VERSION', '1.5.1' );
+define( 'INKPRESS_CONNECTOR_VERSION', '1.5.2' );
 define( 'INKPRESS_CONNECTOR_FILE', __FILE__ );
 define( 'INKPRESS_CONNECTOR_ROLE', 'inkpress_editor' );
 define( 'INKPRESS_CONNECTOR_NAMESPACE', 'inkpress/v1' );

@@ -65,6 +65,8 @@ function createdPostSchemas() {
     faq_questions: integer(),
     internal_links_kept: z.optional(integer()),
     internal_links_dropped: z.optional(integer()),
+    // Plugin 1.5.2+: which internal links it dropped (their URLs as sent).
+    internal_links_dropped_urls: z.optional(z.array(z.string())),
     // Plugin 1.5+: the article's images in the Media Library.
     featured_media_id: z.optional(z.nullable(integer())),
     images_uploaded: z.optional(integer()),
@@ -282,6 +284,9 @@ function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string):
               : {}),
             ...(kept.internal_links_dropped !== undefined
               ? { internalLinksDropped: kept.internal_links_dropped }
+              : {}),
+            ...(kept.internal_links_dropped_urls !== undefined
+              ? { internalLinksDroppedUrls: kept.internal_links_dropped_urls }
               : {}),
             ...(kept.featured_media_id ? { featuredMediaId: String(kept.featured_media_id) } : {}),
             ...(kept.images_uploaded !== undefined ? { imagesUploaded: kept.images_uploaded } : {}),

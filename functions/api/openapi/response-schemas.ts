@@ -270,7 +270,10 @@ export const generatedArticleSchema = z
     data: z.object({
       uuid,
       title: z.string(),
-      content: z.string().meta({ description: 'HTML.' }),
+      content: z.string().meta({
+        description:
+          'HTML. Once published, without the internal links the site dropped (their text kept; plugin 1.5.2+).',
+      }),
       language: z.string(),
       slug: z.string().nullable(),
       status: bit.meta({ description: '1: (to be) published live on its website; 0: draft or no website.' }),
@@ -287,9 +290,10 @@ export const generatedArticleSchema = z
       focus_keyword: z.string(),
       faq: z.array(z.object({ question: z.string(), answer: z.string() })),
       tags: z.array(z.string()),
-      internal_links: z
-        .array(z.object({ url: z.string(), post_id: z.string(), anchor: z.string() }))
-        .meta({ description: "Links placed to the website's own posts, in reading order." }),
+      internal_links: z.array(z.object({ url: z.string(), post_id: z.string(), anchor: z.string() })).meta({
+        description:
+          "Links placed to the website's own posts, in reading order: exactly the links of `content`. Once published, those the site dropped (target no longer published) are left out (plugin 1.5.2+, which names them; with 1.5.0-1.5.1 only `publication.site.internal_links_dropped` counts them).",
+      }),
       quality_warnings: z.array(
         z.union([
           z.enum([

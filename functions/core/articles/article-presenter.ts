@@ -1,6 +1,7 @@
 /** Article records on the wire (docs/api-contract.md "Article record" and "Queued article record"). */
 
 import type { SourceReport } from '../sources/article-sources';
+import { escapeHtml } from '../text';
 import type { PublicationSite } from '../websites/cms-client';
 import { type Category, presentCategory, type Website, websiteData } from '../websites/website';
 import { toBit, toWireTime } from '../wire';
@@ -67,20 +68,46 @@ function linkedObjects(linked: Linked) {
   };
 }
 
+/**
+ * The internal links the site dropped when it wrote the post (a target no longer published),
+ * as the plugin's read-back names them (plugin 1.5.2+; none before, or before publication).
+ */
+function droppedOnSite(article: Article): Set<string> {
+  return new Set(article.publicationSite?.internalLinksDroppedUrls ?? []);
+}
+
+/**
+ * The article's content as it stands on its site: the internal links the site dropped are
+ * unwrapped (their text kept), as the plugin did. The stored content keeps them: a later
+ * publication sends them again and the site checks them again.
+ */
+function contentOnSite(content: string, dropped: Set<string>): string {
+  let out = content;
+  for (const url of dropped) {
+    const href = escapeHtml(url).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`<a href="${href}">([^<]*)</a>`, 'g'), '$1');
+  }
+  return out;
+}
+
 /** SEO fields of a generated article (articles generated before they existed get empty ones). */
 function seoFields(article: Article) {
   const seo = article.seo;
+  const dropped = droppedOnSite(article);
   return {
     meta_description: seo?.metaDescription ?? null,
     excerpt: seo?.excerpt ?? null,
     focus_keyword: seo?.focusKeyword ?? focusKeywordOf(article.keyword),
     faq: seo?.faq ?? [],
     tags: seo?.tags ?? [],
-    internal_links: (seo?.internalLinks ?? []).map(({ url, postId, anchor }) => ({
-      url,
-      post_id: postId,
-      anchor,
-    })),
+    // Once published, the links on the site: those it dropped are left out (as from `content`).
+    internal_links: (seo?.internalLinks ?? [])
+      .filter((link) => !dropped.has(link.url))
+      .map(({ url, postId, anchor }) => ({
+        url,
+        post_id: postId,
+        anchor,
+      })),
     quality_warnings: seo?.qualityWarnings ?? [],
     sources: (seo?.sources ?? (article.sources ?? []).map(notFetchedYet)).map(presentSource),
     external_links_removed: seo?.externalLinksRemoved ?? 0,
@@ -130,7 +157,7 @@ export function presentGeneratedArticle(article: Article, linked: Linked) {
     data: {
       uuid: article.articleUuid,
       title: article.generatedTitle ?? article.title ?? '',
-      content: article.content ?? '',
+      content: contentOnSite(article.content ?? '', droppedOnSite(article)),
       language: article.language,
       slug: onWebsite ? (article.slug ?? null) : null,
       status: publishBit(article),

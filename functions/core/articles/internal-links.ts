@@ -523,7 +523,8 @@ export function planSiteLinks(
 
 /**
  * After the parts are written: the links placed (and the model's own links to the site removed,
- * whatever was asked); a warning when fewer than asked found a place.
+ * whatever was asked). The warning for fewer links than asked is `linksShortWarning`, on the
+ * links the final text still holds.
  */
 export function linkParts(
   plan: LinkPlan,
@@ -538,14 +539,21 @@ export function linkParts(
     targetHosts: plan.targetHosts,
     ownFocusKeyword,
   });
-  // Told only when the client asked for a number (the default is a best effort).
+  return { parts: placed.parts, links: placed.links, warnings: [...plan.warnings] };
+}
+
+/**
+ * `internal_links_fewer_than_requested` when the finished article holds fewer links than the
+ * client asked for (told only when the client asked for a number: the default is a best effort).
+ */
+export function linksShortWarning(
+  plan: LinkPlan,
+  request: { internalLinks?: number },
+  finalLinks: number,
+): QualityWarning[] {
   const short =
-    plan.candidates !== undefined && request.internalLinks !== undefined && placed.links.length < wanted;
-  return {
-    parts: placed.parts,
-    links: placed.links,
-    warnings: [...plan.warnings, ...(short ? (['internal_links_fewer_than_requested'] as const) : [])],
-  };
+    plan.candidates !== undefined && request.internalLinks !== undefined && finalLinks < linksWanted(request);
+  return short ? ['internal_links_fewer_than_requested'] : [];
 }
 
 /** Links asked for: the create's `internal_links`, or DEFAULT_INTERNAL_LINKS (an article with a website). */

@@ -40,20 +40,27 @@ export function firstParagraphText(html: string): string {
  * its heading: such a part stays whole, since a heading over nothing is worse than a repeat.
  */
 export function dropRepeatedParagraphs(html: string): string {
+  return dropRepeatedParagraphsOfParts(html.split(/(?=<h2[\s>])/i)).join('');
+}
+
+/**
+ * `dropRepeatedParagraphs` over an article given as its parts in reading order (the
+ * introduction, each section's body, the conclusion): each part is one of the parts above, so
+ * the result is the same as on the joined HTML. Used before the internal links are placed, so
+ * that no link lands in a paragraph dropped afterwards.
+ */
+export function dropRepeatedParagraphsOfParts(parts: readonly string[]): string[] {
   const seen = new Set<string>();
-  return html
-    .split(/(?=<h2[\s>])/i)
-    .map((part) => {
-      const kept = part.replace(PARAGRAPH, (whole, inner: string) => {
-        const key = comparable(plainText(inner));
-        if (key === '') return whole;
-        if (seen.has(key)) return '';
-        seen.add(key);
-        return whole;
-      });
-      return hasTextBesideHeadings(kept) || !hasTextBesideHeadings(part) ? kept : part;
-    })
-    .join('');
+  return parts.map((part) => {
+    const kept = part.replace(PARAGRAPH, (whole, inner: string) => {
+      const key = comparable(plainText(inner));
+      if (key === '') return whole;
+      if (seen.has(key)) return '';
+      seen.add(key);
+      return whole;
+    });
+    return hasTextBesideHeadings(kept) || !hasTextBesideHeadings(part) ? kept : part;
+  });
 }
 
 function hasTextBesideHeadings(html: string): boolean {

@@ -28,12 +28,19 @@ import {
 } from './article-model';
 import { type ArticleSeo, type FaqItem, focusKeywordOf, type QualityWarning, sameTag } from './article-seo';
 import { faqHtml } from './faq';
-import { type InternalLink, linkParts, planSiteLinks, type SiteForLinks } from './internal-links';
+import {
+  type InternalLink,
+  linkParts,
+  linksShortWarning,
+  planSiteLinks,
+  type SiteForLinks,
+} from './internal-links';
 import { markdownRenderer, markdownToHtml, plainTextFromMarkdown, scrubMarkdown } from './markdown-cleanup';
 import {
   containsKeyword,
   countH2,
   dropRepeatedParagraphs,
+  dropRepeatedParagraphsOfParts,
   firstParagraphText,
   fitExcerpt,
   fitMetaDescription,
@@ -175,11 +182,13 @@ export async function writeArticle(
     parts.map((part) => part.passages ?? []),
     { language: brief.language, ...(options.siteHost ? { siteHost: options.siteHost } : {}) },
   );
+  // Paragraphs said before are dropped first, so that links go only where the text stays.
+  const unrepeated = dropRepeatedParagraphsOfParts(cited.bodies);
   // Internal links last: the model's links to the site removed, the index's placed (internal-links.ts).
   let internalLinks: InternalLink[] = [];
-  let linkedBodies = cited.bodies;
+  let linkedBodies = unrepeated;
   if (linkPlan) {
-    const linked = linkParts(linkPlan, cited.bodies, request, focusKeyword);
+    const linked = linkParts(linkPlan, unrepeated, request, focusKeyword);
     linkedBodies = linked.parts;
     internalLinks = linked.links;
     warnings.push(...linked.warnings);
@@ -197,6 +206,9 @@ export async function writeArticle(
       ...(sourcesSection ? [sourcesSection] : []),
     ].join('\n'),
   );
+  // Only links the final text still holds, counted there (whatever step removed one).
+  const finalLinks = internalLinks.filter((link) => html.includes(`href="${escapeHtml(link.url)}"`));
+  if (linkPlan) warnings.push(...linksShortWarning(linkPlan, request, finalLinks.length));
   const expectedH2 = brief.h2Count + (faq.length > 0 ? 1 : 0) + (sourcesSection ? 1 : 0);
   if (countH2(html) !== expectedH2) {
     throw new MalformedModelOutputError(
@@ -218,10 +230,7 @@ export async function writeArticle(
       qualityWarnings: warnings,
       ...(gathering ? { sources: sources.report(cited.used) } : {}),
       ...(cited.removed > 0 ? { externalLinksRemoved: cited.removed } : {}),
-      // Only links the final text still holds (a repeated paragraph is dropped with its link).
-      ...(linkPlan
-        ? { internalLinks: internalLinks.filter((link) => html.includes(`href="${escapeHtml(link.url)}"`)) }
-        : {}),
+      ...(linkPlan ? { internalLinks: finalLinks } : {}),
     },
   };
 }

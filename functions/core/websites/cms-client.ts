@@ -98,6 +98,8 @@ export interface PublicationSite {
   /** Internal links the plugin kept and dropped (target no longer published) when it wrote the post (plugin 1.5). */
   internalLinksKept?: number;
   internalLinksDropped?: number;
+  /** Which links it dropped: their URLs as Inkpress sent them (plugin 1.5.2+; undefined before). */
+  internalLinksDroppedUrls?: string[];
   /** The post's featured image (attachment id), when it has one (plugin 1.5+). */
   featuredMediaId?: string;
   /** The article's images in the site's Media Library (plugin 1.5+). */

@@ -17,6 +17,7 @@ import {
   type CmsPost,
   type CmsPostResult,
   type CmsStatus,
+  type PublicationSite,
   type SiteAccess,
 } from '../../../functions/core/websites/cms-client';
 import type {
@@ -140,6 +141,11 @@ export class FakeCmsClient implements CmsClient {
   /** Whether a read publishes a scheduled post (a site whose plugin 1.4 publishes it on the read). */
   publishDue = true;
   siteCategories: CmsCategory[] = [{ cmsId: '1', name: 'Uncategorized', slug: 'uncategorized' }];
+  /**
+   * When set, the site checks internal links as plugin 1.5.2 does: a link to one of these post
+   * ids (no longer published) is dropped, the others kept; the answer carries the read-back.
+   */
+  unpublishedTargets: Set<string> | undefined;
   /** The time zone the status call reports, unchecked (undefined: none, as an old plugin). */
   siteTimezone: string | undefined;
   private readonly failures: (Error | null)[] = [];
@@ -197,6 +203,7 @@ export class FakeCmsClient implements CmsClient {
       slug: post.slug ?? null,
       dateGmt: post.dateGmt ?? null,
       created: true,
+      ...(this.unpublishedTargets ? { site: this.linkCheck(id, post, this.unpublishedTargets) } : {}),
     };
     this.posts.set(key, { post: structuredClone(post), result });
     if (this.loseNextAnswer) {
@@ -225,6 +232,30 @@ export class FakeCmsClient implements CmsClient {
     const seo = { seoAdapter: 'inkpress', metaDescription: true, focusKeyword: true };
     const schema = { schemaBy: 'inkpress', schemaTypes: ['Article'], faqQuestions: 0 };
     return { ...stored.result, created: false, site: { ...readBack, ...seo, ...schema } };
+  }
+
+  /** The read-back of plugin 1.5.2 after its link check. */
+  private linkCheck(postId: string, post: CmsPost, unpublished: Set<string>): PublicationSite {
+    const links = post.internalLinks ?? [];
+    const dropped = links.filter((link) => unpublished.has(link.postId));
+    return {
+      postId,
+      link: `https://example.com/?p=${postId}`,
+      status: post.status,
+      blocks: 3,
+      freeformBlocks: 0,
+      tags: [],
+      excerpt: true,
+      seoAdapter: 'inkpress',
+      metaDescription: true,
+      focusKeyword: true,
+      schemaBy: 'inkpress',
+      schemaTypes: ['Article'],
+      faqQuestions: 0,
+      internalLinksKept: links.length - dropped.length,
+      internalLinksDropped: dropped.length,
+      internalLinksDroppedUrls: dropped.map((link) => link.url),
+    };
   }
 
   private async hanging(): Promise<void> {

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import {
   dropRepeatedParagraphs,
+  dropRepeatedParagraphsOfParts,
   EXCERPT_MAX,
   fitExcerpt,
   fitMetaDescription,
@@ -61,5 +62,24 @@ describe('repeated paragraphs', () => {
         '<h2>Hiking</h2>\n<ul><li>Boots</li></ul>',
       ].join('\n'),
     );
+  });
+
+  it('drops the same paragraphs from the parts (before links are placed) as from the joined article', () => {
+    const parts = [
+      '<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+      '<p>Alpine lakes are cold.</p><p>Bring a towel.</p>',
+      '<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+      '<ul><li>Boots</li></ul><p>Swim early.</p>',
+    ];
+    const kept = dropRepeatedParagraphsOfParts(parts);
+    expect(kept).toEqual([
+      '<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+      '<p>Bring a towel.</p>',
+      '<p>Alpine lakes are cold.</p><p>Swim early.</p>',
+      '<ul><li>Boots</li></ul>',
+    ]);
+    const joined = (bodies: string[]) =>
+      bodies.map((body, index) => (index === 0 ? body : `<h2>S${index}</h2>${body}`)).join('');
+    expect(dropRepeatedParagraphs(joined(parts))).toBe(joined(kept));
   });
 });

@@ -125,6 +125,63 @@ describe('internal links at generation', () => {
     for (const [, url] of links) expect(article.seo?.internalLinks?.map((link) => link.url)).toContain(url);
   });
 
+  it.each([
+    [12, 10],
+    [6, 6],
+  ])(
+    'a model that repeats paragraphs in every part: %i topics, %i links in the final text, the warning when short',
+    async (count, expected) => {
+      const { fakes, accountId, website } = await setUp();
+      // Twelve posts on distinct baking topics, and a model that writes the same paragraph about
+      // each of them in every part (the copies after the first are dropped as repeats).
+      const topics = [
+        'Rye flour',
+        'Starter feeding',
+        'Baking stones',
+        'Proofing baskets',
+        'Scoring dough',
+        'Bread hydration',
+        'Dutch ovens',
+        'Bread crust',
+        'Oven steam',
+        'Whole wheat',
+        'Autolyse rest',
+        'Cold retard',
+      ].slice(0, count);
+      fakes.indexSource.posts = topics.map((topic, index) =>
+        sitePost(index + 1, {
+          title: `${topic} for sourdough bread`,
+          focusKeyword: topic.toLowerCase(),
+          url: `${website.url}/topic-${index + 1}/`,
+        }),
+      );
+      const offline = await fakes.models.modelFor('gpt-3.5-turbo');
+      const shared = topics
+        .map((topic) => `<p>${topic} matters for every loaf you bake at home.</p>`)
+        .join('');
+      const repeating: ArticleModel = {
+        ...offline,
+        write: async (brief, part, feedback) => {
+          const written = await offline.write(brief, { ...part, related: [] }, feedback);
+          return { ...written, html: `${written.html}${shared}` };
+        },
+      };
+      fakes.models.modelFor = async () => repeating;
+      const article = await generate(fakes, accountId, website, { internal_links: '10' });
+      const shown = presentGeneratedArticle(article, { website }).data;
+      // The shared paragraphs appear once in the final text.
+      expect(shown.content.match(/matters for every loaf/g)).toHaveLength(topics.length);
+      // Show lists exactly the links of the final content...
+      expect(linksIn(shown.content).map(([, url]) => url)).toEqual(
+        shown.internal_links.map((link) => link.url),
+      );
+      // ...placed in paragraphs that survive (ten fit in twelve shared paragraphs, six in six), and
+      // the warning whenever fewer than the ten asked for remain.
+      expect(shown.internal_links).toHaveLength(expected);
+      expect(shown.quality_warnings.includes('internal_links_fewer_than_requested')).toBe(expected < 10);
+    },
+  );
+
   it('a plugin before 1.5: no links, a quality warning, nothing fails', async () => {
     const { fakes, accountId, website } = await setUp({ legacy: true });
     const article = await generate(fakes, accountId, website, { internal_links: '4' });
@@ -147,6 +204,33 @@ describe('internal links at generation', () => {
     expect(fakes.articles.row(article)?.article.seo?.qualityWarnings).toContain('same_topic_exists');
     const allowed = await generate(fakes, accountId, website, { allow_same_topic: '1' });
     expect(allowed.seo?.qualityWarnings).not.toContain('same_topic_exists');
+  });
+
+  it('once published, show lists the links on the site: those the plugin dropped are gone from internal_links and content', async () => {
+    const { fakes, accountId, website } = await setUp();
+    const article = await generate(fakes, accountId, website, { internal_links: '4' });
+    const written = article.seo?.internalLinks ?? [];
+    expect(written).toHaveLength(4);
+    // Two targets were drafted or trashed since the index was read: the site drops their links.
+    const [first, second, ...others] = written;
+    if (!first || !second) throw new Error('no links');
+    fakes.cms.unpublishedTargets = new Set([first.postId, second.postId]);
+    expect(await publishArticle(publishDeps(fakes), article)).toBe('published');
+    const published = fakes.articles.row(article)?.article;
+    if (!published) throw new Error('not stored');
+    const shown = presentGeneratedArticle(published, { website }).data;
+    expect(shown.publication?.site).toMatchObject({ internal_links_kept: 2, internal_links_dropped: 2 });
+    expect(shown.internal_links).toEqual(
+      others.map(({ url, postId, anchor }) => ({ url, post_id: postId, anchor })),
+    );
+    expect(linksIn(shown.content).map(([, url]) => url)).toEqual(others.map((link) => link.url));
+    // The dropped links' text stays, as on the site.
+    for (const link of [first, second]) {
+      expect(shown.content).not.toContain(`href="${link.url}"`);
+      expect(shown.content).toContain(link.anchor);
+    }
+    // The stored article keeps them: a later publication sends them for the site to check again.
+    expect(published.seo?.internalLinks).toEqual(written);
   });
 
   it('publishing sends the links for the plugin to check, and the post joins the index with its focus keyword', async () => {

@@ -207,7 +207,8 @@ final class Inkpress_Index {
 	 *
 	 * @param array $structure array{intro_html: string, sections: array, faq: ?array}.
 	 * @param mixed $declared  The request's `internal_links`.
-	 * @return array{0: array, 1: int, 2: int} The structure, links kept, links dropped.
+	 * @return array{0: array, 1: int, 2: int, 3: string[]} The structure, links kept, links dropped,
+	 *                                                       and the URLs of those dropped as sent.
 	 */
 	public static function check_links( array $structure, $declared ): array {
 		$meant = array();
@@ -219,8 +220,9 @@ final class Inkpress_Index {
 			}
 		}
 		$counts = array(
-			'kept'    => 0,
-			'dropped' => 0,
+			'kept'         => 0,
+			'dropped'      => 0,
+			'dropped_urls' => array(),
 		);
 		$check  = static function ( string $html ) use ( $meant, &$counts ): string {
 			return self::check_html_links( $html, $meant, $counts );
@@ -229,7 +231,7 @@ final class Inkpress_Index {
 		foreach ( $structure['sections'] as $i => $section ) {
 			$structure['sections'][ $i ]['html'] = $check( $section['html'] );
 		}
-		return array( $structure, $counts['kept'], $counts['dropped'] );
+		return array( $structure, $counts['kept'], $counts['dropped'], array_values( array_unique( $counts['dropped_urls'] ) ) );
 	}
 
 	/**
@@ -268,6 +270,7 @@ final class Inkpress_Index {
 					return '<a href="' . esc_url( (string) get_permalink( $post ) ) . '">' . $m[2] . '</a>';
 				}
 				++$counts['dropped'];
+				$counts['dropped_urls'][] = $href;
 				return $m[2];
 			},
 			$html
@@ -278,31 +281,36 @@ final class Inkpress_Index {
 	/**
 	 * Records what the link check did for a post (its read-back reports it).
 	 *
-	 * @param int $post_id Post.
-	 * @param int $kept    Links kept.
-	 * @param int $dropped Links dropped.
+	 * @param int      $post_id      Post.
+	 * @param int      $kept         Links kept.
+	 * @param int      $dropped      Links dropped.
+	 * @param string[] $dropped_urls The URLs of the links dropped, as sent.
 	 */
-	public static function store_link_counts( int $post_id, int $kept, int $dropped ): void {
+	public static function store_link_counts( int $post_id, int $kept, int $dropped, array $dropped_urls = array() ): void {
 		update_post_meta(
 			$post_id,
 			self::META_LINKS,
 			array(
-				'kept'    => $kept,
-				'dropped' => $dropped,
+				'kept'         => $kept,
+				'dropped'      => $dropped,
+				'dropped_urls' => array_values( array_filter( $dropped_urls, 'is_string' ) ),
 			)
 		);
 	}
 
 	/**
-	 * The read-back of the link check: `internal_links_kept` and `internal_links_dropped`.
+	 * The read-back of the link check: `internal_links_kept`, `internal_links_dropped` and (1.5.2)
+	 * `internal_links_dropped_urls`, the URLs of the links dropped as Inkpress sent them.
 	 *
 	 * @param int $post_id Post.
 	 */
 	public static function readback( int $post_id ): array {
 		$counts = get_post_meta( $post_id, self::META_LINKS, true );
+		$urls   = is_array( $counts ) && is_array( $counts['dropped_urls'] ?? null ) ? $counts['dropped_urls'] : array();
 		return array(
-			'internal_links_kept'    => is_array( $counts ) ? (int) ( $counts['kept'] ?? 0 ) : 0,
-			'internal_links_dropped' => is_array( $counts ) ? (int) ( $counts['dropped'] ?? 0 ) : 0,
+			'internal_links_kept'         => is_array( $counts ) ? (int) ( $counts['kept'] ?? 0 ) : 0,
+			'internal_links_dropped'      => is_array( $counts ) ? (int) ( $counts['dropped'] ?? 0 ) : 0,
+			'internal_links_dropped_urls' => array_values( array_filter( $urls, 'is_string' ) ),
 		);
 	}
 }

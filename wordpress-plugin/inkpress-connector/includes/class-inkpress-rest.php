@@ -324,7 +324,7 @@ final class Inkpress_Rest {
 			}
 
 			// Internal links to posts no longer published are dropped (their text kept).
-			[ $structure, $links_kept, $links_dropped ] = Inkpress_Index::check_links( $structure, $body['internal_links'] ?? null );
+			[ $structure, $links_kept, $links_dropped, $links_dropped_urls ] = Inkpress_Index::check_links( $structure, $body['internal_links'] ?? null );
 
 			$media_ids = Inkpress_Media::attach( $images, $uuid, $title );
 			if ( is_wp_error( $media_ids ) ) {
@@ -362,7 +362,7 @@ final class Inkpress_Rest {
 			if ( is_wp_error( $post_id ) ) {
 				return new WP_Error( 'inkpress_insert_failed', $post_id->get_error_message(), array( 'status' => 500, 'wp_code' => $post_id->get_error_code() ) );
 			}
-			Inkpress_Index::store_link_counts( (int) $post_id, $links_kept, $links_dropped );
+			Inkpress_Index::store_link_counts( (int) $post_id, $links_kept, $links_dropped, $links_dropped_urls );
 			Inkpress_Seo::store(
 				(int) $post_id,
 				$seo['meta_description'],
