@@ -48,6 +48,10 @@ const categoriesSchema = z.object({
  * send none, and a malformed one counts as none). Built on the first publication: functions that
  * only check a login or read categories (the website routes) never build them.
  */
+/** Bounds of the plugin's list of dropped internal links (an article has at most 10 of them). */
+const MAX_DROPPED_URLS = 10;
+const MAX_DROPPED_URL_LENGTH = 2048;
+
 function createdPostSchemas() {
   const keptSchema = z.object({
     blocks: integer(),
@@ -286,7 +290,12 @@ function postResultOf(body: CreatedPost, site: SiteAccess, articleUuid: string):
               ? { internalLinksDropped: kept.internal_links_dropped }
               : {}),
             ...(kept.internal_links_dropped_urls !== undefined
-              ? { internalLinksDroppedUrls: kept.internal_links_dropped_urls }
+              ? {
+                  // An article has at most 10 internal links: a longer answer is cut, not stored whole.
+                  internalLinksDroppedUrls: kept.internal_links_dropped_urls
+                    .filter((url) => url.length <= MAX_DROPPED_URL_LENGTH)
+                    .slice(0, MAX_DROPPED_URLS),
+                }
               : {}),
             ...(kept.featured_media_id ? { featuredMediaId: String(kept.featured_media_id) } : {}),
             ...(kept.images_uploaded !== undefined ? { imagesUploaded: kept.images_uploaded } : {}),

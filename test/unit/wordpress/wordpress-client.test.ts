@@ -415,6 +415,33 @@ describe('successful calls', () => {
     expect(error.message).toBe("The site answered with another article's post");
   });
 
+  it('createPost: keeps at most 10 dropped internal links of sane length from the read-back, however many a site names (within the 100 KB an answer may have)', async () => {
+    const named = Array.from({ length: 2_000 }, (_, n) => `https://example.test/p${n}/`);
+    answer = (_request, response) =>
+      json(response, 201, {
+        id: 9,
+        link: 'https://example.test/?p=9',
+        status: 'publish',
+        slug: null,
+        date_gmt: null,
+        created: true,
+        site: {
+          blocks: 3,
+          freeform_blocks: 0,
+          tags: [],
+          excerpt: true,
+          seo: { adapter: 'inkpress', meta_description: true, focus_keyword: true },
+          schema: { printed_by: 'inkpress', types: ['Article'] },
+          faq_questions: 0,
+          internal_links_kept: 0,
+          internal_links_dropped: 2_001,
+          internal_links_dropped_urls: [`https://example.test/${'x'.repeat(5_000)}`, ...named],
+        },
+      });
+    const result = await client.createPost(site(), minimalPost());
+    expect(result.site?.internalLinksDroppedUrls).toEqual(named.slice(0, 10));
+  });
+
   it('createPost: keeps a WordPress slug, percent-encoded non-ASCII included', async () => {
     answer = (_request, response) =>
       json(response, 201, {
