@@ -5,8 +5,9 @@
  * final states with refunds exactly once, and the client's retry and cancel.
  */
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoGenerationLifecycle } from '../../functions/adapters/dynamodb/article-generation';
 import { OpenAiModelProvider } from '../../functions/adapters/model/openai-article-model';
 import { SqsGenerationQueue } from '../../functions/adapters/sqs/sqs-generation-queue';
 import { handler as cancelArticleHandler } from '../../functions/api/cancel-article';
@@ -196,38 +197,43 @@ describe('lease ids', () => {
     // Each completion takes the account's next number (generatedCount), read then written on that
     // condition: with a hundred completing at once, the last loses that race round after round. A
     // completion that gave up would throw, and its article would wait out its lease and be written
-    // again by the model. Here others take numbers without pause for 3.5 s (longer than
-    // the ~1.6 s of backoff that twelve attempts gave).
+    // again by the model. Here another completion takes the number right after each of the first
+    // 13 reads (twelve attempts was the limit).
     const accountId = await newAccount(100);
     const uuid = await create(accountId);
     expect((await take(accountId, uuid, 'holder', new Date())).kind).toBe('leased');
     const article = await stored(accountId, uuid);
-    const client = dynamoDocumentClient();
-    const until = Date.now() + 3_500;
-    // Four at a time, so that the number moves during every read-then-write of the completion.
-    const others = Array.from({ length: 4 }, async () => {
-      let taken = 0;
-      while (Date.now() < until) {
-        await client.send(
-          new UpdateCommand({
-            TableName: resources.tableNames.accounts,
-            Key: { accountId },
-            UpdateExpression: 'ADD generatedCount :one',
-            ExpressionAttributeValues: { ':one': 1 },
-          }),
-        );
-        taken++;
-      }
-      return taken;
-    });
-    expect(await deps.articleStore().completeGeneration(article, 'holder', result())).toBe(true);
-    const taken = (await Promise.all(others)).reduce((sum, count) => sum + count, 0);
-    // Its own place, whichever it won: every number taken once.
-    const place = (await stored(accountId, uuid)).generatedSeq ?? 0;
-    expect(place).toBeGreaterThanOrEqual(1);
-    expect(place).toBeLessThanOrEqual(taken + 1);
-    expect((await deps.accountStore().get(accountId))?.generatedCount).toBe(taken + 1);
-  }, 60_000);
+    const dynamodb = dynamoDocumentClient();
+    let taken = 0;
+    const racing = {
+      send: async (command: Parameters<typeof dynamodb.send>[0]) => {
+        const answer = await dynamodb.send(command);
+        const input = command.input as { TableName?: string; ProjectionExpression?: string };
+        const readsNextNumber =
+          command instanceof GetCommand &&
+          input.TableName === resources.tableNames.accounts &&
+          input.ProjectionExpression === 'generatedCount';
+        if (readsNextNumber && taken < 13) {
+          taken++;
+          await dynamodb.send(
+            new UpdateCommand({
+              TableName: resources.tableNames.accounts,
+              Key: { accountId },
+              UpdateExpression: 'ADD generatedCount :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            }),
+          );
+        }
+        return answer;
+      },
+    } as unknown as typeof dynamodb;
+    const lifecycle = new DynamoGenerationLifecycle(racing, resources.tableNames);
+
+    expect(await lifecycle.completeGeneration(article, 'holder', result())).toBe(true);
+    expect(taken).toBe(13);
+    expect((await stored(accountId, uuid)).generatedSeq).toBe(14);
+    expect((await deps.accountStore().get(accountId))?.generatedCount).toBe(14);
+  });
 
   it('a duplicate that loses the race with the holder’s retry neither fails nor refunds the article', async () => {
     const accountId = await newAccount(100);
