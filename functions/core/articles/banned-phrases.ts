@@ -3,9 +3,12 @@
  * answer that uses one is asked for once more (`withBannedPhraseRetry`), and whatever still uses
  * one after that has the phrase rewritten out of its sentence (`scrubBannedPhrases`), with a
  * `banned_phrase_removed:<phrase>` quality warning. Phrases match case-insensitively, as whole
- * words (a letter or digit next to the match means it is part of a longer word).
+ * words (a letter or digit next to the match means it is part of a longer word), in the text's
+ * matchable form (matchable-text.ts: NFKC, curly apostrophes as "'", dashes as "-", invisible
+ * characters ignored), and what matched is removed from the original text.
  */
 import { textToHtml } from '../html-safety';
+import { matchablePhrase, matchableText, replaceMatchable } from '../matchable-text';
 import { decodedText } from '../text';
 import type {
   ArticleBrief,
@@ -27,19 +30,23 @@ export class BannedPhrases {
     private readonly language = 'en',
   ) {
     this.patterns = phrases
-      .filter((phrase) => phrase.trim() !== '')
+      .filter((phrase) => matchablePhrase(phrase) !== '')
       .map((phrase) => {
-        const body = phrase
-          .trim()
-          .split(/\s+/)
-          .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-          .join('\\s+');
+        // Each character literal; a zero-width space may sit between two, any space between words.
+        const body = matchablePhrase(phrase)
+          .split(' ')
+          .map((word) =>
+            Array.from(word, (character) => character.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(
+              `${ZWSP}*`,
+            ),
+          )
+          .join(GAP);
         return {
           phrase,
           pattern: new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu'),
           // "a game changer." / "a game changer for": the article goes too ("a game changer guide": not).
           withArticle: new RegExp(
-            `(?<![\\p{L}\\p{N}])(?:a|an|the)\\s+${body}(?=\\s*(?:[,.;:!?…)]|$)|\\s+(?:for|to|in|of|on|with|that|and|or|but|because)(?![\\p{L}\\p{N}]))`,
+            `(?<![\\p{L}\\p{N}])(?:a|an|the)${GAP}${body}(?=\\s*(?:[,.;:!?…)]|$)|\\s+(?:for|to|in|of|on|with|that|and|or|but|because)(?![\\p{L}\\p{N}]))`,
             'giu',
           ),
         };
@@ -72,12 +79,13 @@ export class BannedPhrases {
       removed.add(phrase);
       // A phrase that began with a capital began its sentence: what follows it begins with one.
       const mark = (match: string) => (/^\p{Lu}/u.test(match) ? CAPITAL_MARK : MARK);
-      if (this.language === 'en') result = result.replace(withArticle, mark);
-      result = result.replace(pattern, mark);
+      if (this.language === 'en') result = replaceMatchable(result, withArticle, mark);
+      result = replaceMatchable(result, pattern, mark);
     }
     if (result === text) return text;
-    const lead = /^\s*/.exec(text)?.[0] ?? '';
-    const trail = /\s*$/.exec(text)?.[0] ?? '';
+    // Spaces around the text (a BOM is no space to a reader: JavaScript's \s has it).
+    const lead = /^[^\S\uFEFF]*/.exec(text)?.[0] ?? '';
+    const trail = /[^\S\uFEFF]*$/.exec(text)?.[0] ?? '';
     const tidied = tidy(result);
     if (tidied === '') return lead !== '' || trail !== '' ? ' ' : '';
     return `${lead === '' ? '' : ' '}${tidied}${trail === '' ? '' : ' '}`;
@@ -115,13 +123,19 @@ export class BannedPhrases {
   }
 }
 
+/** A zero-width space as a regex: phrases match across it, in a word or between words. */
+const ZWSP = '\\u200B';
+/** Between two words of a phrase: any run of whitespace and zero-width spaces. */
+const GAP = `[\\s${ZWSP}]+`;
+
 /** Mark where a phrase was taken out, until the sentence is tidied (private-use characters). */
 const MARK = '\uE000';
 const CAPITAL_MARK = '\uE001';
 
+/** Whether `text`, as matchable text, holds a match of `pattern`. */
 function matches(pattern: RegExp, text: string): boolean {
   pattern.lastIndex = 0;
-  const found = pattern.test(text);
+  const found = pattern.test(matchableText(text).text);
   pattern.lastIndex = 0;
   return found;
 }

@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { createArticleFieldSchemas } from '../articles/create-article-input';
 import { ValidationError } from '../errors';
+import { matchablePhrase } from '../matchable-text';
 import { formPlainText, formText, preprocess } from '../schema-helpers';
 import { decodedText, safeText } from '../text';
 import { UndecodableText } from '../undecodable-text';
@@ -81,6 +82,9 @@ const profileLines = (label: string, max: number) =>
     '',
   );
 
+const samePhrase = (a: string, b: string) =>
+  matchablePhrase(a).toLocaleLowerCase() === matchablePhrase(b).toLocaleLowerCase();
+
 /** A JSON list of phrases, repeated form fields, or one text with a phrase per line. */
 const bannedPhrasesField = () =>
   z._default(
@@ -99,8 +103,8 @@ const bannedPhrasesField = () =>
               .filter(
                 (phrase, index, all) =>
                   phrase !== '' &&
-                  all.findIndex((other) => other.toLocaleLowerCase() === phrase.toLocaleLowerCase()) ===
-                    index,
+                  // The same phrase as matched (case, curly apostrophes, fullwidth forms aside): kept once.
+                  all.findIndex((other) => samePhrase(other, phrase)) === index,
               ),
           ),
         ),

@@ -207,3 +207,99 @@ describe('scrubBannedPhrases', () => {
     expect(withoutBannedPhrases(written, new BannedPhrases([]))).toBe(written);
   });
 });
+
+/**
+ * How a model writes a banned phrase that the profile typed plainly: (a) curly apostrophes,
+ * (b) invisible characters inside, (c) fullwidth letters, (d) decomposed accents.
+ */
+const VARIANTS: [phrase: string, written: string][] = [
+  ["don't worry", 'Don\u2019t worry'],
+  ["don't worry", 'don\u2018t worry'],
+  ["don't worry", 'DON\u02BCT WORRY'],
+  ["don't worry", 'Don\uFF07t worry'],
+  ['game changer', 'game\u200B changer'],
+  ['game changer', 'Game\u200Bchanger'],
+  ['game changer', 'ga\u200Cme chan\u200Dger'],
+  ['delve', 'DEL\u00ADVE'],
+  ['delve', 'de\u2060lve'],
+  ['delve', '\uFEFFdelve'],
+  ['delve', '\uFF24\uFF45\uFF4C\uFF56\uFF45'],
+  ['naïve', 'nai\u0308ve'],
+  ['naïve', 'NAI\u0308VE'],
+];
+const PHRASES = [...new Set(VARIANTS.map(([phrase]) => phrase))];
+
+/** What a reader sees: invisible characters left out (a zero-width space as a space), NFKC, straight apostrophes. */
+function asSeen(text: string): string {
+  return text
+    .replace(/\u00AD|\u200C|\u200D|\u2060|\uFEFF/g, '')
+    .replace(/\u200B/g, ' ')
+    .normalize('NFKC')
+    .replace(/[\u2018\u2019\u02BC]/g, "'");
+}
+
+function phrasesSeenIn(text: string): string[] {
+  const seen = asSeen(text);
+  return PHRASES.filter((phrase) =>
+    new RegExp(`(?<![\\p{L}\\p{N}])${phrase.replace(/ /g, '\\s+')}(?![\\p{L}\\p{N}])`, 'iu').test(seen),
+  );
+}
+
+describe('a banned phrase written with other characters than the profile typed', () => {
+  const variantBanned = new BannedPhrases(PHRASES);
+
+  it.each(VARIANTS)('finds and rewrites out "%s" written as %j', (phrase, written) => {
+    expect(variantBanned.foundIn(`Well, ${written} here.`)).toEqual([phrase]);
+    const removed = new Set<string>();
+    const text = variantBanned.rewrite(`${written}, the bread rises.`, removed);
+    // A sentence that began with the phrase begins with what follows, as the phrase began.
+    expect(text.toLowerCase()).toBe('the bread rises.');
+    expect([...removed]).toEqual([phrase]);
+    const html = variantBanned.rewriteHtml(
+      `<p>We say ${written} <a href="https://example.com/x">here</a>.</p>`,
+      removed,
+    );
+    expect(html).toBe('<p>We say <a href="https://example.com/x">here</a>.</p>');
+  });
+
+  it('still matches whole words only, and finds a phrase stored with a curly apostrophe', () => {
+    expect(variantBanned.foundIn('Ｄｅｌｖｅｄ, nai\u0308vety and gamechangers')).toEqual([]);
+    expect(new BannedPhrases(['Don\u2019t worry']).foundIn("don't  worry")).toEqual(['Don\u2019t worry']);
+    expect(new BannedPhrases(['a.b']).foundIn('axb')).toEqual([]);
+  });
+
+  it.each(VARIANTS)(
+    'the published title, headings and sections hold no "%s" written as %j, and a warning names it',
+    async (phrase, written) => {
+      const writer = new OfflineArticleModel();
+      const model: ArticleModel = {
+        providerModel: 'variant',
+        async outline(brief) {
+          const { outline, usage } = await writer.outline(brief);
+          return {
+            outline: {
+              title: `${written} ${outline.title}`,
+              headings: outline.headings.map((heading) => `${heading}: ${written}`),
+            },
+            usage,
+          };
+        },
+        async write(brief, part) {
+          const { html, usage } = await writer.write(brief, part);
+          return { html: `${html}<p>Truly, ${written} for ${brief.keyword}.</p>`, usage };
+        },
+        meta: (brief, outline) => writer.meta(brief, outline),
+      };
+      const result = await writeGeneration(model, {
+        ...article,
+        siteProfile: { bannedPhrases: [phrase] },
+      } as unknown as Article);
+      const headings = [...result.content.matchAll(/<h[2-4][^>]*>([\s\S]*?)<\/h[2-4]>/g)].map(
+        (m) => m[1] ?? '',
+      );
+      expect(headings.length).toBeGreaterThan(0);
+      for (const text of [result.title, result.content, ...headings]) expect(phrasesSeenIn(text)).toEqual([]);
+      expect(result.seo.qualityWarnings).toContain(`banned_phrase_removed:${phrase}`);
+    },
+  );
+});

@@ -25,14 +25,21 @@ describe('parseProfileFields', () => {
       voice: '  Friendly, <b>direct</b>  ',
       audience: 'Home bakers',
       facts: 'Starter kit: 29 EUR\n\n  Free shipping in the EU  \n',
-      banned_phrases: ['game changer', 'Game Changer', ' delve '],
+      banned_phrases: [
+        'game changer',
+        'Game Changer',
+        ' delve ',
+        "don't worry",
+        'Don’t  worry',
+        'Ｄｅｌｖｅ',
+      ],
       defaults: { h2_count: '4', need_bold: 'true', tags: 'bread, starter' },
     });
     expect(profile).toEqual({
       voice: 'Friendly, direct',
       audience: 'Home bakers',
       facts: 'Starter kit: 29 EUR\nFree shipping in the EU',
-      bannedPhrases: ['game changer', 'delve'],
+      bannedPhrases: ['game changer', 'delve', "don't worry"],
       // As given: parsed again with each create.
       defaults: { h2_count: '4', need_bold: 'true', tags: 'bread, starter' },
     });
