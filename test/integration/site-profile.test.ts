@@ -145,6 +145,27 @@ describe('GET and PUT /v1/websites/{uuid}/profile', () => {
     expect(json(await getProfile(accountId, websiteUuid)).data.voice).toBe('Kept');
   });
 
+  it('answers a 422 naming a field the profile does not have (JSON or form), and keeps the banned list', async () => {
+    const { accountId, websiteUuid } = await setUp('/profile-unknown');
+    await putJson(accountId, websiteUuid, { banned_phrases: ['delve'] });
+    // A PUT replaces the whole profile: the singular typo used to answer 200 and empty the list.
+    const typo = await putJson(accountId, websiteUuid, { banned_phrase: ['unlock'] });
+    expect(typo.statusCode).toBe(422);
+    expect(json(typo).errors).toEqual({
+      banned_phrase: [
+        'The profile has no field banned_phrase: its fields are voice, audience, facts, banned_phrases and defaults.',
+      ],
+    });
+    const form = await putProfile(
+      accountId,
+      websiteUuid,
+      urlencodedBody({ voise: 'Warm', 'defaults[h2_count]': '3' }),
+    );
+    expect(form.statusCode).toBe(422);
+    expect(Object.keys(json(form).errors)).toEqual(['voise']);
+    expect(json(await getProfile(accountId, websiteUuid)).data.banned_phrases).toEqual(['delve']);
+  });
+
   it('is the account’s own: another account gets a 404 and its PUT stores nothing', async () => {
     const { accountId, websiteUuid } = await setUp('/profile-isolation');
     const other = await setUp('/profile-isolation-other');

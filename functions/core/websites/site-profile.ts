@@ -139,10 +139,17 @@ export function siteProfileSchema() {
   return built;
 }
 
+/**
+ * A field the profile does not have is refused (a 422 on its name), not dropped: a PUT replaces
+ * the whole profile, so a misspelt `banned_phrase` would otherwise answer 200 and empty the list.
+ */
+const unknownFieldMessage = (name: string) =>
+  `The profile has no field ${name}: its fields are voice, audience, facts, banned_phrases and defaults.`;
+
 function buildProfileSchema() {
   return preprocess(
     gatherFormNames,
-    z.object({
+    z.strictObject({
       voice: profileText('voice', MAX_VOICE_LENGTH),
       audience: profileText('audience', MAX_AUDIENCE_LENGTH),
       facts: profileLines('facts', MAX_FACTS_LENGTH),
@@ -218,7 +225,9 @@ export function parseProfileFields(fields: unknown): ProfileFields {
   };
   if (!result.success) {
     for (const issue of result.error.issues) {
-      add(issue.path.length > 0 ? String(issue.path[0]) : 'body', issue.message);
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) add(key, unknownFieldMessage(key));
+      } else add(issue.path.length > 0 ? String(issue.path[0]) : 'body', issue.message);
     }
     throw new ValidationError(errors);
   }

@@ -93,6 +93,23 @@ describe('parseProfileFields', () => {
     });
   });
 
+  it('refuses a field the profile does not have, on its name, rather than dropping it (a PUT replaces all)', () => {
+    // `banned_phrase` (singular) used to be dropped: a 200 that emptied the banned list.
+    expect(fieldErrors({ banned_phrase: ['delve'], voice: 'Warm' })).toEqual({
+      banned_phrase: [
+        'The profile has no field banned_phrase: its fields are voice, audience, facts, banned_phrases and defaults.',
+      ],
+    });
+    // A form's names too, beside another field's error; the form names of the profile still pass.
+    expect(Object.keys(fieldErrors({ audiense: 'Bakers', voice: 'v'.repeat(1001) })).sort()).toEqual([
+      'audiense',
+      'voice',
+    ]);
+    expect(() =>
+      parseProfileFields({ 'banned_phrases[]': ['delve'], 'defaults[h2_count]': '3', 'defaults.draft': '1' }),
+    ).not.toThrow();
+  });
+
   it('reads form names: defaults[option], defaults.option, defaults as JSON text, banned_phrases[]', () => {
     expect(
       parseProfileFields({
