@@ -8,7 +8,11 @@ import { sourcePolicy } from '../composition/source-policy';
 import { categoryStore, siteProfileStore, websiteStore } from '../composition/websites';
 import { createArticle } from '../core/articles/create-article';
 import { createArticleSchema } from '../core/articles/create-article-input';
-import { createRequestFingerprint, parseCreateArticleRequest } from '../core/articles/create-article-request';
+import {
+  createRequestFingerprint,
+  namingProfileDefaults,
+  parseCreateArticleRequest,
+} from '../core/articles/create-article-request';
 import { waitingListInfo } from '../core/articles/waiting-list-info';
 import { logger } from '../shared/logger';
 import { apiHandler } from './http/api-handler';
@@ -48,7 +52,9 @@ export const handler = apiHandler(
         request.input,
         keyed && { articleUuid: keyed.uuid, requestHash: keyed.requestHash },
         request.profile,
-      );
+      ).catch((error: unknown) => {
+        throw namingProfileDefaults(error, request);
+      });
       const articleUrl = `${baseUrl}/v1/articles/${article.articleUuid}/show`;
       return accepted({
         article_uuid: article.articleUuid,

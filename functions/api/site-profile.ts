@@ -1,4 +1,5 @@
 import { systemClock } from '../composition/clock';
+import { sourcePolicy } from '../composition/source-policy';
 import { categoryStore, siteProfileStore, websiteStore } from '../composition/websites';
 import { putSiteProfile, showSiteProfile } from '../core/websites/manage-site-profile';
 import { apiHandler } from './http/api-handler';
@@ -11,6 +12,9 @@ export const handler = apiHandler(
     categories: categoryStore(config),
     profiles: siteProfileStore(config),
     clock: systemClock,
+    // What a create of this deployment allows: a default every create would refuse is a 422 at PUT.
+    sourcePolicy: sourcePolicy(config),
+    allowPlainHttpImages: config.allowPrivateUrls,
   }),
   async ({ method, accountId, pathParameters, fields }, deps) =>
     ok(

@@ -145,6 +145,27 @@ describe('GET and PUT /v1/websites/{uuid}/profile', () => {
     expect(json(await getProfile(accountId, websiteUuid)).data.voice).toBe('Kept');
   });
 
+  it('answers a 422 naming a field the profile does not have (JSON or form), and keeps the banned list', async () => {
+    const { accountId, websiteUuid } = await setUp('/profile-unknown');
+    await putJson(accountId, websiteUuid, { banned_phrases: ['delve'] });
+    // A PUT replaces the whole profile: the singular typo used to answer 200 and empty the list.
+    const typo = await putJson(accountId, websiteUuid, { banned_phrase: ['unlock'] });
+    expect(typo.statusCode).toBe(422);
+    expect(json(typo).errors).toEqual({
+      banned_phrase: [
+        'The profile has no field banned_phrase: its fields are voice, audience, facts, banned_phrases and defaults.',
+      ],
+    });
+    const form = await putProfile(
+      accountId,
+      websiteUuid,
+      urlencodedBody({ voise: 'Warm', 'defaults[h2_count]': '3' }),
+    );
+    expect(form.statusCode).toBe(422);
+    expect(Object.keys(json(form).errors)).toEqual(['voise']);
+    expect(json(await getProfile(accountId, websiteUuid)).data.banned_phrases).toEqual(['delve']);
+  });
+
   it('is the account’s own: another account gets a 404 and its PUT stores nothing', async () => {
     const { accountId, websiteUuid } = await setUp('/profile-isolation');
     const other = await setUp('/profile-isolation-other');
@@ -180,6 +201,50 @@ describe('GET and PUT /v1/websites/{uuid}/profile', () => {
 });
 
 describe('articles of a website with a profile', () => {
+  it('refuses at PUT a default every create would refuse; a create failing on a default says it is the profile’s', async () => {
+    const { accountId, websiteUuid } = await setUp('/profile-together');
+    // No search provider is configured here: each of these made every create a 422 on a field it never sent.
+    for (const [defaults, field] of [
+      [{ research: 'web' }, 'defaults.research'],
+      [{ require_sources: 1 }, 'defaults.require_sources'],
+      [{ inline_images: 3, h2_count: 2 }, 'defaults.inline_images'],
+    ] as const) {
+      const response = await putJson(accountId, websiteUuid, { defaults });
+      expect(response.statusCode).toBe(422);
+      expect(Object.keys(json(response).errors)).toEqual([field]);
+    }
+    const form = await putProfile(accountId, websiteUuid, urlencodedBody({ 'defaults[research]': 'web' }));
+    expect(json(form).errors).toEqual({
+      'defaults.research': [
+        'research=web is not available: no search provider is configured (SEARCH_PROVIDER).',
+      ],
+    });
+    expect(json(await getProfile(accountId, websiteUuid)).data.defaults).toEqual({});
+
+    // Three images fit the H2 sections a create may ask for; a create asking for two is refused, named.
+    expect((await putJson(accountId, websiteUuid, { defaults: { inline_images: 3 } })).statusCode).toBe(200);
+    const created = await createArticleHandler(
+      apiEvent('create-article', {
+        accountId,
+        body: JSON.stringify({
+          keyword: 'rye bread',
+          h2_count: 2,
+          ai_model: 'gpt-3.5-turbo',
+          language: 'en',
+          website_uuid: websiteUuid,
+        }),
+        contentType: 'application/json',
+      }),
+    );
+    expect(created.statusCode).toBe(422);
+    expect(json(created).errors).toEqual({
+      inline_images: [
+        "The inline_images may not be greater than h2_count (one image at most after each H2 section). (This value is the website profile's default.)",
+      ],
+    });
+    expect(await credits(accountId)).toBe(500);
+  });
+
   it('fill omitted options from the defaults, priced with them, and never publish a banned phrase', async () => {
     const { accountId, websiteUuid } = await setUp('/profile-articles');
     await putJson(accountId, websiteUuid, {

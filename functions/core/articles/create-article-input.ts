@@ -17,6 +17,7 @@ import { featuredImageField, inlineImagesField } from './article-image-input';
 import { sameTag } from './article-seo';
 
 export const MAX_KEYWORDS = 5;
+export const MAX_H2_COUNT = 10;
 export const MAX_KEYWORD_LENGTH = 100;
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_FAQ_COUNT = 10;
@@ -147,7 +148,10 @@ function buildCreateArticleSchema() {
         }
       }),
     ),
-    h2_count: preprocess((value) => (value === '' ? undefined : value), formInteger(1, 10, 'h2_count')),
+    h2_count: preprocess(
+      (value) => (value === '' ? undefined : value),
+      formInteger(1, MAX_H2_COUNT, 'h2_count'),
+    ),
     ai_model: z.pipe(
       requiredText('ai_model'),
       z.enum(AI_MODELS, { error: `The ai_model must be one of: ${AI_MODELS.join(', ')}.` }),

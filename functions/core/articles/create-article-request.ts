@@ -56,6 +56,19 @@ export function createRequestFingerprint(request: CreateArticleRequest): unknown
   return sent;
 }
 
+/**
+ * A create's error, with a refused value that came from the profile named as the profile's: for
+ * the rules checked after the parse (`resolveRequest`: sources, images), e.g. a default
+ * inline_images over the h2_count the client sent. Any other error is returned as it is.
+ */
+export function namingProfileDefaults(
+  error: unknown,
+  request: Pick<CreateArticleRequest, 'fromProfile'>,
+): unknown {
+  if (!(error instanceof ValidationError) || request.fromProfile.length === 0) return error;
+  return fromProfileErrors(error, request.fromProfile);
+}
+
 /** A default no longer valid (the profile was stored under older rules) is named as one. */
 function fromProfileErrors(error: ValidationError, fromProfile: string[]): ValidationError {
   const fieldErrors: Record<string, string[]> = {};

@@ -17,7 +17,7 @@ import type { BatchStore } from './batch-ports';
 import { publishTimes } from './batch-schedule';
 import { type CreateArticleDeps, newArticle, resolveRequest } from './create-article';
 import { LATEST_PUBLISH_AT } from './create-article-input';
-import { parseCreateArticleRequest } from './create-article-request';
+import { namingProfileDefaults, parseCreateArticleRequest } from './create-article-request';
 import { sendForGeneration } from './generation-messages';
 import { WAITING_RECHECK_MS } from './lifecycle-policy';
 import type { CategoryLookup, GenerationDispatch, WebsiteLookup } from './ports';
@@ -223,7 +223,9 @@ async function checkRows(
     }
     try {
       const parsed = await parseCreateArticleRequest({ profiles: lookups.profiles }, accountId, fields);
-      const resolved = await resolveRequest(lookups, accountId, parsed.input);
+      const resolved = await resolveRequest(lookups, accountId, parsed.input).catch((error: unknown) => {
+        throw namingProfileDefaults(error, parsed);
+      });
       if (request.schedule && !resolved.websiteUuid) {
         throw ValidationError.forField(
           'website_uuid',

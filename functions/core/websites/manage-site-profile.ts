@@ -3,7 +3,13 @@ import type { Clock } from '../articles/ports';
 import { NotFoundError, ValidationError } from '../errors';
 import type { CategoryStore, SiteProfileStore, WebsiteStore } from './ports';
 import { findWebsite } from './read-websites';
-import { emptyProfile, parseProfileFields, presentProfile, type SiteProfile } from './site-profile';
+import {
+  type DefaultsDeployment,
+  emptyProfile,
+  parseProfileFields,
+  presentProfile,
+  type SiteProfile,
+} from './site-profile';
 
 export interface SiteProfileDeps {
   websites: Pick<WebsiteStore, 'get'>;
@@ -17,14 +23,15 @@ export async function showSiteProfile(deps: SiteProfileDeps, accountId: string, 
   return presentProfile(profile ?? emptyProfile(accountId, website.websiteUuid));
 }
 
-export interface PutSiteProfileDeps extends SiteProfileDeps {
+export interface PutSiteProfileDeps extends SiteProfileDeps, DefaultsDeployment {
   categories: Pick<CategoryStore, 'get'>;
   clock: Clock;
 }
 
 /**
- * Replaces the profile (a field left out is empty). A default `category_uuid` must be one of the
- * website's categories. Articles created before keep what they copied of the old profile.
+ * Replaces the profile (a field left out is empty). The defaults are checked as a create checks
+ * them, with this deployment's source policy and image rule (a default every create would refuse
+ * is a 422 here). A default `category_uuid` must be one of the website's categories. Articles created before keep what they copied of the old profile.
  */
 export async function putSiteProfile(
   deps: PutSiteProfileDeps,
@@ -33,7 +40,7 @@ export async function putSiteProfile(
   fields: Record<string, unknown>,
 ) {
   const website = await findWebsite(deps.websites, accountId, websiteUuid);
-  const parsed = parseProfileFields(fields);
+  const parsed = parseProfileFields(fields, deps);
   const category = parsed.defaults.category_uuid;
   if (typeof category === 'string') {
     if (!(await deps.categories.get(website.websiteUuid, category.trim().toLowerCase()))) {

@@ -6,10 +6,12 @@
  * default without a second list.
  */
 import * as z from 'zod/mini';
-import { createArticleFieldSchemas } from '../articles/create-article-input';
+import { imageRequestOf } from '../articles/article-image-input';
+import { createArticleFieldSchemas, MAX_H2_COUNT } from '../articles/create-article-input';
 import { ValidationError } from '../errors';
 import { matchablePhrase } from '../matchable-text';
 import { formPlainText, formText, preprocess } from '../schema-helpers';
+import { type SourcePolicy, sourceOptions } from '../sources/source-policy';
 import { decodedText, safeText } from '../text';
 import { UndecodableText } from '../undecodable-text';
 import { toWireTime } from '../wire';
@@ -143,10 +145,17 @@ export function siteProfileSchema() {
   return built;
 }
 
+/**
+ * A field the profile does not have is refused (a 422 on its name), not dropped: a PUT replaces
+ * the whole profile, so a misspelt `banned_phrase` would otherwise answer 200 and empty the list.
+ */
+const unknownFieldMessage = (name: string) =>
+  `The profile has no field ${name}: its fields are voice, audience, facts, banned_phrases and defaults.`;
+
 function buildProfileSchema() {
   return preprocess(
     gatherFormNames,
-    z.object({
+    z.strictObject({
       voice: profileText('voice', MAX_VOICE_LENGTH),
       audience: profileText('audience', MAX_AUDIENCE_LENGTH),
       facts: profileLines('facts', MAX_FACTS_LENGTH),
@@ -213,7 +222,15 @@ export type ProfileFields = Pick<SiteProfile, 'voice' | 'audience' | 'facts' | '
  * (errors keyed `defaults.<option>`); an option that is no create field, or cannot be a default,
  * is a 422 too. Defaults are kept as given (empty ones dropped), parsed again with each create.
  */
-export function parseProfileFields(fields: unknown): ProfileFields {
+/** What this deployment allows a create (as the create handler is given it): checked for defaults too. */
+export interface DefaultsDeployment {
+  /** See `sourceOptions`; without it, https sources and no web search (as a create without it). */
+  sourcePolicy?: SourcePolicy;
+  /** Plain-http image URLs allowed (local mode and tests). */
+  allowPlainHttpImages?: boolean;
+}
+
+export function parseProfileFields(fields: unknown, deployment: DefaultsDeployment = {}): ProfileFields {
   const result = siteProfileSchema().safeParse(fields);
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => {
@@ -222,7 +239,9 @@ export function parseProfileFields(fields: unknown): ProfileFields {
   };
   if (!result.success) {
     for (const issue of result.error.issues) {
-      add(issue.path.length > 0 ? String(issue.path[0]) : 'body', issue.message);
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) add(key, unknownFieldMessage(key));
+      } else add(issue.path.length > 0 ? String(issue.path[0]) : 'body', issue.message);
     }
     throw new ValidationError(errors);
   }
@@ -248,6 +267,9 @@ export function parseProfileFields(fields: unknown): ProfileFields {
     }
     if (parsed.data !== undefined) defaults[name] = value;
   }
+  for (const [field, messages] of Object.entries(defaultsTogetherErrors(defaults, deployment))) {
+    if (!errors[field]) for (const message of messages) add(field, message);
+  }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return {
     voice: profile.voice,
@@ -256,6 +278,46 @@ export function parseProfileFields(fields: unknown): ProfileFields {
     bannedPhrases: profile.banned_phrases,
     defaults,
   };
+}
+
+/**
+ * The create's rules that need more than one field or the deployment (`sourceOptions`,
+ * `imageRequestOf`), run on the defaults as a whole, keyed `defaults.<field>` with the create's
+ * message: a default every create would refuse on a field its client never sent (research=web with
+ * no search provider, require_sources with neither sources nor research=web, more inline_images
+ * than the defaults' h2_count, an http image URL) is refused when stored. A field a create must
+ * give and the profile does not (h2_count has no create default) is taken at its most lenient
+ * (10 H2 sections): the client's own value is checked at each create.
+ */
+function defaultsTogetherErrors(
+  defaults: Record<string, unknown>,
+  deployment: DefaultsDeployment,
+): Record<string, string[]> {
+  const schemas = defaultFieldSchemas();
+  const input: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(defaults)) {
+    const parsed = schemas[name]?.safeParse(value);
+    if (parsed?.success) input[name] = parsed.data;
+  }
+  const errors: Record<string, string[]> = {};
+  const rules = [
+    () => sourceOptions(input, deployment.sourcePolicy),
+    () =>
+      imageRequestOf(
+        { ...input, h2_count: typeof input.h2_count === 'number' ? input.h2_count : MAX_H2_COUNT },
+        { allowPlainHttp: deployment.allowPlainHttpImages ?? false },
+      ),
+  ];
+  for (const rule of rules) {
+    try {
+      rule();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      for (const [field, messages] of Object.entries(error.fieldErrors))
+        errors[`defaults.${field}`] = messages;
+    }
+  }
+  return errors;
 }
 
 /** The profile of a website that has none yet. */

@@ -5,6 +5,7 @@ import type { ArticleBrief, ArticleModel } from '../../../functions/core/article
 import { createArticle } from '../../../functions/core/articles/create-article';
 import {
   createRequestFingerprint,
+  namingProfileDefaults,
   parseCreateArticleRequest,
 } from '../../../functions/core/articles/create-article-request';
 import { generateQueuedArticle } from '../../../functions/core/articles/generate-article';
@@ -85,6 +86,68 @@ describe('GET and PUT /v1/websites/{uuid}/profile', () => {
 });
 
 describe('a create of a website with a profile', () => {
+  it('cannot be given a default every create would refuse: the PUT checks them with the deployment’s rules', async () => {
+    const { fakes, accountId, website } = await withWebsite();
+    const put = (deps: Partial<Parameters<typeof putSiteProfile>[0]>, defaults: Record<string, unknown>) =>
+      putSiteProfile({ ...profileDeps(fakes), ...deps }, accountId, website.websiteUuid, { defaults });
+    await expect(put({}, { research: 'web' })).rejects.toMatchObject({
+      fieldErrors: {
+        'defaults.research': [
+          'research=web is not available: no search provider is configured (SEARCH_PROVIDER).',
+        ],
+      },
+    });
+    await expect(put({}, { require_sources: 1 })).rejects.toMatchObject({
+      fieldErrors: { 'defaults.require_sources': ['require_sources needs sources or research=web.'] },
+    });
+    expect(await fakes.profiles.get(accountId, website.websiteUuid)).toBeUndefined();
+
+    // With a search provider, the same defaults are stored, and a create without sources takes them.
+    const searching = { sourcePolicy: { allowPlainHttp: false, webSearch: true } };
+    await put(searching, { research: 'web', require_sources: 1, h2_count: 2 });
+    const request = await parseCreateArticleRequest(fakes, accountId, {
+      keyword: 'bread',
+      ai_model: 'gpt-3.5-turbo',
+      language: 'en',
+      website_uuid: website.websiteUuid,
+    });
+    const article = await createArticle(
+      { ...createDeps(fakes), ...searching },
+      accountId,
+      request.input,
+      undefined,
+      request.profile,
+    );
+    expect(article).toMatchObject({ research: 'web', requireSources: true });
+  });
+
+  it('says a value refused by a rule of two fields came from the profile', async () => {
+    const { fakes, accountId, website } = await withWebsite();
+    await putSiteProfile(profileDeps(fakes), accountId, website.websiteUuid, {
+      defaults: { inline_images: 3 },
+    });
+    const request = await parseCreateArticleRequest(fakes, accountId, {
+      keyword: 'bread',
+      h2_count: 2,
+      ai_model: 'gpt-3.5-turbo',
+      language: 'en',
+      website_uuid: website.websiteUuid,
+    });
+    const error = await createArticle(createDeps(fakes), accountId, request.input).catch((caught: unknown) =>
+      namingProfileDefaults(caught, request),
+    );
+    expect(error).toMatchObject({
+      fieldErrors: {
+        inline_images: [
+          "The inline_images may not be greater than h2_count (one image at most after each H2 section). (This value is the website profile's default.)",
+        ],
+      },
+    });
+    // An error on what the client sent is left as it was.
+    const plain = ValidationError.forField('h2_count', 'x');
+    expect(namingProfileDefaults(plain, request)).toMatchObject({ fieldErrors: { h2_count: ['x'] } });
+  });
+
   it('takes the profile’s default for each omitted option, priced with it', async () => {
     const { fakes, accountId, website } = await withWebsite();
     await putSiteProfile(profileDeps(fakes), accountId, website.websiteUuid, {

@@ -9,9 +9,12 @@ import {
   withProfileDefaults,
 } from '../../../functions/core/websites/site-profile';
 
-function fieldErrors(fields: Record<string, unknown>): Record<string, string[]> {
+function fieldErrors(
+  fields: Record<string, unknown>,
+  deployment?: Parameters<typeof parseProfileFields>[1],
+): Record<string, string[]> {
   try {
-    parseProfileFields(fields);
+    parseProfileFields(fields, deployment);
   } catch (error) {
     if (error instanceof ValidationError) return error.fieldErrors;
     throw error;
@@ -97,6 +100,68 @@ describe('parseProfileFields', () => {
       'defaults.need_bold': ['The need_bold must be true or false (1 or 0).'],
       'defaults.keyword': ['The keyword cannot be a default; give it with each create.'],
       'defaults.colour': ['The colour is not a create option.'],
+    });
+  });
+
+  it('refuses a field the profile does not have, on its name, rather than dropping it (a PUT replaces all)', () => {
+    // `banned_phrase` (singular) used to be dropped: a 200 that emptied the banned list.
+    expect(fieldErrors({ banned_phrase: ['delve'], voice: 'Warm' })).toEqual({
+      banned_phrase: [
+        'The profile has no field banned_phrase: its fields are voice, audience, facts, banned_phrases and defaults.',
+      ],
+    });
+    // A form's names too, beside another field's error; the form names of the profile still pass.
+    expect(Object.keys(fieldErrors({ audiense: 'Bakers', voice: 'v'.repeat(1001) })).sort()).toEqual([
+      'audiense',
+      'voice',
+    ]);
+    expect(() =>
+      parseProfileFields({ 'banned_phrases[]': ['delve'], 'defaults[h2_count]': '3', 'defaults.draft': '1' }),
+    ).not.toThrow();
+  });
+
+  it('checks the defaults together with the create’s cross-field and deployment rules, keyed defaults.<option>', () => {
+    // Each of these was stored, then every create of the website was a 422 on a field its client never sent.
+    expect(fieldErrors({ defaults: { research: 'web' } })).toEqual({
+      'defaults.research': [
+        'research=web is not available: no search provider is configured (SEARCH_PROVIDER).',
+      ],
+    });
+    expect(fieldErrors({ defaults: { require_sources: 1 } })).toEqual({
+      'defaults.require_sources': ['require_sources needs sources or research=web.'],
+    });
+    expect(fieldErrors({ defaults: { inline_images: 3, h2_count: 2 } })).toEqual({
+      'defaults.inline_images': [
+        'The inline_images may not be greater than h2_count (one image at most after each H2 section).',
+      ],
+    });
+    expect(Object.keys(fieldErrors({ defaults: { featured_image: 'http://example.com/a.png' } }))).toEqual([
+      'defaults.featured_image',
+    ]);
+    expect(Object.keys(fieldErrors({ defaults: { sources: ['http://example.com/a'] } }))).toEqual([
+      'defaults.sources',
+    ]);
+
+    // What the deployment allows, or the defaults make whole, passes.
+    const searching = { sourcePolicy: { allowPlainHttp: false, webSearch: true } };
+    expect(() =>
+      parseProfileFields({ defaults: { research: 'web', require_sources: 1 } }, searching),
+    ).not.toThrow();
+    expect(() =>
+      parseProfileFields({ defaults: { require_sources: '1', sources: ['https://example.com/a'] } }),
+    ).not.toThrow();
+    expect(() => parseProfileFields({ defaults: { inline_images: 3, h2_count: 3 } })).not.toThrow();
+    // Without a default h2_count, each create gives its own (checked then): the image count can fit.
+    expect(() => parseProfileFields({ defaults: { inline_images: 3 } })).not.toThrow();
+    expect(() =>
+      parseProfileFields(
+        { defaults: { featured_image: 'http://127.0.0.1/a.png' } },
+        { allowPlainHttpImages: true },
+      ),
+    ).not.toThrow();
+    // A default refused on its own is not refused twice.
+    expect(fieldErrors({ defaults: { inline_images: 9, h2_count: 2 } })).toEqual({
+      'defaults.inline_images': ['The inline_images may not be greater than 3.'],
     });
   });
 
