@@ -153,6 +153,8 @@ function tidy(marked: string): string {
       .replace(/([,;:])(?=[,.;:!?…])/g, '')
       .replace(/^[\s,;:]+/, '')
       .replace(/\(\s*\)/g, '')
+      // What led to a phrase that ended the text ("Guide: game changer") goes with it.
+      .replace(/[\s,;:\u2013\u2014-]+$/u, '')
       .trimEnd();
     if (!/[\p{L}\p{N}]/u.test(result)) return '';
     if (capital) result = result.charAt(0).toLocaleUpperCase() + result.slice(1);

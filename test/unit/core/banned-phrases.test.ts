@@ -31,6 +31,14 @@ describe('BannedPhrases', () => {
     expect([...removed].sort()).toEqual(['delve', 'game changer']);
   });
 
+  it('takes the punctuation that led to a phrase ending a title or heading with it', () => {
+    const removed = new Set<string>();
+    expect(banned.rewrite('Fake guide to bread: game changer', removed)).toBe('Fake guide to bread');
+    expect(banned.rewrite('Heading about bread, game changer', removed)).toBe('Heading about bread');
+    expect(banned.rewrite('Bread \u2014 a game changer', removed)).toBe('Bread');
+    expect(banned.rewrite('Guide: game changer.', removed)).toBe('Guide.');
+  });
+
   it('leaves text without a phrase exactly as it was', () => {
     const removed = new Set<string>();
     const text = 'Plain  text, with   its own spacing .';
