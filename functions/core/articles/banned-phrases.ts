@@ -107,8 +107,10 @@ export class BannedPhrases {
     }
     let result = tokens.join('');
     if (this.anyIn(result)) result = this.rewriteAcrossMarkup(result, removed);
-    // A paragraph or item left with nothing in it goes.
-    return result.replace(/<(p|li|h3|blockquote)(?:\s[^>]*)?>\s*<\/\1>\n?/gi, '');
+    // A paragraph or item left with nothing in it goes, then a list left with no item.
+    return result
+      .replace(/<(p|li|h3|blockquote)(?:\s[^>]*)?>\s*<\/\1>\n?/gi, '')
+      .replace(/<(ul|ol)(?:\s[^>]*)?>\s*<\/\1>\n?/gi, '');
   }
 
   private rewriteAcrossMarkup(html: string, removed: Set<string>): string {

@@ -55,6 +55,19 @@ describe('BannedPhrases', () => {
     );
   });
 
+  it('drops a list left with no item once its only item was the phrase', () => {
+    const removed = new Set<string>();
+    expect(
+      banned.rewriteHtml(
+        '<p>Knead.</p>\n<ul>\n<li>game changer</li>\n</ul>\n<ol><li>Delve</li></ol><p>Bake.</p>',
+        removed,
+      ),
+    ).toBe('<p>Knead.</p>\n<p>Bake.</p>');
+    expect(banned.rewriteHtml('<ul><li>Rye</li><li>Game changer</li></ul>', removed)).toBe(
+      '<ul><li>Rye</li></ul>',
+    );
+  });
+
   it('rewrites a phrase split by inline markup out of its block', () => {
     const removed = new Set<string>();
     const result = banned.rewriteHtml('<p>A true game <strong>changer</strong> here.</p>', removed);
