@@ -28,6 +28,7 @@ import {
   collect,
   type FormFields,
   jsonObjectFields,
+  jsonShapeOf,
   markUndecodable,
   type RawBody,
   readJson,
@@ -65,21 +66,9 @@ export async function parseBatchBody({
   if (mediaType === 'application/json') return { batch: jsonBatch(bytes) };
   if (mediaType === 'multipart/form-data') return { batch: await multipartBatch(bytes, contentType ?? '') };
   // `curl -d '{"items": ...}'` sends JSON as a urlencoded form: say which header it lacks.
-  throw isJson(bytes)
+  throw jsonShapeOf(bytes) !== undefined
     ? new JsonSentAsFormError(mediaType)
     : new UnsupportedMediaTypeError(mediaType, undefined, BATCH_MEDIA_TYPES);
-}
-
-/** Whether a body is a JSON object or array (a batch's two shapes). */
-function isJson(bytes: Buffer): boolean {
-  const text = utf8.decode(bytes).trim();
-  if (!text.startsWith('{') && !text.startsWith('[')) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -56,29 +56,31 @@ export async function parseFormBody({
     case 'application/json':
       return parseJson(bytes);
     case 'application/x-www-form-urlencoded':
-      if (isJsonObject(bytes)) throw new JsonSentAsFormError(mediaType);
+      if (jsonShapeOf(bytes) === 'object') throw new JsonSentAsFormError(mediaType);
       return markUndecodable(collect(new URLSearchParams(bytes.toString('utf8')).entries()));
     case 'multipart/form-data':
       return markUndecodable(await parseMultipart(bytes, contentType ?? ''));
     default:
-      throw isJsonObject(bytes)
+      throw jsonShapeOf(bytes) === 'object'
         ? new JsonSentAsFormError(mediaType)
         : new UnsupportedMediaTypeError(mediaType);
   }
 }
 
 /**
- * Whether a body is a JSON object: `curl -d '{...}'` sends one as urlencoded, where it would be
- * one nameless field and a 422 on every required one. No form encoder writes a raw `{`.
+ * Whether a body is a JSON object or array (undefined: neither): `curl -d '{...}'` sends one as
+ * urlencoded, where it would be one nameless field and a 422 on every required one. No form
+ * encoder writes a raw `{` or `[`.
  */
-function isJsonObject(bytes: Buffer): boolean {
+export function jsonShapeOf(bytes: Buffer): 'object' | 'array' | undefined {
   const text = utf8.decode(bytes).trim();
-  if (!text.startsWith('{')) return false;
+  if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+    if (Array.isArray(parsed)) return 'array';
+    return parsed !== null && typeof parsed === 'object' ? 'object' : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
